@@ -1,0 +1,1 @@
+"""Pure, CPU-bound fitting of widget app data under a character budget."""

@@ -1,0 +1,1 @@
+"""Replay of widget fetches across replicas; latency and throughput probes."""

@@ -1,0 +1,1 @@
+"""MCP Apps views and the code that assembles each into one HTML document."""
