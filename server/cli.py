@@ -1,18 +1,18 @@
-"""`tomtom-mcp-apps` command line: `serve` runs the server, `fit` fits a file."""
+"""`tomtom-mcp-apps` command line: `serve`, `upstream` (offline TomTom) and `fit`."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
+from server import fit_command, serve_command, upstream_command
+
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="tomtom-mcp-apps", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
-
-    from server import fit_command, serve_command
-
     serve_command.add_parser(sub)
+    upstream_command.add_parser(sub)
     fit_command.add_parser(sub)
     args = parser.parse_args(argv)
     return int(args.run(args) or 0)

@@ -1,0 +1,176 @@
+"""The Starlette app: stateless MCP on `POST /mcp`, plus `/health`, `/metrics`, `/preview`.
+
+`build_server()` makes the `MCPServer` (tools and views); `build_app()` wraps it
+for uvicorn and owns the long-lived resources (the TomTom HTTP client, the
+download client, the fitting pool) in its lifespan. Any replica answers any
+request: nothing is kept between requests.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+
+import httpx
+from mcp.server import MCPServer
+from mcp.server.apps import Apps
+from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
+from mcp.server.transport_security import TransportSecuritySettings
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.cors import CORSMiddleware
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import Route
+
+import widgets
+from server import metrics
+from server.call_log import ToolCallLog
+from server.config import Settings
+from server.pool import FitPool
+from server.resources import register_views
+from server.runtime import Runtime
+from server.tomtom import TomTomClient
+from server.tools import register_tools
+
+log = logging.getLogger(__name__)
+
+INSTRUCTIONS = (
+    "TomTom maps: search places, geocode, route between [lon, lat] positions, reachable "
+    "ranges, live traffic, and maps of the caller's GeoJSON. Each tool shows an interactive "
+    "map to the user when the host supports MCP Apps; its text answer is for you. Pass "
+    "show_ui=false when the user does not need to see a map."
+)
+MCP_HEADERS = [
+    "content-type",
+    "accept",
+    "authorization",
+    "mcp-protocol-version",
+    "mcp-session-id",
+    "last-event-id",
+    "tomtom-api-key",
+]
+
+
+def build_runtime(settings: Settings) -> Runtime:
+    """The shared clients and the (not yet started) fitting pool."""
+    limits = httpx.Limits(
+        max_connections=settings.upstream_connections,
+        max_keepalive_connections=settings.upstream_connections,
+        keepalive_expiry=30.0,
+    )
+    timeout = httpx.Timeout(
+        settings.upstream_timeout_s, connect=min(5.0, settings.upstream_timeout_s)
+    )
+    transport: httpx.AsyncBaseTransport | None = None
+    if settings.offline:
+        from server.offline import build_upstream_app
+
+        transport = httpx.ASGITransport(app=build_upstream_app())
+    http = httpx.AsyncClient(limits=limits, timeout=timeout, transport=transport)
+    downloads = httpx.AsyncClient(
+        timeout=httpx.Timeout(settings.data_viz_timeout_s), follow_redirects=False
+    )
+    return Runtime(
+        settings=settings,
+        tomtom=TomTomClient(
+            http=http, base_url=settings.upstream_base_url, default_key=settings.api_key
+        ),
+        http=http,
+        downloads=downloads,
+        pool=FitPool(settings.fit_workers, settings.fit_queue),
+    )
+
+
+def build_server(runtime: Runtime) -> MCPServer:
+    apps = Apps()
+    register_tools(apps, runtime)
+    register_views(apps, runtime.settings)
+    return MCPServer(
+        "tomtom-mcp-apps",
+        instructions=INSTRUCTIONS,
+        extensions=[apps],
+        middleware=[ToolCallLog()],
+    )
+
+
+def build_app(settings: Settings) -> Starlette:
+    runtime = build_runtime(settings)
+    mcp = build_server(runtime)
+    mcp.streamable_http_app(
+        stateless_http=True,
+        json_response=True,
+        transport_security=_transport_security(settings),
+    )
+    mcp_endpoint = StreamableHTTPASGIApp(mcp.session_manager)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: Starlette) -> AsyncIterator[None]:
+        if settings.offline:
+            log.warning(
+                "NO TOMTOM_API_KEY SET: serving the built-in OFFLINE upstream (synthetic places, "
+                "routes and traffic). Set TOMTOM_API_KEY for real TomTom data.",
+                extra={"event": "offline_mode"},
+            )
+        async with mcp.session_manager.run():
+            runtime.pool.start()
+            try:
+                yield
+            finally:
+                runtime.pool.close()
+                await runtime.http.aclose()
+                await runtime.downloads.aclose()
+
+    async def health(_: Request) -> JSONResponse:
+        ready = runtime.pool.ready
+        body = {
+            "status": "ok" if ready else "starting",
+            "ready": ready,
+            "fit_pool_warm": ready,
+            "offline": settings.offline,
+        }
+        return JSONResponse(body, status_code=200 if ready else 503)
+
+    async def metrics_endpoint(_: Request) -> Response:
+        return Response(generate_latest(metrics.REGISTRY), media_type=CONTENT_TYPE_LATEST)
+
+    routes = [
+        Route("/mcp", mcp_endpoint, methods=["POST"]),
+        Route("/health", health, methods=["GET"]),
+        Route("/metrics", metrics_endpoint, methods=["GET"]),
+    ]
+    if settings.preview:
+        page = widgets.preview_html()
+
+        async def preview(_: Request) -> HTMLResponse:
+            return HTMLResponse(page)
+
+        routes.append(Route("/preview", preview, methods=["GET"]))
+
+    middleware = []
+    if settings.allowed_origins:
+        middleware.append(
+            Middleware(
+                CORSMiddleware,
+                allow_origins=list(settings.allowed_origins),
+                allow_methods=["POST"],
+                allow_headers=MCP_HEADERS,
+                expose_headers=["mcp-session-id"],
+                max_age=600,
+            )
+        )
+    return Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
+
+
+def _transport_security(settings: Settings) -> TransportSecuritySettings:
+    """Host/Origin checks against DNS rebinding; `ALLOWED_HOSTS=*` turns them off."""
+    if "*" in settings.allowed_hosts:
+        return TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    local_origins = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"]
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=[*settings.allowed_hosts, "127.0.0.1", "localhost"],
+        allowed_origins=[*local_origins, *settings.allowed_origins],
+    )

@@ -1,0 +1,49 @@
+"""MCP middleware that logs and counts every tool call, whatever the tool does.
+
+One place for the per-call log line and `tomtom_mcp_tool_calls_total`, so tools
+stay thin and no call goes unrecorded (argument-validation failures included).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+
+from server import metrics
+
+log = logging.getLogger(__name__)
+
+
+class ToolCallLog:
+    """`ServerMiddleware`: one log line and one counter increment per `tools/call`."""
+
+    async def __call__(
+        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
+    ) -> HandlerResult:
+        if ctx.method != "tools/call":
+            return await call_next(ctx)
+        params = ctx.params if isinstance(ctx.params, dict) else {}
+        tool = str(params.get("name", "?"))[:64]
+        started = time.perf_counter()
+        outcome = "crash"
+        try:
+            result = await call_next(ctx)
+            outcome = "tool_error" if _is_error(result) else "ok"
+            return result
+        finally:
+            ms = (time.perf_counter() - started) * 1000
+            metrics.TOOL_CALLS.labels(tool, outcome).inc()
+            log.log(
+                logging.INFO if outcome == "ok" else logging.WARNING,
+                "tool call",
+                extra={"event": "tool_call", "tool": tool, "outcome": outcome, "ms": round(ms, 2)},
+            )
+
+
+def _is_error(result: HandlerResult) -> bool:
+    if isinstance(result, dict):
+        return bool(result.get("isError") or result.get("is_error"))
+    return bool(getattr(result, "is_error", False))

@@ -1,0 +1,57 @@
+"""Logging set-up: plain text for people, one JSON object per line for collectors.
+
+Every module logs through `logging.getLogger(__name__)` and passes structured
+fields with `extra={"event": ..., ...}`; the JSON formatter keeps those fields.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from typing import Any
+
+import orjson
+
+_STANDARD = set(vars(logging.makeLogRecord({}))) | {"message", "asctime", "taskName"}
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per line: time, level, logger, message and every `extra` field."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        entry: dict[str, Any] = {
+            "time": self.formatTime(record, "%Y-%m-%dT%H:%M:%S"),
+            "level": record.levelname,
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        for key, value in vars(record).items():
+            if key not in _STANDARD:
+                entry[key] = value
+        if record.exc_info:
+            entry["exc"] = self.formatException(record.exc_info)
+        return orjson.dumps(entry, default=str).decode()
+
+
+class TextFormatter(logging.Formatter):
+    """Readable lines with the structured fields appended as key=value."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        line = super().format(record)
+        fields = " ".join(f"{k}={v}" for k, v in vars(record).items() if k not in _STANDARD)
+        return f"{line} {fields}" if fields else line
+
+
+def configure(level: str, json: bool) -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(
+        JsonFormatter()
+        if json
+        else TextFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
+    )
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level)
+    # The SDK and httpx log every request at INFO; our own request log says more.
+    for noisy in ("httpx", "mcp.server.streamable_http", "mcp.server.lowlevel.server"):
+        logging.getLogger(noisy).setLevel(max(logging.WARNING, root.level))

@@ -1,0 +1,58 @@
+"""Prometheus metrics served at `GET /metrics`: what operators watch for misses and slow fits."""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+
+REGISTRY = CollectorRegistry()
+
+TOOL_CALLS = Counter(
+    "tomtom_mcp_tool_calls_total",
+    "Tool calls by tool and outcome (ok, tool_error, crash).",
+    ["tool", "outcome"],
+    registry=REGISTRY,
+)
+UPSTREAM_SECONDS = Histogram(
+    "tomtom_mcp_upstream_seconds",
+    "TomTom request latency by endpoint and outcome.",
+    ["endpoint", "outcome"],
+    registry=REGISTRY,
+    buckets=(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30),
+)
+APP_DATA_CHARS = Histogram(
+    "tomtom_mcp_app_data_chars",
+    "Characters of inline app data per tool result, by tool.",
+    ["tool"],
+    registry=REGISTRY,
+    buckets=(1_000, 5_000, 20_000, 50_000, 80_000, 100_000, 120_000, 150_000),
+)
+APP_DATA_OUTCOMES = Counter(
+    "tomtom_mcp_app_data_total",
+    "App data delivery by tool and outcome (as_is, fitted, omitted_too_large, "
+    "omitted_show_ui_false, none).",
+    ["tool", "outcome"],
+    registry=REGISTRY,
+)
+FIT_SECONDS = Histogram(
+    "tomtom_mcp_fit_seconds",
+    "Wall time of fits (encode and, when needed, simplification) by where they ran.",
+    ["where"],
+    registry=REGISTRY,
+    buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5),
+)
+POOL_QUEUE = Gauge(
+    "tomtom_mcp_fit_pool_queued",
+    "Fits waiting for or running in the process pool.",
+    registry=REGISTRY,
+)
+POOL_RESTARTS = Counter(
+    "tomtom_mcp_fit_pool_restarts_total",
+    "Times the fitting pool was rebuilt after a worker died.",
+    registry=REGISTRY,
+)
+WIDGET_STATUS = Counter(
+    "tomtom_mcp_widget_status_total",
+    "Widget outcome reports by tool and status (ok, error).",
+    ["tool", "status"],
+    registry=REGISTRY,
+)

@@ -1,0 +1,118 @@
+"""The fitting process pool: CPU-bound fits run here so the event loop never blocks.
+
+One typed entry point, `FitPool.run_in_process(func, *args)`, like Starlette's
+`run_in_threadpool`. The pool is created and warmed at start-up (every worker
+compiles or loads the numba kernels before the first request), admits a
+bounded number of jobs at once so that a flood of long routes queues in the
+event loop instead of piling pickled routes into the executor, and is rebuilt
+when a worker dies: the call that hit the dead worker fails with a clear
+error, the next one gets a fresh pool.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import multiprocessing
+import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import TypeVar
+
+import fitting
+from server import metrics
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+
+class FitWorkerDied(RuntimeError):
+    """A fitting worker process died during this call; the pool has been rebuilt."""
+
+
+class FitPool:
+    """A bounded, self-healing `ProcessPoolExecutor` warmed with the fitting kernels."""
+
+    def __init__(self, workers: int, max_jobs: int) -> None:
+        self._workers = workers
+        self._admission = asyncio.Semaphore(max_jobs)
+        self._executor: ProcessPoolExecutor | None = None
+        self._rebuild_lock = asyncio.Lock()
+        self._warm_done = asyncio.Event()
+        self._warming: asyncio.Task[None] | None = None
+
+    @property
+    def ready(self) -> bool:
+        """Every worker has its kernels compiled (what `/health` reports)."""
+        return self._warm_done.is_set()
+
+    def start(self) -> None:
+        """Create the workers and warm them in the background; calls wait until warm."""
+        self._executor = self._new_executor()
+        self._warming = asyncio.get_running_loop().create_task(self._warm(self._executor))
+
+    async def run_in_process(self, func: Callable[..., T], *args: object) -> T:
+        """Run `func(*args)` in a worker; both must pickle. Waits for admission first."""
+        async with self._admission:
+            metrics.POOL_QUEUE.inc()
+            try:
+                await self._warm_done.wait()
+                executor = self._executor
+                if executor is None:
+                    raise RuntimeError("the fitting pool is closed")
+                try:
+                    return await asyncio.get_running_loop().run_in_executor(executor, func, *args)
+                except BrokenProcessPool:
+                    await self._rebuild(executor)
+                    raise FitWorkerDied(
+                        "a fitting worker died while preparing the map data; the pool was "
+                        "restarted, so calling the tool again should work"
+                    ) from None
+            finally:
+                metrics.POOL_QUEUE.dec()
+
+    def close(self) -> None:
+        if self._warming is not None:
+            self._warming.cancel()
+        if self._executor is not None:
+            self._executor.shutdown(wait=True, cancel_futures=True)
+            self._executor = None
+        self._warm_done.clear()
+
+    def _new_executor(self) -> ProcessPoolExecutor:
+        # spawn, not fork: the parent runs threads (uvicorn, anyio) that fork would copy mid-state.
+        return ProcessPoolExecutor(
+            max_workers=self._workers,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=fitting.warm_up,
+        )
+
+    async def _warm(self, executor: ProcessPoolExecutor) -> None:
+        started = time.perf_counter()
+        loop = asyncio.get_running_loop()
+        # One call per worker makes every worker start and run its initializer.
+        await asyncio.gather(
+            *(loop.run_in_executor(executor, fitting.warm_up) for _ in range(self._workers))
+        )
+        self._warm_done.set()
+        log.info(
+            "fitting pool warm",
+            extra={
+                "event": "pool_ready",
+                "workers": self._workers,
+                "ms": round((time.perf_counter() - started) * 1000),
+            },
+        )
+
+    async def _rebuild(self, broken: ProcessPoolExecutor) -> None:
+        async with self._rebuild_lock:
+            if self._executor is not broken:
+                return  # another call already rebuilt it
+            self._warm_done.clear()
+            broken.shutdown(wait=False, cancel_futures=True)
+            metrics.POOL_RESTARTS.inc()
+            log.error("fitting worker died; rebuilding the pool", extra={"event": "pool_rebuild"})
+            self._executor = self._new_executor()
+            await self._warm(self._executor)

@@ -1,0 +1,49 @@
+"""`tomtom-mcp-apps serve`: run one stateless replica with uvicorn."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import uvicorn
+
+from server import logs
+from server.config import ConfigError, Settings
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "serve",
+        help="run the MCP server (POST /mcp, GET /health, GET /metrics)",
+        description="Run the MCP server. With no TOMTOM_API_KEY it uses the built-in offline "
+        "upstream. Settings come from the environment (see README).",
+    )
+    p.add_argument("--host", default="127.0.0.1", help="interface to bind (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    p.add_argument("--fit-workers", type=int, help="fitting processes (default FIT_WORKERS or 2)")
+    p.add_argument("--preview", action="store_true", help="also serve the /preview host page")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        settings = Settings.from_env(fit_workers=args.fit_workers, preview=args.preview or None)
+    except ConfigError as exc:
+        print(f"tomtom-mcp-apps: {exc}", file=sys.stderr)
+        return 2
+    if settings.fit_workers < 1:
+        print("tomtom-mcp-apps: --fit-workers must be at least 1", file=sys.stderr)
+        return 2
+    logs.configure(settings.log_level, settings.log_json)
+
+    from server.app import build_app
+
+    uvicorn.run(
+        build_app(settings),
+        host=args.host,
+        port=args.port,
+        log_config=None,
+        access_log=False,
+        timeout_graceful_shutdown=10,
+    )
+    return 0
