@@ -1,0 +1,53 @@
+"""Session fixtures: real processes talking real HTTP on 127.0.0.1."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.processes import Process, running
+
+TEST_KEY = "test-key"
+
+
+@pytest.fixture(scope="session")
+def upstream() -> Iterator[Process]:
+    """The offline TomTom upstream as its own process."""
+    with running(["upstream"]) as process:
+        yield process
+
+
+@pytest.fixture(scope="session")
+def server(upstream: Process) -> Iterator[Process]:
+    """A server replica with a key, talking to the separate upstream process over HTTP."""
+    env = {
+        "TOMTOM_API_KEY": TEST_KEY,
+        "TOMTOM_API_BASE_URL": upstream.url,
+        "TOMTOM_TIMEOUT_S": "2",
+        "FIT_WORKERS": "1",
+    }
+    with running(["serve"], env) as process:
+        yield process
+
+
+@pytest.fixture(scope="session")
+def server_url(server: Process) -> str:
+    return server.url
+
+
+@pytest.fixture(scope="session")
+def mcp_url(server: Process) -> str:
+    return server.url + "/mcp"
+
+
+@pytest.fixture(scope="session")
+def preview_server() -> Iterator[Process]:
+    """A keyless replica (built-in offline upstream) that also serves `/preview`."""
+    with running(["serve", "--preview", "--fit-workers", "1"]) as process:
+        yield process
+
+
+@pytest.fixture(scope="session")
+def preview_server_url(preview_server: Process) -> str:
+    return preview_server.url
