@@ -1,0 +1,152 @@
+"""App-data delivery: inline when it fits, fitted when not, and always under the budget."""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from collections.abc import AsyncIterator
+
+import httpx
+import orjson
+import pytest
+
+import fitting
+from fitting.synthetic import route_with_points
+from server.config import Settings
+from server.delivery import APP_DATA_KEY, OMITTED_KEY, app_data_page, deliver
+from server.pool import FitPool
+from server.runtime import Runtime
+
+
+@pytest.fixture
+async def runtime() -> AsyncIterator[Runtime]:
+    pool = FitPool(workers=1, max_jobs=4)
+    pool.start()
+    async with httpx.AsyncClient() as http:
+        yield Runtime(
+            settings=Settings(budget=120_000),
+            tomtom=None,  # type: ignore[arg-type]  # delivery never calls TomTom
+            http=http,
+            downloads=http,
+            pool=pool,
+        )
+    pool.close()
+
+
+def route_data(points: int, *, sections: int = 6) -> dict:
+    line = route_with_points(points, seed=7)
+    n = len(line)
+    bounds = [round(i * (n - 1) / sections) for i in range(sections + 1)]
+    return {
+        "type": "FeatureCollection",
+        "features": [
+            {
+                "type": "Feature",
+                "geometry": {"type": "LineString", "coordinates": line},
+                "properties": {
+                    "kind": "route",
+                    "sections": [
+                        {
+                            "sectionType": "TRAFFIC",
+                            "startPointIndex": a,
+                            "endPointIndex": b,
+                            "magnitudeOfDelay": 2,
+                        }
+                        for a, b in itertools.pairwise(bounds)
+                    ],
+                    "legs": [{"startPointIndex": 0, "endPointIndex": n - 1}],
+                },
+            }
+        ],
+    }
+
+
+def wire_size(result) -> int:
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "result": result.model_dump(by_alias=True, exclude_none=True),
+    }
+    return len(orjson.dumps(body))
+
+
+async def test_a_short_route_rides_inline_as_is(runtime: Runtime) -> None:
+    result = await deliver(
+        runtime, tool="tomtom-routing", answer={"km": 12}, data=route_data(800), show_ui=True
+    )
+    text = orjson.loads(result.content[0].text)
+    assert text == {"km": 12, "show_ui": True, "tool": "tomtom-routing"}
+    envelope = fitting.decode(result.meta[APP_DATA_KEY])
+    assert envelope["v"] == 1 and envelope["tool"] == "tomtom-routing"
+    assert envelope["fitted"] is None
+    assert result.meta["show_ui"] is True and result.meta["tool"] == "tomtom-routing"
+
+
+async def test_a_40000_point_route_is_fitted_in_the_pool_under_the_budget(
+    runtime: Runtime,
+) -> None:
+    data = route_data(40_000)
+    result = await deliver(runtime, tool="tomtom-routing", answer={}, data=data, show_ui=True)
+    assert wire_size(result) < runtime.settings.budget
+    envelope = fitting.decode(result.meta[APP_DATA_KEY])
+    report = envelope["fitted"]
+    assert report["original_points"] >= 30_000
+    assert 1_000 < report["points"] < report["original_points"]
+    route = envelope["data"]["features"][0]
+    coords = fitting.to_geojson(route["geometry"])["coordinates"]
+    assert len(coords) == report["points"]
+    original = data["features"][0]["geometry"]["coordinates"]
+    for before, after in zip(
+        data["features"][0]["properties"]["sections"],
+        route["properties"]["sections"],
+        strict=True,
+    ):
+        for key in ("startPointIndex", "endPointIndex"):
+            assert coords[after[key]] == pytest.approx(original[before[key]], abs=1e-5)
+
+
+async def test_show_ui_false_sends_no_app_data(runtime: Runtime) -> None:
+    result = await deliver(
+        runtime, tool="tomtom-routing", answer={}, data=route_data(500), show_ui=False
+    )
+    assert APP_DATA_KEY not in result.meta and OMITTED_KEY not in result.meta
+    assert orjson.loads(result.content[0].text) == {"show_ui": False}
+
+
+async def test_data_that_cannot_fit_is_omitted_with_a_reason_the_widget_can_show(
+    runtime: Runtime,
+) -> None:
+    tiny = dataclasses.replace(runtime, settings=Settings(budget=10_000))
+    data = route_data(20_000, sections=3_000)  # 3,000 anchored sections cannot fit 10,000 chars
+    result = await deliver(tiny, tool="tomtom-routing", answer={}, data=data, show_ui=True)
+    assert APP_DATA_KEY not in result.meta
+    assert result.meta[OMITTED_KEY].startswith("too_large:")
+    assert "not shown" in orjson.loads(result.content[0].text)["map"]
+
+
+async def test_app_data_pages_reassemble_to_the_whole_envelope(runtime: Runtime) -> None:
+    small = dataclasses.replace(runtime, settings=Settings(budget=10_000))
+    geojson = {
+        "type": "FeatureCollection",
+        "features": [
+            {
+                "type": "Feature",
+                "geometry": {"type": "Point", "coordinates": [i / 7, i / 9]},
+                "properties": {"name": f"p{i}", "noise": i * 7919 % 104729},
+            }
+            for i in range(3_000)
+        ],
+    }
+    data = {"geojson": geojson, "layers": [{"type": "circle"}], "title": "points"}
+    chunks, offset, total = [], 0, None
+    for _ in range(100):
+        page = await app_data_page(small, tool="tomtom-data-viz", data=data, offset=offset)
+        assert wire_size(page) < 10_000
+        chunks.append(page.meta[APP_DATA_KEY])
+        total = page.meta["total"]
+        offset += len(chunks[-1])
+        if not page.meta["has_more"]:
+            break
+    assert len(chunks) > 1 and offset == total
+    envelope = fitting.decode("".join(chunks))
+    assert envelope["data"]["geojson"] == geojson

@@ -1,0 +1,119 @@
+"""The HTTP surface a host and an operator meet: /mcp, /health, /metrics."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+from mcp import Client
+
+from tests.processes import Process
+from widgets import DATA_VIZ_URI, MAP_URI, TRAFFIC_URI
+
+MODEL_TOOLS = {
+    "tomtom-geocode",
+    "tomtom-reverse-geocode",
+    "tomtom-fuzzy-search",
+    "tomtom-poi-search",
+    "tomtom-nearby",
+    "tomtom-search-along-route",
+    "tomtom-routing",
+    "tomtom-reachable-range",
+    "tomtom-traffic",
+    "tomtom-dynamic-map",
+    "tomtom-data-viz",
+}
+APP_TOOLS = {"tomtom-get-app-data", "tomtom-report-app-status", "tomtom-get-map-config"}
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "tools/list",
+    "params": {},
+}
+HEADERS = {
+    "accept": "application/json, text/event-stream",
+    "content-type": "application/json",
+    "mcp-protocol-version": "2025-11-25",
+}
+
+
+def test_get_on_mcp_answers_405_at_once_instead_of_opening_a_stream(server_url: str) -> None:
+    response = httpx.get(server_url + "/mcp", headers={"accept": "text/event-stream"}, timeout=5)
+    assert response.status_code == 405
+    assert response.headers["allow"] == "POST"
+
+
+def test_health_says_ready_once_the_fitting_pool_is_warm(server_url: str) -> None:
+    body = httpx.get(server_url + "/health", timeout=5).json()
+    assert body["ready"] is True and body["fit_pool_warm"] is True
+    assert body["offline"] is False
+
+
+def test_a_body_over_4_mib_is_refused_with_413(mcp_url: str) -> None:
+    big = b'{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"pad":"' + b"x" * (5 << 20)
+    response = httpx.post(mcp_url, content=big + b'"}}', headers=HEADERS, timeout=30)
+    assert response.status_code == 413
+
+
+def test_an_unknown_host_header_is_refused_against_dns_rebinding(mcp_url: str) -> None:
+    response = httpx.post(
+        mcp_url, json=INIT, headers={**HEADERS, "host": "evil.example"}, timeout=5
+    )
+    assert response.status_code == 421
+
+
+def test_a_stateless_post_without_handshake_lists_the_tools(mcp_url: str) -> None:
+    response = httpx.post(mcp_url, json=INIT, headers=HEADERS, timeout=10)
+    assert response.status_code == 200
+    assert "mcp-session-id" not in response.headers
+    names = {tool["name"] for tool in response.json()["result"]["tools"]}
+    assert names >= MODEL_TOOLS | APP_TOOLS
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_both_protocol_eras_see_every_tool_linked_to_its_view(
+    mcp_url: str, mode: str
+) -> None:
+    async with Client(mcp_url, mode=mode) as client:
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+        resources = {str(r.uri): r for r in (await client.list_resources()).resources}
+    assert set(tools) >= MODEL_TOOLS | APP_TOOLS
+    for name in MODEL_TOOLS:
+        meta = tools[name].meta or {}
+        uri = meta["ui"]["resourceUri"]
+        assert uri in {MAP_URI, DATA_VIZ_URI, TRAFFIC_URI}, name
+        assert meta["openai/outputTemplate"] == uri
+        assert "visibility" not in meta["ui"] or "model" in meta["ui"]["visibility"]
+        assert "show_ui" in tools[name].input_schema["properties"], name
+    for name in APP_TOOLS:
+        assert tools[name].meta["ui"]["visibility"] == ["app"], name
+    for uri in (MAP_URI, DATA_VIZ_URI, TRAFFIC_URI):
+        assert resources[uri].mime_type == "text/html;profile=mcp-app"
+
+
+async def test_each_view_is_one_self_contained_document_with_its_csp(
+    mcp_url: str, upstream: Process
+) -> None:
+    async with Client(mcp_url, mode="legacy") as client:
+        for uri in (MAP_URI, DATA_VIZ_URI, TRAFFIC_URI):
+            content = (await client.read_resource(uri)).contents[0]
+            assert content.mime_type == "text/html;profile=mcp-app"
+            html = content.text
+            assert html.lstrip().lower().startswith("<!doctype html>")
+            assert "<script src=" not in html.replace(" ", "").lower()  # nothing from a CDN
+            csp = (content.meta or {})["ui"]["csp"]
+            origins = set(csp.get("connectDomains", [])) | set(csp.get("resourceDomains", []))
+            # The tiles come from the configured TomTom base URL: here, the upstream process.
+            assert origins == {upstream.url}
+
+
+def test_metrics_count_tool_calls_by_tool_and_outcome(server_url: str, mcp_url: str) -> None:
+    call = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "tomtom-geocode", "arguments": {"query": "Amsterdam"}},
+    }
+    assert httpx.post(mcp_url, json=call, headers=HEADERS, timeout=30).status_code == 200
+    text = httpx.get(server_url + "/metrics", timeout=5).text
+    assert 'tomtom_mcp_tool_calls_total{outcome="ok",tool="tomtom-geocode"}' in text
+    assert "tomtom_mcp_fit_pool_queued" in text
