@@ -1,0 +1,63 @@
+"use strict";
+const test = require("node:test");
+const assert = require("node:assert/strict");
+const zlib = require("node:zlib");
+const { KEY, decode, fromResult, fetchPaged } = require("./envelope.js");
+
+const env = { v: 1, tool: "tomtom-geocode", data: { type: "FeatureCollection", features: [] }, fitted: null };
+const pack = (value) => zlib.gzipSync(Buffer.from(JSON.stringify(value))).toString("base64");
+
+test("an envelope decodes from base64 gzip JSON", async () => {
+  assert.deepEqual(await decode(pack(env)), env);
+});
+
+test("a tool result carrying app data yields its envelope", async () => {
+  const result = { content: [{ type: "text", text: "{}" }], _meta: { [KEY]: pack(env), tool: env.tool } };
+  assert.equal((await fromResult(result)).tool, "tomtom-geocode");
+});
+
+test("the openai metadata fallback is used when the result has no _meta", async () => {
+  assert.equal((await fromResult({ content: [] }, { [KEY]: pack(env) })).v, 1);
+});
+
+test("each way of having no data names its own reason", async () => {
+  const cases = [
+    [{ isError: true, content: [{ type: "text", text: "bad location" }] }, "tool_error", /bad location/],
+    [{ content: [] }, "meta_dropped", /did not pass the tool result's _meta/],
+    [{ content: [], _meta: { "io.modelcontextprotocol/x": 1 } }, "meta_dropped", /_meta/],
+    [{ content: [], _meta: { tool: "tomtom-routing", show_ui: true } }, "no_app_data", /too large/],
+    [{ content: [], _meta: { tool: "tomtom-routing", show_ui: false } }, "ui_disabled", /show_ui/],
+    [{ content: [], _meta: { [KEY]: "%%%" } }, "decode_failed", /base64/],
+    [{ content: [], _meta: { [KEY]: Buffer.from("plain").toString("base64") } }, "decode_failed", /unzipped/],
+    [{ content: [], _meta: { [KEY]: pack({ v: 2 }) } }, "decode_failed", /v=2/],
+  ];
+  for (const [result, reason, message] of cases) {
+    await assert.rejects(fromResult(result), (err) => err.reason === reason && message.test(err.message));
+  }
+});
+
+test("paged app data is joined in order, with progress, then decoded", async () => {
+  const full = pack({ ...env, tool: "tomtom-data-viz" });
+  const size = Math.ceil(full.length / 3);
+  const calls = [];
+  const progress = [];
+  const callTool = async (name, args) => {
+    calls.push([name, args]);
+    const offset = args.offset || 0;
+    const chunk = full.slice(offset, offset + size);
+    return { content: [], _meta: { [KEY]: chunk, offset, total: full.length, has_more: offset + size < full.length } };
+  };
+  const out = await fetchPaged(callTool, { data_url: "http://x/y.geojson" }, (n, t) => progress.push([n, t]));
+  assert.equal(out.tool, "tomtom-data-viz");
+  assert.equal(calls.length, 3);
+  assert.deepEqual(calls[0], ["tomtom-get-app-data", { tool: "tomtom-data-viz", arguments: { data_url: "http://x/y.geojson" } }]);
+  assert.equal(calls[2][1].offset, 2 * size);
+  assert.deepEqual(progress.at(-1), [full.length, full.length]);
+});
+
+test("paging stops with a reason when pages do not line up or the fetch fails", async () => {
+  const skip = async () => ({ content: [], _meta: { [KEY]: "abc", offset: 5, total: 10, has_more: true } });
+  await assert.rejects(fetchPaged(skip, {}), (e) => e.reason === "fetch_failed" && /line up/.test(e.message));
+  const refuse = async () => ({ isError: true, content: [{ type: "text", text: "download refused" }] });
+  await assert.rejects(fetchPaged(refuse, {}), /download refused/);
+});
