@@ -1,0 +1,153 @@
+"""One widget fetch, replayed as a widget makes it: the tool call on one replica,
+the widget's data and its status report on another.
+
+TomTom widgets decode the app data inline in the tool result's `_meta`; the
+data-viz widget pages through `tomtom-get-app-data` (which runs data-viz
+again on whichever replica receives it). A fetch ends in one of three ways:
+
+- `ok`: the widget would draw data;
+- `miss`: every call completed but the widget would get no data (no app data,
+  a decode failure, empty data, a tool error or a get-app-data error);
+- `failed`: a call never completed (replica gone, proxy 5xx, timeout), which
+  a host shows as a failed tool call, not as an empty widget.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import httpx
+
+import fitting
+from loadtest.wire import CallFailed, ToolError, call_tool, result_text
+
+APP_DATA_KEY = "com.tomtom/app-data"
+GET_APP_DATA = "tomtom-get-app-data"
+REPORT_STATUS = "tomtom-report-app-status"
+MAX_PAGES = 1_000
+
+
+@dataclass(frozen=True)
+class Scenario:
+    label: str
+    tool: str
+    arguments: dict[str, Any]
+    paged: bool = False
+    """True for data-viz: the widget fetches its data with `tomtom-get-app-data`."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    scenario: Scenario
+    status: Literal["ok", "miss", "failed"]
+    reason: str
+    ms: float
+    chars: int = 0
+    fitted: bool = False
+    report_failed: bool = False
+
+
+class _Miss(Exception):
+    """The widget would get no data; the message says why."""
+
+
+async def replay_fetch(
+    client: httpx.AsyncClient, scenario: Scenario, tool_url: str, widget_url: str,
+    *, show_ui: bool = True,
+) -> Outcome:
+    """Call the tool on `tool_url`, then obtain and check the widget's data via `widget_url`."""
+    arguments = scenario.arguments if show_ui else {**scenario.arguments, "show_ui": False}
+    started = time.perf_counter()
+    app_data = ""
+    try:
+        result = await call_tool(client, tool_url, scenario.tool, arguments)
+        _check_result(result, scenario.tool)
+        if scenario.paged:
+            app_data = await _get_app_data(client, widget_url, scenario.tool, arguments)
+        else:
+            app_data = _inline_app_data(result)
+        envelope = _decode(app_data, scenario.tool)
+    except CallFailed as exc:
+        return Outcome(scenario, "failed", str(exc), _ms(started))
+    except (_Miss, ToolError) as exc:
+        ms = _ms(started)
+        failed = await _report(client, widget_url, scenario.tool, "error", str(exc))
+        return Outcome(scenario, "miss", str(exc), ms, len(app_data), report_failed=failed)
+    ms = _ms(started)
+    failed = await _report(client, widget_url, scenario.tool, "ok", "drawn")
+    return Outcome(scenario, "ok", "", ms, len(app_data), envelope.get("fitted") is not None,
+                   report_failed=failed)
+
+
+def _check_result(result: dict[str, Any], tool: str) -> None:
+    if result.get("isError"):
+        raise _Miss(f"{tool} returned a tool error: {result_text(result)[:200]}")
+
+
+def _inline_app_data(result: dict[str, Any]) -> str:
+    app_data = (result.get("_meta") or {}).get(APP_DATA_KEY)
+    if not isinstance(app_data, str) or not app_data:
+        raise _Miss("no app data in the tool result's _meta")
+    return app_data
+
+
+async def _get_app_data(
+    client: httpx.AsyncClient, url: str, tool: str, arguments: dict[str, Any]
+) -> str:
+    """Page through `tomtom-get-app-data` from offset 0 until `has_more` is false."""
+    chunks: list[str] = []
+    offset = 0
+    for _ in range(MAX_PAGES):
+        request: dict[str, Any] = {"tool": tool, "arguments": arguments}
+        if offset:
+            request["offset"] = offset
+        page = await call_tool(client, url, GET_APP_DATA, request)
+        if page.get("isError"):
+            raise _Miss(f"{GET_APP_DATA} returned an error: {result_text(page)[:200]}")
+        meta = page.get("_meta") or {}
+        chunk = meta.get(APP_DATA_KEY)
+        if not isinstance(chunk, str) or not chunk:
+            raise _Miss(f"{GET_APP_DATA} at offset {offset} carried no app data")
+        if meta.get("offset", 0) != offset:
+            raise _Miss(f"{GET_APP_DATA} answered offset {meta.get('offset')} for {offset}")
+        chunks.append(chunk)
+        offset += len(chunk)
+        if not meta.get("has_more"):
+            total = meta.get("total", offset)
+            if total != offset:
+                raise _Miss(f"{GET_APP_DATA} ended at {offset} of {total} characters")
+            return "".join(chunks)
+    raise _Miss(f"{GET_APP_DATA} still had more after {MAX_PAGES} pages")
+
+
+def _decode(app_data: str, tool: str) -> dict[str, Any]:
+    try:
+        envelope = fitting.decode(app_data)
+    except Exception as exc:  # any decode failure leaves the widget empty
+        raise _Miss(f"the app data does not decode: {type(exc).__name__}: {exc}") from exc
+    if envelope.get("v") != 1 or envelope.get("tool") != tool:
+        raise _Miss(f"unexpected envelope v={envelope.get('v')} tool={envelope.get('tool')}")
+    data = envelope.get("data") or {}
+    features = (data.get("geojson") or {}).get("features") if "geojson" in data else \
+        data.get("features")
+    if not features:
+        raise _Miss("the app data holds no features")
+    return envelope
+
+
+async def _report(
+    client: httpx.AsyncClient, url: str, tool: str, status: str, reason: str
+) -> bool:
+    """Send the widget's status report; True when that call itself failed."""
+    try:
+        await call_tool(client, url, REPORT_STATUS,
+                        {"tool": tool, "status": status, "reason": reason[:200], "detail": ""})
+    except (CallFailed, ToolError):
+        return True
+    return False
+
+
+def _ms(started: float) -> float:
+    return (time.perf_counter() - started) * 1000.0

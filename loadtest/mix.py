@@ -1,0 +1,56 @@
+"""The replayed mix of widget fetches, cycled in this order.
+
+Sizes on the offline upstream (road-like geometry, about 12 points per km):
+Amsterdam to Rotterdam is a few thousand points and goes inline as is;
+Lisbon to Warsaw is about 40,000 points and must be fitted; the dynamic map
+carries three long routes (about 100,000 points); the large data-viz set is
+20,000 points (about 1.4 MB of GeoJSON), more than one get-app-data page.
+"""
+
+from __future__ import annotations
+
+from loadtest.fetch import Scenario
+
+AMSTERDAM = [4.8952, 52.3702]
+ROTTERDAM = [4.4777, 51.9244]
+BERLIN = [13.4050, 52.5200]
+LISBON = [-9.1393, 38.7223]
+WARSAW = [21.0122, 52.2297]
+MADRID = [-3.7038, 40.4168]
+PARIS = [2.3522, 48.8566]
+ROME = [12.4964, 41.9028]
+
+LONG_ROUTE = [LISBON, WARSAW]
+DATA_VIZ_SMALL_POINTS = 500
+DATA_VIZ_LARGE_POINTS = 20_000
+
+
+def replay_mix(geojson_base_url: str) -> list[Scenario]:
+    """One of each fetch; data-viz reads from `geojson_base_url` (see `geojson_site`)."""
+
+    def data_viz(points: int) -> dict[str, object]:
+        return {
+            "data_url": f"{geojson_base_url}/points/{points}.geojson",
+            "layers": [{"type": "circle", "property": "value"}],
+            "title": f"{points:,} sites",
+        }
+
+    return [
+        Scenario("routing short", "tomtom-routing", {"locations": [AMSTERDAM, ROTTERDAM]}),
+        Scenario("routing long", "tomtom-routing", {"locations": LONG_ROUTE}),
+        Scenario("fuzzy search", "tomtom-fuzzy-search",
+                 {"query": "coffee", "position": AMSTERDAM}),
+        Scenario("search along route", "tomtom-search-along-route",
+                 {"query": "fuel", "locations": [AMSTERDAM, BERLIN]}),
+        Scenario("dynamic map", "tomtom-dynamic-map", {
+            "routes": [{"locations": LONG_ROUTE}, {"locations": [AMSTERDAM, MADRID]},
+                       {"locations": [PARIS, ROME]}],
+            "markers": [{"position": p, "label": n}
+                        for p, n in ((LISBON, "Lisbon"), (WARSAW, "Warsaw"), (ROME, "Rome"))],
+        }),
+        Scenario("data-viz small", "tomtom-data-viz", data_viz(DATA_VIZ_SMALL_POINTS),
+                 paged=True),
+        Scenario("data-viz large", "tomtom-data-viz", data_viz(DATA_VIZ_LARGE_POINTS),
+                 paged=True),
+        Scenario("geocode", "tomtom-geocode", {"query": "Dam 1, Amsterdam"}),
+    ]

@@ -1,0 +1,256 @@
+"""The compose topology without Docker: offline upstream, two replicas, nginx.
+
+`python -m loadtest.topology` (or `deploy/run-topology`) starts it on
+127.0.0.1 and keeps it up until Ctrl-C; `run_topology()` is the same as a
+context manager for the replay, the benchmarks and the tests. Every service
+runs in its own process group, so stopping or killing one (`kill`) takes its
+fitting workers with it, as a pod's death would.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+
+from loadtest.balancer import nginx_command, render_nginx_conf
+
+READY_TIMEOUT_S = 240.0
+"""A cold numba cache compiles every kernel at start-up; a warm one takes seconds."""
+
+OFFLINE_KEY = "offline-demo"
+"""The key replicas send to the separate offline upstream, which accepts any key."""
+
+
+class TopologyError(RuntimeError):
+    """A service did not start, or did not become ready in time (its log tail says why)."""
+
+
+@dataclass
+class Service:
+    name: str
+    process: subprocess.Popen[bytes]
+    url: str
+    log: Path
+
+    def log_tail(self, lines: int = 30) -> str:
+        try:
+            return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return "(no log)"
+
+
+@dataclass
+class Topology:
+    replicas: list[Service]
+    upstream: Service | None = None
+    balancer: Service | None = None
+    workdir: Path = field(default_factory=Path)
+
+    @property
+    def replica_urls(self) -> list[str]:
+        """The `/mcp` endpoint of each replica."""
+        return [f"{s.url}/mcp" for s in self.replicas]
+
+    @property
+    def balancer_url(self) -> str | None:
+        return f"{self.balancer.url}/mcp" if self.balancer else None
+
+    def services(self) -> list[Service]:
+        return [s for s in (self.balancer, *self.replicas, self.upstream) if s is not None]
+
+    def kill(self, name: str) -> None:
+        """SIGKILL a service and its children (fitting workers), like a pod that dies."""
+        service = next(s for s in self.services() if s.name == name)
+        _signal_group(service.process, signal.SIGKILL)
+        service.process.wait(timeout=10)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def replica_env(
+    upstream_url: str | None, extra: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """Environment of a replica: the separate upstream if given, else the built-in one."""
+    env = dict(os.environ)
+    env.pop("TOMTOM_API_KEY", None)
+    env.pop("TOMTOM_API_BASE_URL", None)
+    if upstream_url:
+        env["TOMTOM_API_KEY"] = OFFLINE_KEY
+        env["TOMTOM_API_BASE_URL"] = upstream_url
+    env["DATA_VIZ_ALLOW_PRIVATE"] = "1"  # the replay serves data-viz GeoJSON on 127.0.0.1
+    env.update(extra or {})
+    return env
+
+
+@contextlib.contextmanager
+def run_topology(
+    *,
+    replicas: int = 2,
+    balancer_port: int | None = None,
+    with_balancer: bool = True,
+    with_upstream: bool = True,
+    fit_workers: int | None = None,
+    env: Mapping[str, str] | None = None,
+    workdir: Path | None = None,
+    ready_timeout: float = READY_TIMEOUT_S,
+) -> Iterator[Topology]:
+    """Start the services, wait until every replica's pool is warm, stop them all on exit."""
+    with contextlib.ExitStack() as stack:
+        if workdir is None:
+            workdir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="topology-")))
+        topology = Topology(replicas=[], workdir=workdir)
+        stack.callback(_stop_all, topology)
+        if with_upstream:
+            port = free_port()
+            topology.upstream = _start(
+                "upstream", _cli("upstream", port), port, workdir, dict(os.environ)
+            )
+            _wait_listening(topology.upstream, ready_timeout)
+        upstream_url = topology.upstream.url if topology.upstream else None
+        extra = dict(env or {})
+        if fit_workers is not None:
+            extra["FIT_WORKERS"] = str(fit_workers)
+        for i in range(1, replicas + 1):
+            port = free_port()
+            topology.replicas.append(
+                _start(f"replica-{i}", _cli("serve", port), port, workdir,
+                       replica_env(upstream_url, extra))
+            )
+        for service in topology.replicas:
+            _wait_ready(service, ready_timeout)
+        if with_balancer:
+            port = balancer_port or free_port()
+            addresses = [s.url.removeprefix("http://") for s in topology.replicas]
+            prefix = workdir / "nginx"
+            prefix.mkdir(exist_ok=True)
+            conf = prefix / "nginx.conf"
+            conf.write_text(render_nginx_conf(addresses, f"127.0.0.1:{port}"))
+            topology.balancer = _start("balancer", nginx_command(prefix, conf), port, workdir, None)
+            _wait_ready(topology.balancer, ready_timeout)
+        yield topology
+
+
+def _cli(command: str, port: int) -> list[str]:
+    return [sys.executable, "-m", "server.cli", command, "--host", "127.0.0.1", "--port", str(port)]
+
+
+def _start(
+    name: str, command: Sequence[str], port: int, workdir: Path, env: dict[str, str] | None
+) -> Service:
+    log = workdir / f"{name}.log"
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            command, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            env=env, start_new_session=True,
+        )
+    return Service(name, process, f"http://127.0.0.1:{port}", log)
+
+
+def _wait_listening(service: Service, timeout: float) -> None:
+    port = int(service.url.rsplit(":", 1)[1])
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        _check_alive(service)
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.5):
+            return
+        time.sleep(0.1)
+    raise TopologyError(f"{service.name} did not listen within {timeout:.0f} s\n"
+                        f"{service.log_tail()}")
+
+
+def _wait_ready(service: Service, timeout: float) -> None:
+    """Poll `/health` until it says `"ready": true` (the fitting pool is warm)."""
+    deadline = time.monotonic() + timeout
+    last = "no answer"
+    with httpx.Client(timeout=2.0) as client:
+        while time.monotonic() < deadline:
+            _check_alive(service)
+            try:
+                response = client.get(f"{service.url}/health")
+                if response.status_code == 200 and response.json().get("ready") is True:
+                    return
+                last = f"HTTP {response.status_code}: {response.text[:200]}"
+            except (httpx.HTTPError, ValueError) as exc:
+                last = f"{type(exc).__name__}: {exc}"
+            time.sleep(0.2)
+    raise TopologyError(f"{service.name} was not ready within {timeout:.0f} s ({last})\n"
+                        f"{service.log_tail()}")
+
+
+def _check_alive(service: Service) -> None:
+    if service.process.poll() is not None:
+        raise TopologyError(f"{service.name} exited with code {service.process.returncode}\n"
+                            f"{service.log_tail()}")
+
+
+def _signal_group(process: subprocess.Popen[bytes], sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, sig)
+
+
+def _stop_all(topology: Topology) -> None:
+    services = topology.services()
+    for service in services:
+        _signal_group(service.process, signal.SIGTERM)
+    for service in services:
+        try:
+            service.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            _signal_group(service.process, signal.SIGKILL)
+            service.process.wait(timeout=10)
+        # Fitting workers left behind by a replica that died share its process group.
+        _signal_group(service.process, signal.SIGKILL)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m loadtest.topology", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--port", type=int, default=8080, help="balancer port (default 8080)")
+    parser.add_argument("--replicas", type=int, default=2)
+    parser.add_argument("--fit-workers", type=int, default=None)
+    parser.add_argument("--builtin-upstream", action="store_true",
+                        help="no separate upstream: each replica uses its in-process one")
+    args = parser.parse_args(argv)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    try:
+        with run_topology(replicas=args.replicas, balancer_port=args.port,
+                          with_upstream=not args.builtin_upstream,
+                          fit_workers=args.fit_workers) as topology:
+            for service in topology.services():
+                print(f"{service.name:<10} {service.url}  (pid {service.process.pid}, "
+                      f"log {service.log})")
+            print(f"\nMCP endpoint: {topology.balancer_url}\n"
+                  f"replay: .venv/bin/python -m loadtest.replay --url {topology.balancer_url}\n"
+                  "Ctrl-C stops everything.", flush=True)
+            while all(s.process.poll() is None for s in topology.services()):
+                time.sleep(0.5)
+            dead = [s for s in topology.services() if s.process.poll() is not None]
+            for service in dead:
+                print(f"{service.name} exited ({service.process.returncode}):\n"
+                      f"{service.log_tail()}", file=sys.stderr)
+            return 1
+    except KeyboardInterrupt:
+        return 0
+    except TopologyError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,68 @@
+"""MCP tool calls over plain HTTP, as a host sends them to a stateless server.
+
+One JSON-RPC `tools/call` per POST, protocol 2025-11-25, no handshake and no
+session id: what a host sends for a widget's call, and cheap enough for
+thousands of calls at a time (the SDK `Client` opens a task group per
+connection). Calls that never completed (refused, reset, timed out, a 5xx from
+a proxy) raise `CallFailed`; everything the server answered is returned.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import httpx
+import orjson
+
+PROTOCOL_VERSION = "2025-11-25"
+_HEADERS = {
+    "content-type": "application/json",
+    "accept": "application/json, text/event-stream",
+    "mcp-protocol-version": PROTOCOL_VERSION,
+}
+_ids = itertools.count(1)
+
+
+class CallFailed(Exception):
+    """The call never completed: no answer, or the replica or proxy failed (5xx)."""
+
+
+class ToolError(Exception):
+    """The server answered with a JSON-RPC error or an HTTP 4xx instead of a result."""
+
+
+async def call_tool(
+    client: httpx.AsyncClient, url: str, name: str, arguments: dict[str, Any]
+) -> dict[str, Any]:
+    """The `CallToolResult` object the server returned for `name(arguments)`."""
+    body = {
+        "jsonrpc": "2.0",
+        "id": next(_ids),
+        "method": "tools/call",
+        "params": {"name": name, "arguments": arguments},
+    }
+    try:
+        response = await client.post(url, content=orjson.dumps(body), headers=_HEADERS)
+    except httpx.HTTPError as exc:
+        raise CallFailed(f"{type(exc).__name__}: {exc}".rstrip(": ")) from exc
+    if response.status_code >= 500:
+        raise CallFailed(f"HTTP {response.status_code} from {url}")
+    if response.status_code >= 400:
+        raise ToolError(f"HTTP {response.status_code}: {response.text[:200]}")
+    try:
+        message = orjson.loads(response.content)
+    except orjson.JSONDecodeError as exc:
+        raise ToolError(f"the answer is not JSON: {response.text[:200]!r}") from exc
+    if "error" in message:
+        raise ToolError(f"JSON-RPC error {message['error'].get('code')}: "
+                        f"{message['error'].get('message')}")
+    return message["result"]
+
+
+def result_text(result: dict[str, Any]) -> str:
+    """The text the model sees (first text content block), empty if there is none."""
+    for block in result.get("content") or ():
+        if block.get("type") == "text":
+            return str(block.get("text", ""))
+    return ""
