@@ -1,0 +1,285 @@
+"""The TomTom REST client: one shared `httpx.AsyncClient`, orjson bodies, actionable errors.
+
+Errors a tool may raise on an upstream failure, all `ToolError`s so the model
+reads them (never a protocol error):
+
+    TomTomError
+    ├── InvalidKeyError          401/403: key missing, invalid, inactive or not entitled
+    ├── RateLimitError           429: quota or queries-per-second limit (Retry-After quoted)
+    ├── BadRequestError          other 4xx: TomTom's own description quoted
+    ├── UpstreamTimeoutError     no answer within the client's timeout
+    └── UpstreamUnavailableError 5xx, connection failure, or a body that is not JSON
+
+The API key travels as the `key` query parameter, which httpx repeats in its
+exception messages; every text that leaves this module is scrubbed of it.
+Nothing is retried: a TomTom request may have been billed even when it failed.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections.abc import Iterable, Sequence
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+import numpy as np
+import orjson
+from mcp.server.mcpserver.exceptions import ToolError
+
+__all__ = [
+    "BadRequestError",
+    "InvalidKeyError",
+    "Params",
+    "RateLimitError",
+    "TomTomClient",
+    "TomTomError",
+    "UpstreamTimeoutError",
+    "UpstreamUnavailableError",
+]
+
+logger = logging.getLogger(__name__)
+
+Params = Sequence[tuple[str, str | int | float | bool]]
+"""Query parameters as pairs, so that a name may repeat (`sectionType`)."""
+
+_KEY_IN_URL = re.compile(r"([?&]key=)[^&\s'\"]*", re.IGNORECASE)
+_MAX_QUOTED = 300
+
+
+class TomTomError(ToolError):
+    """A TomTom request failed in a way the model can act on."""
+
+
+class InvalidKeyError(TomTomError):
+    """TomTom refused the API key (401/403)."""
+
+
+class RateLimitError(TomTomError):
+    """TomTom's quota or rate limit was reached (429)."""
+
+
+class BadRequestError(TomTomError):
+    """TomTom rejected the request's parameters (400 and other 4xx)."""
+
+
+class UpstreamTimeoutError(TomTomError):
+    """TomTom did not answer in time."""
+
+
+class UpstreamUnavailableError(TomTomError):
+    """TomTom answered 5xx, could not be reached, or sent a body that is not JSON."""
+
+
+def scrub(text: str, key: str | None) -> str:
+    """`text` with any `key=` query value and the literal key removed."""
+    text = _KEY_IN_URL.sub(r"\1***", text)
+    return text.replace(key, "***") if key else text
+
+
+def _segment(text: str) -> str:
+    """One URL path segment: spaces, slashes, `?`, `#` and unicode percent-encoded."""
+    return quote(text, safe="")
+
+
+def _latlon(lon: float, lat: float) -> str:
+    return f"{lat!r},{lon!r}"
+
+
+class TomTomClient:
+    """Async methods for the TomTom REST endpoints the tools use.
+
+    Every method takes the caller's `key` (the `tomtom-api-key` header) and
+    falls back to the configured default; with neither, no key is sent (the
+    offline upstream needs none). Bodies are returned as parsed JSON objects.
+    """
+
+    def __init__(self, http: httpx.AsyncClient, base_url: str, default_key: str | None) -> None:
+        self._http = http
+        self._base_url = base_url.rstrip("/")
+        self._default_key = default_key
+
+    async def geocode(self, query: str, *, key: str | None, params: Params = ()) -> dict[str, Any]:
+        """`GET /search/2/geocode/{query}.json`."""
+        return await self._get(f"/search/2/geocode/{_segment(query)}.json", params, key)
+
+    async def reverse_geocode(
+        self, lon: float, lat: float, *, key: str | None, params: Params = ()
+    ) -> dict[str, Any]:
+        """`GET /search/2/reverseGeocode/{lat},{lon}.json`."""
+        return await self._get(f"/search/2/reverseGeocode/{_latlon(lon, lat)}.json", params, key)
+
+    async def fuzzy_search(
+        self, query: str, *, key: str | None, params: Params = ()
+    ) -> dict[str, Any]:
+        """`GET /search/2/search/{query}.json`."""
+        return await self._get(f"/search/2/search/{_segment(query)}.json", params, key)
+
+    async def poi_search(
+        self, query: str, *, key: str | None, params: Params = ()
+    ) -> dict[str, Any]:
+        """`GET /search/2/poiSearch/{query}.json`."""
+        return await self._get(f"/search/2/poiSearch/{_segment(query)}.json", params, key)
+
+    async def nearby_search(
+        self, lon: float, lat: float, *, key: str | None, params: Params = ()
+    ) -> dict[str, Any]:
+        """`GET /search/2/nearbySearch/.json?lat&lon`."""
+        located: Params = [("lat", lat), ("lon", lon), *params]
+        return await self._get("/search/2/nearbySearch/.json", located, key)
+
+    async def search_along_route(
+        self,
+        query: str,
+        route: np.ndarray,
+        *,
+        max_detour_time: int,
+        key: str | None,
+        params: Params = (),
+    ) -> dict[str, Any]:
+        """`POST /search/2/searchAlongRoute/{query}.json` with the route's `[lon, lat]` points."""
+        points = np.asarray(route, dtype=np.float64)
+        body = {"route": {"points": [{"lat": lat, "lon": lon} for lon, lat in points.tolist()]}}
+        return await self._request(
+            "POST",
+            f"/search/2/searchAlongRoute/{_segment(query)}.json",
+            [("maxDetourTime", max_detour_time), *params],
+            key,
+            content=orjson.dumps(body),
+        )
+
+    async def calculate_route(
+        self,
+        locations: Sequence[Sequence[float]],
+        *,
+        section_types: Iterable[str] = (),
+        key: str | None,
+        params: Params = (),
+    ) -> dict[str, Any]:
+        """`GET /routing/1/calculateRoute/{lat,lon:lat,lon...}/json` with text guidance,
+        the requested section types and per-point progress (distance and travel time)."""
+        path = ":".join(_latlon(lon, lat) for lon, lat in locations)
+        full: list[tuple[str, str | int | float | bool]] = [
+            ("instructionsType", "text"),
+            ("extendedRouteRepresentation", "distance"),
+            ("extendedRouteRepresentation", "travelTime"),
+        ]
+        full.extend(("sectionType", s) for s in section_types)
+        full.extend(params)
+        return await self._get(f"/routing/1/calculateRoute/{_segment(path)}/json", full, key)
+
+    async def calculate_reachable_range(
+        self, lon: float, lat: float, *, key: str | None, params: Params = ()
+    ) -> dict[str, Any]:
+        """`GET /routing/1/calculateReachableRange/{lat},{lon}/json`."""
+        path = f"/routing/1/calculateReachableRange/{_latlon(lon, lat)}/json"
+        return await self._get(path, params, key)
+
+    async def incident_details(
+        self, bbox: Sequence[float], *, key: str | None, params: Params = ()
+    ) -> dict[str, Any]:
+        """`GET /traffic/services/5/incidentDetails?bbox=minLon,minLat,maxLon,maxLat`."""
+        box = ",".join(repr(float(v)) for v in bbox)
+        return await self._get("/traffic/services/5/incidentDetails", [("bbox", box), *params], key)
+
+    async def _get(self, path: str, params: Params, key: str | None) -> dict[str, Any]:
+        return await self._request("GET", path, params, key)
+
+    async def _request(
+        self,
+        method: str,
+        path: str,
+        params: Params,
+        key: str | None,
+        content: bytes | None = None,
+    ) -> dict[str, Any]:
+        key = key or self._default_key
+        query = list(params) + ([("key", key)] if key else [])
+        headers = {"content-type": "application/json"} if content is not None else None
+        started = time.perf_counter()
+        try:
+            response = await self._http.request(
+                method, self._base_url + path, params=query, content=content, headers=headers
+            )
+        except httpx.TimeoutException as exc:
+            logger.warning("TomTom %s %s timed out (%s)", method, path, type(exc).__name__)
+            raise UpstreamTimeoutError(
+                "TomTom did not answer in time. The request may succeed if tried again later, "
+                "or with a smaller area or fewer waypoints."
+            ) from None
+        except httpx.HTTPError as exc:
+            reason = scrub(str(exc), key) or type(exc).__name__
+            logger.warning("TomTom %s %s failed: %s", method, path, reason)
+            raise UpstreamUnavailableError(
+                f"TomTom could not be reached ({type(exc).__name__}). Try again later."
+            ) from None
+        elapsed_ms = (time.perf_counter() - started) * 1000
+        status = response.status_code
+        logger.info("TomTom %s %s -> %d in %.1f ms", method, path, status, elapsed_ms)
+        if status >= 400:
+            raise _error_for(response, key)
+        try:
+            body = orjson.loads(response.content)
+        except orjson.JSONDecodeError:
+            raise UpstreamUnavailableError(
+                f"TomTom answered {path.split('/')[1]} with a body that is not JSON. "
+                "Try again later."
+            ) from None
+        if not isinstance(body, dict):
+            raise UpstreamUnavailableError("TomTom answered with an unexpected JSON shape.")
+        return body
+
+
+def _error_for(response: httpx.Response, key: str | None) -> TomTomError:
+    status = response.status_code
+    detail = scrub(_description(response), key)
+    said = f" TomTom said: {detail}" if detail else ""
+    if status in (401, 403):
+        return InvalidKeyError(
+            f"TomTom refused the API key (HTTP {status}): it is missing, invalid, inactive, or "
+            f"not enabled for this API. Check the key sent in the tomtom-api-key header or "
+            f"configured as TOMTOM_API_KEY.{said}"
+        )
+    if status == 429:
+        retry_after = response.headers.get("retry-after")
+        when = f"retry after {retry_after} seconds" if retry_after else "retry later"
+        return RateLimitError(
+            f"TomTom's quota or rate limit for this API key was reached (HTTP 429); {when}, "
+            f"or use fewer requests.{said}"
+        )
+    if status < 500:
+        return BadRequestError(
+            f"TomTom rejected the request (HTTP {status}).{said or ' No reason was given.'} "
+            "Correct the parameters and try again."
+        )
+    return UpstreamUnavailableError(
+        f"TomTom is unavailable (HTTP {status}). Try again later.{said}"
+    )
+
+
+def _description(response: httpx.Response) -> str:
+    """TomTom's own error text: search, routing and traffic each nest it differently."""
+    try:
+        body = orjson.loads(response.content)
+    except orjson.JSONDecodeError:
+        text = response.text.strip()
+        return re.sub(r"<[^>]+>", " ", text)[:_MAX_QUOTED].strip()
+    if not isinstance(body, dict):
+        return ""
+    error = body.get("error")
+    candidates = (
+        _field(body.get("detailedError"), "message"),
+        _field(error, "description") if isinstance(error, dict) else error,
+        body.get("errorText"),
+        body.get("message"),
+    )
+    for text in candidates:
+        if isinstance(text, str) and text.strip():
+            return text.strip()[:_MAX_QUOTED]
+    return ""
+
+
+def _field(obj: Any, name: str) -> Any:
+    return obj.get(name) if isinstance(obj, dict) else None

@@ -1,0 +1,213 @@
+"""GeoJSON (RFC 7946) structure checks for caller data, with the path of the first fault.
+
+The data is only read, never altered. Coordinate arrays are checked with numpy
+first (a large dataset has millions of positions); only when that finds a
+fault is the array walked in Python to name the exact position, e.g.
+`features[3].geometry.coordinates[12]: longitude 200 is outside [-180, 180]`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+__all__ = ["GeoJsonError", "Summary", "validate"]
+
+_DEPTH = {"Point": 0, "MultiPoint": 1, "LineString": 1, "MultiLineString": 2, "Polygon": 2,
+          "MultiPolygon": 3}
+_MAX_PROPERTY_NAMES = 50
+
+
+class GeoJsonError(ValueError):
+    """The GeoJSON is malformed; the message starts with the path of the fault."""
+
+
+@dataclass
+class Summary:
+    """What the model is told about the data: counts, geometry types, extent, property names."""
+
+    features: int = 0
+    geometry_types: Counter[str] = field(default_factory=Counter)
+    property_names: dict[str, None] = field(default_factory=dict)
+    west: float = np.inf
+    south: float = np.inf
+    east: float = -np.inf
+    north: float = -np.inf
+
+    @property
+    def bbox(self) -> list[float] | None:
+        if self.west > self.east:
+            return None
+        return [round(v, 6) for v in (self.west, self.south, self.east, self.north)]
+
+    def as_answer(self) -> dict[str, Any]:
+        names = list(self.property_names)
+        answer: dict[str, Any] = {
+            "features": self.features,
+            "geometry_types": dict(self.geometry_types),
+            "bbox": self.bbox,
+            "property_names": names[:_MAX_PROPERTY_NAMES],
+        }
+        if len(names) > _MAX_PROPERTY_NAMES:
+            answer["property_names_omitted"] = len(names) - _MAX_PROPERTY_NAMES
+        return answer
+
+
+def validate(obj: Any) -> Summary:
+    """Check `obj` is a FeatureCollection, Feature or geometry; raise GeoJsonError otherwise."""
+    summary = Summary()
+    if not isinstance(obj, dict):
+        raise GeoJsonError(f"(root): expected a GeoJSON object, got {_kind(obj)}")
+    kind = obj.get("type")
+    if kind == "FeatureCollection":
+        features = obj.get("features")
+        if not isinstance(features, list):
+            raise GeoJsonError(f"features: expected a list, got {_kind(features)}")
+        for i, feature in enumerate(features):
+            _feature(feature, f"features[{i}]", summary)
+    elif kind == "Feature":
+        _feature(obj, "(root)", summary)
+    elif kind in _DEPTH or kind == "GeometryCollection":
+        summary.features = 1
+        _geometry(obj, "(root)", summary)
+    else:
+        raise GeoJsonError(
+            f"type: {kind!r} is not FeatureCollection, Feature or a geometry type"
+        )
+    return summary
+
+
+def _feature(feature: Any, path: str, summary: Summary) -> None:
+    if not isinstance(feature, dict):
+        raise GeoJsonError(f"{path}: expected a Feature object, got {_kind(feature)}")
+    if feature.get("type") != "Feature":
+        raise GeoJsonError(f"{path}.type: expected 'Feature', got {feature.get('type')!r}")
+    if "geometry" not in feature:
+        raise GeoJsonError(f"{path}.geometry: missing (use null for a feature without one)")
+    properties = feature.get("properties")
+    if properties is not None and not isinstance(properties, dict):
+        raise GeoJsonError(
+            f"{path}.properties: expected an object or null, got {_kind(properties)}"
+        )
+    summary.features += 1
+    if properties:
+        summary.property_names.update(dict.fromkeys(properties))
+    if feature["geometry"] is not None:
+        _geometry(feature["geometry"], f"{path}.geometry", summary)
+
+
+def _geometry(geometry: Any, path: str, summary: Summary) -> None:
+    if not isinstance(geometry, dict):
+        raise GeoJsonError(f"{path}: expected a geometry object or null, got {_kind(geometry)}")
+    kind = geometry.get("type")
+    if kind == "GeometryCollection":
+        members = geometry.get("geometries")
+        if not isinstance(members, list):
+            raise GeoJsonError(f"{path}.geometries: expected a list, got {_kind(members)}")
+        summary.geometry_types[kind] += 1
+        for i, member in enumerate(members):
+            _geometry(member, f"{path}.geometries[{i}]", summary)
+        return
+    if kind not in _DEPTH:
+        raise GeoJsonError(f"{path}.type: {kind!r} is not a GeoJSON geometry type")
+    if "coordinates" not in geometry:
+        raise GeoJsonError(f"{path}.coordinates: missing")
+    summary.geometry_types[kind] += 1
+    _coordinates(kind, geometry["coordinates"], f"{path}.coordinates", summary)
+
+
+def _coordinates(kind: str, coords: Any, path: str, summary: Summary) -> None:
+    if kind == "Point":
+        _positions([coords], path, summary, single=True)
+    elif kind in ("MultiPoint", "LineString"):
+        _positions(coords, path, summary, minimum=2 if kind == "LineString" else 0)
+    elif kind in ("MultiLineString", "Polygon"):
+        for i, part in enumerate(_list(coords, path)):
+            if kind == "Polygon":
+                _ring(part, f"{path}[{i}]", summary)
+            else:
+                _positions(part, f"{path}[{i}]", summary, minimum=2)
+    else:  # MultiPolygon
+        for i, polygon in enumerate(_list(coords, path)):
+            for j, ring in enumerate(_list(polygon, f"{path}[{i}]")):
+                _ring(ring, f"{path}[{i}][{j}]", summary)
+
+
+def _ring(ring: Any, path: str, summary: Summary) -> None:
+    array = _positions(ring, path, summary, minimum=4)
+    if not np.array_equal(array[0, :2], array[-1, :2]):
+        raise GeoJsonError(f"{path}: a linear ring must end at its first position (not closed)")
+
+
+def _positions(
+    coords: Any, path: str, summary: Summary, *, minimum: int = 0, single: bool = False
+) -> np.ndarray:
+    items = _list(coords, path)
+    array = _as_array(items)
+    if array is None:
+        _explain(items, path, single)
+    assert array is not None
+    if len(array) < minimum:
+        raise GeoJsonError(f"{path}: needs at least {minimum} positions, has {len(array)}")
+    if len(array) == 0:
+        return array
+    lon, lat = array[:, 0], array[:, 1]
+    bad_lon = ~((lon >= -180) & (lon <= 180))
+    bad_lat = ~((lat >= -90) & (lat <= 90))
+    if bad_lon.any() or bad_lat.any():
+        i = int(np.argmax(bad_lon | bad_lat))
+        where = path if single else f"{path}[{i}]"
+        if bad_lon[i]:
+            raise GeoJsonError(f"{where}: longitude {items[i][0]} is outside [-180, 180]")
+        raise GeoJsonError(f"{where}: latitude {items[i][1]} is outside [-90, 90]")
+    summary.west = min(summary.west, float(lon.min()))
+    summary.east = max(summary.east, float(lon.max()))
+    summary.south = min(summary.south, float(lat.min()))
+    summary.north = max(summary.north, float(lat.max()))
+    return array
+
+
+def _as_array(items: list[Any]) -> np.ndarray | None:
+    """A float `(n, 2+)` array when every item is a list of 2 or 3 plain numbers, else None."""
+    if not items:
+        return np.empty((0, 2), dtype=np.float64)
+    try:
+        array = np.asarray(items)
+    except (ValueError, TypeError):  # ragged
+        return None
+    if array.dtype.kind not in "iuf" or array.ndim != 2 or array.shape[1] not in (2, 3):
+        return None
+    return array.astype(np.float64, copy=False)
+
+
+def _explain(items: list[Any], path: str, single: bool) -> None:
+    """Raise the error for the first malformed position (the slow path)."""
+    for i, position in enumerate(items):
+        where = path if single else f"{path}[{i}]"
+        if not isinstance(position, list):
+            raise GeoJsonError(f"{where}: expected a position [lon, lat], got {_kind(position)}")
+        if len(position) not in (2, 3):
+            raise GeoJsonError(
+                f"{where}: a position has 2 or 3 numbers [lon, lat(, alt)], got {len(position)}"
+            )
+        for value in position:
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise GeoJsonError(f"{where}: {_kind(value)} {value!r} is not a number")
+    raise GeoJsonError(f"{path}: positions are not all [lon, lat] number pairs")
+
+
+def _list(value: Any, path: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise GeoJsonError(f"{path}: expected a list, got {_kind(value)}")
+    return value
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean"}.get(
+        type(value), type(value).__name__
+    )

@@ -1,0 +1,121 @@
+"""Tools only the widgets call (`_meta.ui.visibility: ["app"]`).
+
+- `tomtom-get-app-data` runs data-viz again from the widget's own tool input and
+  pages the envelope; it refuses every other tool, because TomTom requests are
+  billed and are never repeated for a widget (DESIGN.md).
+- `tomtom-report-app-status` logs what a widget showed, so an empty map is
+  never silent.
+- `tomtom-get-map-config` gives the widget the TomTom key and tile URL templates
+  for the basemap and traffic layers; the key travels in `_meta` only, never in
+  the text a model may read.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
+
+import orjson
+from mcp.server.apps import Apps
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import CallToolResult, TextContent
+from pydantic import Field, ValidationError
+
+from server.delivery import app_data_page
+from server.runtime import Runtime
+from server.tools._params import caller_key
+from server.tools.data_viz import TOOL as DATA_VIZ
+from server.tools.data_viz import DataVizArgs, first_error, run_data_viz
+from widgets import DATA_VIZ_URI, MAP_URI
+
+logger = logging.getLogger(__name__)
+
+MAP_CONFIG_KEY = "com.tomtom/map-config"
+
+
+def tile_templates(api_base_url: str) -> dict[str, str]:
+    """Raster tile URL templates on the API's origin; the widget appends `&key=<key>`."""
+    parts = urlsplit(api_base_url)
+    origin = f"{parts.scheme}://{parts.netloc}"
+    return {
+        "basemap": f"{origin}/map/1/tile/basic/main/{{z}}/{{x}}/{{y}}.png?tileSize=256",
+        "basemap_night": f"{origin}/map/1/tile/basic/night/{{z}}/{{x}}/{{y}}.png?tileSize=256",
+        "traffic_flow": (
+            f"{origin}/traffic/map/4/tile/flow/relative0/{{z}}/{{x}}/{{y}}.png?tileSize=256"
+        ),
+        "traffic_incidents": (
+            f"{origin}/traffic/map/4/tile/incidents/s3/{{z}}/{{x}}/{{y}}.png?tileSize=256"
+        ),
+    }
+
+
+def register(apps: Apps, runtime: Runtime) -> None:
+    """Add the three app-only tools to `apps`."""
+
+    @apps.tool(
+        resource_uri=DATA_VIZ_URI,
+        visibility=["app"],
+        name="tomtom-get-app-data",
+        description=(
+            "For the data-viz widget: run tomtom-data-viz again from its tool input and return "
+            "the app data from offset (paged when large). Refuses any other tool."
+        ),
+    )
+    async def get_app_data(
+        tool: Annotated[str, Field(max_length=64, description="Must be 'tomtom-data-viz'")],
+        arguments: Annotated[dict[str, Any], Field(description="The data-viz tool input")],
+        offset: Annotated[int, Field(ge=0, description="Character offset of the page")] = 0,
+    ) -> CallToolResult:
+        if tool != DATA_VIZ:
+            logger.warning("get-app-data refused for tool %r", tool[:64])
+            raise ToolError(
+                f"tomtom-get-app-data serves only {DATA_VIZ}; {tool!r} is refused. TomTom "
+                "tools are never run again for a widget: their data travels in the tool result."
+            )
+        try:
+            args = DataVizArgs.model_validate(arguments)
+        except ValidationError as exc:
+            raise ToolError(f"arguments: {first_error(exc)}") from None
+        _, data = await run_data_viz(runtime, args)
+        return await app_data_page(runtime, tool=DATA_VIZ, data=data, offset=offset)
+
+    @apps.tool(
+        resource_uri=MAP_URI,
+        visibility=["app"],
+        name="tomtom-report-app-status",
+        description="For the widgets: report what the view showed (logged by the server).",
+    )
+    async def report_app_status(
+        tool: Annotated[str, Field(max_length=64, description="The tool whose result is shown")],
+        status: Literal["ok", "error"],
+        reason: Annotated[str, Field(max_length=200, description="Short machine-readable cause")],
+        detail: Annotated[str, Field(max_length=2000, description="Human-readable detail")] = "",
+    ) -> CallToolResult:
+        level = logging.INFO if status == "ok" else logging.WARNING
+        logger.log(
+            level,
+            "widget for %s reported %s: %s",
+            tool,
+            status,
+            reason,
+            extra={"event": "app_status", "tool": tool, "status": status, "reason": reason,
+                   "detail": detail},
+        )
+        return CallToolResult(content=[TextContent(type="text", text='{"logged": true}')])
+
+    @apps.tool(
+        resource_uri=MAP_URI,
+        visibility=["app"],
+        name="tomtom-get-map-config",
+        description="For the widgets: TomTom key and tile URL templates, in _meta.",
+    )
+    async def get_map_config(ctx: Context) -> CallToolResult:
+        key = caller_key(ctx) or runtime.settings.api_key
+        config = {"key": key, "tiles": tile_templates(runtime.settings.api_base_url)}
+        said = "withheld from this text" if key else "none: offline mode, no TomTom tiles"
+        text = orjson.dumps({"map_config": "in _meta", "key": said}).decode()
+        return CallToolResult(
+            content=[TextContent(type="text", text=text)], _meta={MAP_CONFIG_KEY: config}
+        )

@@ -1,0 +1,202 @@
+"""`tomtom-data-viz`: the caller's GeoJSON (by `data_url` or inline) drawn in styled layers.
+
+The data is validated and summarised but never altered: the widget draws it
+exactly as given. When it does not fit in the tool result, the widget fetches
+it with `tomtom-get-app-data`, which runs `run_data_viz` again from the same
+tool input (app_only.py), validated by the same `DataVizArgs`.
+
+Layers (docs/adr/0022-data-viz-layers.md): up to 10, each
+`{"type": "fill"|"line"|"circle"|"heatmap"|"symbol", "paint"?, "filter"?, "label"?}`
+where `paint` holds MapLibre paint properties of that layer type, `filter` a
+MapLibre filter expression, and `label` a feature property shown as text (symbol)
+or in the popup.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import orjson
+from mcp.server.apps import Apps
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import CallToolResult
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from server import data_url
+from server.delivery import deliver
+from server.runtime import Runtime
+from server.tools._geojson import GeoJsonError, Summary, validate
+from server.tools._params import READ_ONLY, ShowUi
+from widgets import DATA_VIZ_URI
+
+TOOL = "tomtom-data-viz"
+MAX_LAYERS = 10
+_PAINT_PREFIX = {
+    "fill": ("fill-",),
+    "line": ("line-",),
+    "circle": ("circle-",),
+    "heatmap": ("heatmap-",),
+    "symbol": ("text-", "icon-"),
+}
+_DEFAULT_LAYER = {
+    "Point": "circle", "MultiPoint": "circle",
+    "LineString": "line", "MultiLineString": "line",
+    "Polygon": "fill", "MultiPolygon": "fill",
+}
+
+
+class Layer(BaseModel):
+    """One MapLibre layer over the data."""
+
+    model_config = ConfigDict(extra="forbid")
+    type: Annotated[
+        Literal["fill", "line", "circle", "heatmap", "symbol"],
+        Field(description="fill (polygons), line, circle (points), heatmap (points), symbol "
+                          "(text labels)"),
+    ]
+    paint: Annotated[
+        dict[str, Any] | None,
+        Field(description="MapLibre paint properties of this type, e.g. {'circle-color': "
+                          "'#e33', 'circle-radius': 6} or {'fill-opacity': 0.4}"),
+    ] = None
+    filter: Annotated[
+        list[Any] | None,
+        Field(description="MapLibre filter expression, e.g. ['==', ['get', 'kind'], 'park']"),
+    ] = None
+    label: Annotated[
+        str | None,
+        Field(max_length=100, description="Feature property shown as text (symbol) or in the "
+                                          "popup, e.g. 'name'"),
+    ] = None
+
+    @model_validator(mode="after")
+    def _paint_matches_type(self) -> Layer:
+        prefixes = _PAINT_PREFIX[self.type]
+        for name in self.paint or {}:
+            if not name.startswith(prefixes):
+                raise ValueError(
+                    f"paint property {name!r} does not apply to a {self.type} layer "
+                    f"(expected names starting with {' or '.join(prefixes)})"
+                )
+        if self.type == "symbol" and not self.label:
+            raise ValueError("a symbol layer needs label: the property whose text it shows")
+        return self
+
+
+GeoJsonInput = Annotated[
+    dict[str, Any] | str | None,
+    Field(description="Inline GeoJSON: a FeatureCollection, Feature or geometry (object or "
+                      "JSON text). Not together with data_url."),
+]
+DataUrl = Annotated[
+    str | None,
+    Field(max_length=2048, description="Public http(s) URL of a GeoJSON file. Not together "
+                                       "with geojson."),
+]
+Layers = Annotated[
+    list[Layer] | None,
+    Field(max_length=MAX_LAYERS, description="Up to 10 layers, drawn in order. Default: one "
+                                             "circle, line or fill layer per geometry kind."),
+]
+Title = Annotated[str | None, Field(max_length=200, description="Title shown on the map")]
+
+
+class DataVizArgs(BaseModel):
+    """The data-viz tool input, validated the same way whoever sends it."""
+
+    model_config = ConfigDict(extra="ignore")
+    data_url: DataUrl = None
+    geojson: GeoJsonInput = None
+    layers: Layers = None
+    title: Title = None
+
+    @field_validator("geojson", mode="before")
+    @classmethod
+    def _parse_text(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            try:
+                return orjson.loads(value)
+            except orjson.JSONDecodeError as exc:
+                raise ValueError(f"geojson text is not valid JSON: {exc}") from None
+        return value
+
+    @model_validator(mode="after")
+    def _one_source(self) -> DataVizArgs:
+        if (self.data_url is None) == (self.geojson is None):
+            raise ValueError("give exactly one of data_url or geojson")
+        return self
+
+
+async def run_data_viz(runtime: Runtime, args: DataVizArgs) -> tuple[dict, dict]:
+    """(answer for the model, `data` for the widget): downloads, validates, summarises."""
+    if args.data_url is not None:
+        body = await data_url.download(runtime.downloads, args.data_url, runtime.settings)
+        try:
+            geojson = orjson.loads(body)
+        except orjson.JSONDecodeError as exc:
+            raise ToolError(f"data_url did not return JSON: {exc}") from None
+        source = "data_url"
+    else:
+        geojson = args.geojson
+        source = "inline"
+    try:
+        summary = validate(geojson)
+    except GeoJsonError as exc:
+        raise ToolError(f"The GeoJSON is malformed at {exc}") from None
+    layers = [
+        layer.model_dump(exclude_none=True) for layer in args.layers or _default_layers(summary)
+    ]
+    answer: dict[str, Any] = {"source": source, **summary.as_answer(), "layers": len(layers)}
+    if args.title:
+        answer["title"] = args.title
+    data: dict[str, Any] = {"geojson": geojson, "layers": layers, "title": args.title or ""}
+    return answer, data
+
+
+def _default_layers(summary: Summary) -> list[Layer]:
+    kinds = dict.fromkeys(
+        _DEFAULT_LAYER[t] for t in summary.geometry_types if t in _DEFAULT_LAYER
+    )
+    return [Layer(type=kind) for kind in kinds or ("circle",)]
+
+
+def register(apps: Apps, runtime: Runtime) -> None:
+    """Add `tomtom-data-viz` to `apps`."""
+
+    @apps.tool(
+        resource_uri=DATA_VIZ_URI,
+        meta={"openai/outputTemplate": DATA_VIZ_URI},
+        name=TOOL,
+        title="Map of your GeoJSON",
+        description=(
+            "Draw the user's GeoJSON on an interactive map: give data_url (a public http(s) "
+            "GeoJSON file) or geojson (inline), optional layers (fill, line, circle, heatmap, "
+            "symbol with MapLibre paint and filter) and a title. The data is shown as given; "
+            "the answer summarises features, geometry types, extent and property names."
+        ),
+        annotations=READ_ONLY,
+    )
+    async def data_viz(
+        data_url: DataUrl = None,
+        geojson: GeoJsonInput = None,
+        layers: Layers = None,
+        title: Title = None,
+        show_ui: ShowUi = True,
+    ) -> CallToolResult:
+        try:
+            args = DataVizArgs(data_url=data_url, geojson=geojson, layers=layers, title=title)
+        except ValueError as exc:
+            raise ToolError(first_error(exc)) from None
+        answer, data = await run_data_viz(runtime, args)
+        return await deliver(runtime, tool=TOOL, answer=answer, data=data, show_ui=show_ui)
+
+
+def first_error(exc: ValueError) -> str:
+    """A pydantic ValidationError's first message, without pydantic's boilerplate."""
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        first = errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        message = str(first["msg"]).removeprefix("Value error, ")
+        return f"{where}: {message}" if where else message
+    return str(exc)

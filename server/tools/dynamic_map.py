@@ -1,0 +1,201 @@
+"""`tomtom-dynamic-map`: markers, calculated routes and areas composed on one map."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from typing import Annotated, Any
+
+import numpy as np
+from mcp.server.apps import Apps
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import CallToolResult
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from server.delivery import deliver
+from server.runtime import Runtime
+from server.tomtom import TomTomError
+from server.tools._features import (
+    collection,
+    point_feature,
+    route_answer,
+    route_feature,
+    waypoint_features,
+)
+from server.tools._params import (
+    READ_ONLY,
+    Locations,
+    Position,
+    RouteType,
+    ShowUi,
+    TravelMode,
+    caller_key,
+)
+from server.tools.routing import calculate, route_params
+from widgets import MAP_URI
+
+Color = Annotated[
+    str | None,
+    Field(
+        pattern=r"^(#[0-9A-Fa-f]{3}|#[0-9A-Fa-f]{6}|#[0-9A-Fa-f]{8}|[a-zA-Z]{3,20})$",
+        description="CSS colour: '#e33', '#0066cc' or a name such as 'red'",
+    ),
+]
+Label = Annotated[str | None, Field(max_length=100, description="Text shown on the map")]
+_CIRCLE_VERTICES = 64
+_EARTH_RADIUS_M = 6_371_008.8
+
+
+class Marker(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    position: Position
+    label: Label = None
+    color: Color = None
+
+
+class MapRoute(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    locations: Locations
+    label: Label = None
+    color: Color = None
+    routeType: RouteType = "fast"
+    travelMode: TravelMode = "car"
+
+
+class Area(BaseModel):
+    """A polygon (`coordinates`, one ring) or a circle (`center` and `radius`)."""
+
+    model_config = ConfigDict(extra="forbid")
+    coordinates: Annotated[
+        list[Position] | None,
+        Field(
+            min_length=3,
+            max_length=5000,
+            description="Polygon ring as [longitude, latitude] positions (closed automatically)",
+        ),
+    ] = None
+    center: Annotated[Position | None, Field(description="Circle centre [longitude, latitude]")] = (
+        None
+    )
+    radius: Annotated[
+        float | None, Field(gt=0, le=1_000_000, description="Circle radius in metres")
+    ] = None
+    label: Label = None
+    color: Color = None
+
+    @model_validator(mode="after")
+    def _one_shape(self) -> Area:
+        polygon = self.coordinates is not None
+        circle = self.center is not None or self.radius is not None
+        if polygon == circle:
+            raise ValueError("give either coordinates (a polygon) or center and radius (a circle)")
+        if circle and (self.center is None or self.radius is None):
+            raise ValueError("a circle needs both center and radius")
+        return self
+
+
+def register(apps: Apps, runtime: Runtime) -> None:
+    """Add `tomtom-dynamic-map` to `apps`."""
+
+    @apps.tool(
+        resource_uri=MAP_URI,
+        meta={"openai/outputTemplate": MAP_URI},
+        name="tomtom-dynamic-map",
+        title="Map of markers, routes and areas",
+        description=(
+            "Show one interactive map composing markers, routes (each calculated by TomTom "
+            "through its [longitude, latitude] locations) and areas (polygons, or circles with "
+            "a centre and radius in metres). Returns each route's distance and travel time."
+        ),
+        annotations=READ_ONLY,
+    )
+    async def dynamic_map(
+        ctx: Context,
+        markers: Annotated[list[Marker] | None, Field(max_length=500)] = None,
+        routes: Annotated[list[MapRoute] | None, Field(max_length=10)] = None,
+        polygons: Annotated[list[Area] | None, Field(max_length=100)] = None,
+        title: Annotated[str | None, Field(max_length=200, description="Map title")] = None,
+        show_ui: ShowUi = True,
+    ) -> CallToolResult:
+        if not (markers or routes or polygons):
+            raise ToolError("Give at least one of markers, routes or polygons.")
+        key = caller_key(ctx)
+        calculated = await asyncio.gather(
+            *(_route(runtime, r, i, key) for i, r in enumerate(routes or [])),
+            return_exceptions=True,
+        )
+        for result in calculated:
+            if isinstance(result, BaseException):
+                raise result
+        features: list[dict[str, Any]] = []
+        answer_routes: list[dict[str, Any]] = []
+        for i, (spec, route) in enumerate(zip(routes or [], calculated, strict=True)):
+            assert isinstance(route, dict)
+            label = spec.label or f"Route {i + 1}"
+            features.append(route_feature(route, i, label=label, color=spec.color))
+            answer_routes.append({"label": label, **route_answer(route, i)})
+            answer_routes[-1].pop("instructions", None)
+            answer_routes[-1].pop("instructions_omitted", None)
+            features += waypoint_features(spec.locations)
+        for area in polygons or []:
+            features.append(_area_feature(area))
+        for marker in markers or []:
+            features.append(
+                point_feature(marker.position, {"kind": "marker", "label": marker.label,
+                                                "color": marker.color})
+            )
+        answer: dict[str, Any] = {
+            "markers": len(markers or []),
+            "areas": len(polygons or []),
+            "routes": answer_routes,
+        }
+        if title:
+            answer["title"] = title
+        data = collection(features, title=title)
+        return await deliver(
+            runtime, tool="tomtom-dynamic-map", answer=answer, data=data, show_ui=show_ui
+        )
+
+
+async def _route(runtime: Runtime, spec: MapRoute, index: int, key: str | None) -> dict[str, Any]:
+    params = route_params(routeType=spec.routeType, travelMode=spec.travelMode)
+    try:
+        routes = await calculate(
+            runtime.tomtom, spec.locations, key=key, params=params, section_types=("traffic",)
+        )
+    except TomTomError as exc:
+        raise type(exc)(f"routes[{index}]: {exc}") from None
+    except ToolError as exc:
+        raise ToolError(f"routes[{index}]: {exc}") from None
+    return routes[0]
+
+
+def _area_feature(area: Area) -> dict[str, Any]:
+    if area.coordinates is not None:
+        ring = np.asarray(area.coordinates, dtype=np.float64)
+        if not np.array_equal(ring[0], ring[-1]):
+            ring = np.concatenate([ring, ring[:1]])
+    else:
+        assert area.center is not None and area.radius is not None
+        ring = _circle(area.center, area.radius)
+    return {
+        "type": "Feature",
+        "geometry": {"type": "Polygon", "coordinates": [ring]},
+        "properties": {"kind": "area", "label": area.label, "color": area.color},
+    }
+
+
+def _circle(center: tuple[float, float], radius_m: float) -> np.ndarray:
+    """A closed ring of points at `radius_m` great-circle distance from `center`."""
+    lon0, lat0 = map(math.radians, center)
+    d = radius_m / _EARTH_RADIUS_M
+    bearing = np.linspace(0, 2 * np.pi, _CIRCLE_VERTICES + 1)
+    lat = np.arcsin(np.sin(lat0) * np.cos(d) + np.cos(lat0) * np.sin(d) * np.cos(bearing))
+    lon = lon0 + np.arctan2(
+        np.sin(bearing) * np.sin(d) * np.cos(lat0), np.cos(d) - np.sin(lat0) * np.sin(lat)
+    )
+    ring = np.column_stack((np.degrees(lon), np.degrees(lat)))
+    ring[:, 0] = (ring[:, 0] + 540) % 360 - 180
+    ring[-1] = ring[0]
+    return ring

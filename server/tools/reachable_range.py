@@ -1,0 +1,120 @@
+"""`tomtom-reachable-range`: the area reachable from a point within a time or distance budget."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import numpy as np
+from mcp.server.apps import Apps
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import CallToolResult
+from pydantic import Field
+
+from server.delivery import deliver
+from server.runtime import Runtime
+from server.tools._features import collection, point_array, point_feature, rounded
+from server.tools._params import READ_ONLY, Position, ShowUi, caller_key
+from server.tools.routing import (
+    AvoidParam,
+    DepartAt,
+    RouteTypeParam,
+    TrafficParam,
+    TravelModeParam,
+    route_params,
+)
+from widgets import MAP_URI
+
+_EARTH_RADIUS_M = 6_371_008.8
+
+
+def register(apps: Apps, runtime: Runtime) -> None:
+    """Add `tomtom-reachable-range` to `apps`."""
+
+    @apps.tool(
+        resource_uri=MAP_URI,
+        meta={"openai/outputTemplate": MAP_URI},
+        name="tomtom-reachable-range",
+        title="Reachable area",
+        description=(
+            "The area reachable from an origin [longitude, latitude] within a travel-time "
+            "budget (timeBudgetInSec) or a distance budget (distanceBudgetInMeters): give "
+            "exactly one. Returns the area's extent and size; the map shows its boundary."
+        ),
+        annotations=READ_ONLY,
+    )
+    async def reachable_range(
+        origin: Position,
+        ctx: Context,
+        timeBudgetInSec: Annotated[
+            int | None,
+            Field(ge=60, le=86_400, description="Travel-time budget in seconds (60-86,400)"),
+        ] = None,
+        distanceBudgetInMeters: Annotated[
+            int | None,
+            Field(ge=100, le=2_000_000, description="Distance budget in metres (100-2,000,000)"),
+        ] = None,
+        routeType: RouteTypeParam = "fast",
+        travelMode: TravelModeParam = "car",
+        traffic: TrafficParam = "live",
+        avoid: AvoidParam = None,
+        departAt: DepartAt = None,
+        show_ui: ShowUi = True,
+    ) -> CallToolResult:
+        if (timeBudgetInSec is None) == (distanceBudgetInMeters is None):
+            raise ToolError("Give exactly one of timeBudgetInSec or distanceBudgetInMeters.")
+        budget: dict[str, int] = (
+            {"timeBudgetInSec": timeBudgetInSec}
+            if timeBudgetInSec is not None
+            else {"distanceBudgetInMeters": distanceBudgetInMeters}  # type: ignore[dict-item]
+        )
+        params = route_params(
+            routeType=routeType, travelMode=travelMode, traffic=traffic, avoid=avoid,
+            departAt=departAt, extra=list(budget.items()),
+        )
+        lon, lat = origin
+        body = await runtime.tomtom.calculate_reachable_range(
+            lon, lat, key=caller_key(ctx), params=params
+        )
+        boundary = (body.get("reachableRange") or {}).get("boundary") or []
+        if len(boundary) < 3:
+            raise ToolError("TomTom returned no reachable area for this origin and budget.")
+        ring = _closed(point_array(boundary))
+        west, south = ring.min(axis=0)
+        east, north = ring.max(axis=0)
+        summary: dict[str, Any] = {
+            "origin": rounded(origin),
+            **budget,
+            "area_km2": round(_area_m2(ring) / 1e6, 1),
+            "extent": [round(float(v), 5) for v in (west, south, east, north)],
+            "boundary_points": len(ring),
+        }
+        features = [
+            {
+                "type": "Feature",
+                "geometry": {"type": "Polygon", "coordinates": [ring]},
+                "properties": {"kind": "range", "summary": summary},
+            },
+            point_feature(origin, {"kind": "origin", "label": "Origin"}),
+        ]
+        data = collection(features, summary=summary)
+        return await deliver(
+            runtime, tool="tomtom-reachable-range", answer=summary, data=data, show_ui=show_ui
+        )
+
+
+def _closed(ring: np.ndarray) -> np.ndarray:
+    """GeoJSON rings end where they start; TomTom's boundary does not repeat its first point."""
+    if np.array_equal(ring[0], ring[-1]):
+        return ring
+    return np.concatenate([ring, ring[:1]])
+
+
+def _area_m2(ring: np.ndarray) -> float:
+    """Spherical polygon area (the ring is small next to the Earth, so no ellipsoid needed)."""
+    lon = np.radians(ring[:, 0])
+    lat = np.radians(ring[:, 1])
+    # Sum over edges of (lon2 - lon1) * (2 + sin lat1 + sin lat2), the standard spherical formula.
+    total = np.sum((lon[1:] - lon[:-1]) * (2 + np.sin(lat[:-1]) + np.sin(lat[1:])))
+    return abs(float(total)) * _EARTH_RADIUS_M**2 / 2
+

@@ -1,0 +1,194 @@
+"""`tomtom-routing`: a route through two or more stops, with sections and guidance.
+
+The model gets distances, times, per-leg figures, section summaries and the
+first guidance messages; the widget gets every route line with TomTom's legs,
+sections, instructions and progress, indexed as TomTom indexes them.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any
+
+from mcp.server.apps import Apps
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import CallToolResult
+from pydantic import AfterValidator, Field
+
+from server.delivery import deliver
+from server.runtime import Runtime
+from server.tomtom import TomTomClient
+from server.tools._features import collection, route_answer, route_feature, waypoint_features
+from server.tools._params import (
+    READ_ONLY,
+    Avoid,
+    Language,
+    Locations,
+    RouteType,
+    SectionType,
+    ShowUi,
+    TrafficMode,
+    TravelMode,
+    caller_key,
+)
+from widgets import MAP_URI
+
+DEFAULT_SECTIONS: tuple[str, ...] = ("traffic", "tollRoad", "motorway", "tunnel", "country")
+
+
+def _check_time(value: str | None) -> str | None:
+    if value is None or value == "now":
+        return value
+    try:
+        datetime.fromisoformat(value)
+    except ValueError:
+        raise ValueError(
+            f"{value!r} is not an ISO 8601 date-time such as '2026-06-24T14:30:00Z' (or 'now')"
+        ) from None
+    return value
+
+
+When = Annotated[str | None, AfterValidator(_check_time)]
+DepartAt = Annotated[
+    When,
+    Field(description="Departure time, ISO 8601 ('2026-06-24T14:30:00+02:00') or 'now'"),
+]
+ArriveAt = Annotated[
+    When, Field(description="Arrival time, ISO 8601; not together with departAt")
+]
+RouteTypeParam = Annotated[
+    RouteType,
+    Field(description="'fast' (least time), 'short' (least distance), 'efficient', 'thrilling'"),
+]
+TravelModeParam = Annotated[TravelMode, Field(description="Vehicle or mode of travel")]
+TrafficParam = Annotated[
+    TrafficMode,
+    Field(description="'live' uses current traffic; 'historical' ignores live incidents"),
+]
+AvoidParam = Annotated[
+    list[Avoid] | None, Field(max_length=10, description="Road features to avoid")
+]
+
+
+def route_params(
+    *,
+    routeType: str = "fast",
+    travelMode: str = "car",
+    traffic: str = "live",
+    avoid: list[str] | None = None,
+    departAt: str | None = None,
+    arriveAt: str | None = None,
+    language: str | None = None,
+    extra: list[tuple[str, Any]] | None = None,
+) -> list[tuple[str, Any]]:
+    """TomTom calculateRoute query parameters for the shared route options."""
+    if departAt and arriveAt:
+        raise ToolError("Give departAt or arriveAt, not both.")
+    params: list[tuple[str, Any]] = [
+        ("routeType", routeType),
+        ("travelMode", travelMode),
+        ("traffic", traffic == "live"),
+    ]
+    params += [("avoid", a) for a in avoid or ()]
+    if departAt:
+        params.append(("departAt", departAt))
+    if arriveAt:
+        params.append(("arriveAt", arriveAt))
+    if language:
+        params.append(("language", language))
+    return params + (extra or [])
+
+
+async def calculate(
+    client: TomTomClient,
+    locations: list[tuple[float, float]],
+    *,
+    key: str | None,
+    params: list[tuple[str, Any]],
+    section_types: tuple[str, ...] | list[str] = DEFAULT_SECTIONS,
+) -> list[dict[str, Any]]:
+    """TomTom's routes for `locations`; a clear error when it found none."""
+    body = await client.calculate_route(
+        locations, section_types=section_types, key=key, params=params
+    )
+    routes = body.get("routes") or []
+    if not routes:
+        raise ToolError("TomTom found no route between these locations.")
+    return routes
+
+
+def register(apps: Apps, runtime: Runtime) -> None:
+    """Add `tomtom-routing` to `apps`."""
+
+    @apps.tool(
+        resource_uri=MAP_URI,
+        meta={"openai/outputTemplate": MAP_URI},
+        name="tomtom-routing",
+        title="Route between locations",
+        description=(
+            "Calculate a route through two or more [longitude, latitude] locations in order "
+            "(origin, optional stops, destination) with distance, travel time, traffic delay, "
+            "turn-by-turn guidance and sections (traffic, toll roads, motorways, tunnels, "
+            "countries). Geocode addresses first."
+        ),
+        annotations=READ_ONLY,
+    )
+    async def routing(
+        locations: Locations,
+        ctx: Context,
+        routeType: RouteTypeParam = "fast",
+        travelMode: TravelModeParam = "car",
+        traffic: TrafficParam = "live",
+        avoid: AvoidParam = None,
+        departAt: DepartAt = None,
+        arriveAt: ArriveAt = None,
+        maxAlternatives: Annotated[
+            int, Field(ge=0, le=5, description="Alternative routes to add (0-5)")
+        ] = 0,
+        sectionType: Annotated[
+            list[SectionType] | None,
+            Field(
+                max_length=16,
+                description=(
+                    "Section types to report. Default: traffic, tollRoad, motorway, tunnel, "
+                    "country. Also: ferry, pedestrian, tollVignette, urban, unpaved, carTrain, "
+                    "lowEmissionZone..."
+                ),
+            ),
+        ] = None,
+        vehicleMaxSpeed: Annotated[
+            int | None, Field(ge=1, le=250, description="Vehicle top speed in km/h")
+        ] = None,
+        vehicleWeight: Annotated[
+            int | None, Field(ge=1, le=100_000, description="Vehicle weight in kg")
+        ] = None,
+        language: Language = None,
+        show_ui: ShowUi = True,
+    ) -> CallToolResult:
+        extra: list[tuple[str, Any]] = []
+        if maxAlternatives:
+            extra.append(("maxAlternatives", maxAlternatives))
+        if vehicleMaxSpeed is not None:
+            extra.append(("vehicleMaxSpeed", vehicleMaxSpeed))
+        if vehicleWeight is not None:
+            extra.append(("vehicleWeight", vehicleWeight))
+        params = route_params(
+            routeType=routeType, travelMode=travelMode, traffic=traffic, avoid=avoid,
+            departAt=departAt, arriveAt=arriveAt, language=language, extra=extra,
+        )
+        sections = tuple(dict.fromkeys(sectionType)) if sectionType else DEFAULT_SECTIONS
+        routes = await calculate(
+            runtime.tomtom, locations, key=caller_key(ctx), params=params,
+            section_types=sections,
+        )
+        answer = {
+            "locations": len(locations),
+            "routes": [route_answer(route, i) for i, route in enumerate(routes)],
+        }
+        features = [route_feature(route, i) for i, route in enumerate(routes)]
+        features += waypoint_features(locations)
+        data = collection(features, summary={"routes": len(routes)})
+        return await deliver(
+            runtime, tool="tomtom-routing", answer=answer, data=data, show_ui=show_ui
+        )

@@ -1,0 +1,252 @@
+"""Search tools: geocode, reverse geocode, fuzzy, POI and nearby search.
+
+Each answers the model with names, addresses, categories and one `[lon, lat]`
+position per result (so it can route to them), and sends the results as
+`result` points (plus the searched-around `origin`) for the map widget.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from mcp.server.apps import Apps
+from mcp.server.mcpserver import Context
+from mcp_types import CallToolResult
+from pydantic import Field
+
+from server.delivery import deliver
+from server.runtime import Runtime
+from server.tools._features import collection, point_feature, rounded, search_results
+from server.tools._params import READ_ONLY, Language, Position, ShowUi, caller_key
+from widgets import MAP_URI
+
+Query = Annotated[
+    str,
+    Field(min_length=1, max_length=500, description="What to look for, in free text"),
+]
+Limit = Annotated[int, Field(ge=1, le=100, description="Maximum number of results (1-100)")]
+CountrySet = Annotated[
+    str | None,
+    Field(
+        pattern=r"^[A-Za-z]{2,3}(,[A-Za-z]{2,3})*$",
+        description="Restrict to countries, comma-separated ISO codes, e.g. 'NL' or 'FR,BE'",
+    ),
+]
+Bias = Annotated[
+    Position | None,
+    Field(description="Bias results towards this [longitude, latitude] (optional)"),
+]
+Radius = Annotated[
+    int | None,
+    Field(ge=1, le=50_000, description="With a position: search radius in metres (1-50,000)"),
+]
+CategorySet = Annotated[
+    str | None,
+    Field(
+        pattern=r"^\d+(,\d+)*$",
+        description=(
+            "Comma-separated TomTom POI category ids, e.g. '7315' restaurant, '7311' petrol "
+            "station, '7309' EV charging, '7314' hotel, '9376' cafe/pub, '7321' hospital"
+        ),
+    ),
+]
+
+_TEMPLATE = {"openai/outputTemplate": MAP_URI}
+
+
+def register(apps: Apps, runtime: Runtime) -> None:
+    """Add the five search tools to `apps`."""
+    client = runtime.tomtom
+
+    @apps.tool(
+        resource_uri=MAP_URI,
+        meta=_TEMPLATE,
+        name="tomtom-geocode",
+        title="Geocode an address",
+        description=(
+            "Convert an address or place name to [longitude, latitude] positions, best match "
+            "first. Use before routing to get positions."
+        ),
+        annotations=READ_ONLY,
+    )
+    async def geocode(
+        query: Query,
+        ctx: Context,
+        limit: Limit = 5,
+        countrySet: CountrySet = None,
+        position: Bias = None,
+        radius: Radius = None,
+        language: Language = None,
+        show_ui: ShowUi = True,
+    ) -> CallToolResult:
+        params = _params(limit, countrySet, position, radius, language)
+        body = await client.geocode(query, key=caller_key(ctx), params=params)
+        return await _results(runtime, "tomtom-geocode", body, {"query": query}, show_ui)
+
+    @apps.tool(
+        resource_uri=MAP_URI,
+        meta=_TEMPLATE,
+        name="tomtom-reverse-geocode",
+        title="Address at a position",
+        description="The street address nearest to a [longitude, latitude] position.",
+        annotations=READ_ONLY,
+    )
+    async def reverse_geocode(
+        position: Position,
+        ctx: Context,
+        radius: Annotated[
+            int | None, Field(ge=1, le=10_000, description="Search radius in metres (1-10,000)")
+        ] = None,
+        language: Language = None,
+        show_ui: ShowUi = True,
+    ) -> CallToolResult:
+        params: list[tuple[str, Any]] = []
+        if radius is not None:
+            params.append(("radius", radius))
+        if language:
+            params.append(("language", language))
+        lon, lat = position
+        body = await client.reverse_geocode(lon, lat, key=caller_key(ctx), params=params)
+        results = [
+            {**entry, "type": entry.get("matchType") or "Address"}
+            for entry in body.get("addresses") or []
+        ]
+        origin = point_feature(position, {"kind": "origin", "label": "Queried position"})
+        return await _results(
+            runtime, "tomtom-reverse-geocode", {"results": results},
+            {"position": rounded(position)}, show_ui, origin,
+        )
+
+    @apps.tool(
+        resource_uri=MAP_URI,
+        meta=_TEMPLATE,
+        name="tomtom-fuzzy-search",
+        title="Search places",
+        description=(
+            "Free-text search over addresses and points of interest, tolerant of typos: "
+            "'pizza near Leidseplein', 'IKEA Delft', 'Damrak 1 Amsterdam'. Pass a position to "
+            "rank nearby results first."
+        ),
+        annotations=READ_ONLY,
+    )
+    async def fuzzy_search(
+        query: Query,
+        ctx: Context,
+        limit: Limit = 10,
+        countrySet: CountrySet = None,
+        position: Bias = None,
+        radius: Radius = None,
+        categorySet: CategorySet = None,
+        typeahead: Annotated[
+            bool, Field(description="Treat the query as partial input (autocomplete)")
+        ] = False,
+        language: Language = None,
+        show_ui: ShowUi = True,
+    ) -> CallToolResult:
+        params = _params(limit, countrySet, position, radius, language, categorySet)
+        if typeahead:
+            params.append(("typeahead", True))
+        body = await client.fuzzy_search(query, key=caller_key(ctx), params=params)
+        return await _results(runtime, "tomtom-fuzzy-search", body, {"query": query}, show_ui)
+
+    @apps.tool(
+        resource_uri=MAP_URI,
+        meta=_TEMPLATE,
+        name="tomtom-poi-search",
+        title="Search points of interest",
+        description=(
+            "Search points of interest (shops, restaurants, fuel, charging, hotels...) by name "
+            "or category. Give a position and radius for local results."
+        ),
+        annotations=READ_ONLY,
+    )
+    async def poi_search(
+        query: Query,
+        ctx: Context,
+        limit: Limit = 10,
+        countrySet: CountrySet = None,
+        position: Bias = None,
+        radius: Radius = None,
+        categorySet: CategorySet = None,
+        language: Language = None,
+        show_ui: ShowUi = True,
+    ) -> CallToolResult:
+        params = _params(limit, countrySet, position, radius, language, categorySet)
+        body = await client.poi_search(query, key=caller_key(ctx), params=params)
+        return await _results(runtime, "tomtom-poi-search", body, {"query": query}, show_ui)
+
+    @apps.tool(
+        resource_uri=MAP_URI,
+        meta=_TEMPLATE,
+        name="tomtom-nearby",
+        title="Places nearby",
+        description=(
+            "Points of interest around a [longitude, latitude] position, nearest first, "
+            "optionally of given categories."
+        ),
+        annotations=READ_ONLY,
+    )
+    async def nearby(
+        position: Position,
+        ctx: Context,
+        radius: Annotated[
+            int, Field(ge=1, le=50_000, description="Search radius in metres (1-50,000)")
+        ] = 1000,
+        limit: Limit = 10,
+        categorySet: CategorySet = None,
+        countrySet: CountrySet = None,
+        language: Language = None,
+        show_ui: ShowUi = True,
+    ) -> CallToolResult:
+        params = _params(limit, countrySet, None, radius, language, categorySet)
+        lon, lat = position
+        body = await client.nearby_search(lon, lat, key=caller_key(ctx), params=params)
+        origin = point_feature(position, {"kind": "origin", "label": "Search centre"})
+        return await _results(
+            runtime, "tomtom-nearby", body,
+            {"position": rounded(position), "radius_m": radius}, show_ui, origin,
+        )
+
+
+def _params(
+    limit: int,
+    country_set: str | None,
+    position: tuple[float, float] | None,
+    radius: int | None,
+    language: str | None,
+    category_set: str | None = None,
+) -> list[tuple[str, Any]]:
+    params: list[tuple[str, Any]] = [("limit", limit)]
+    if country_set:
+        params.append(("countrySet", country_set.upper()))
+    if position is not None:
+        params += [("lat", position[1]), ("lon", position[0])]
+    if radius is not None:
+        params.append(("radius", radius))
+    if language:
+        params.append(("language", language))
+    if category_set:
+        params.append(("categorySet", category_set))
+    return params
+
+
+async def _results(
+    runtime: Runtime,
+    tool: str,
+    body: dict[str, Any],
+    asked: dict[str, Any],
+    show_ui: bool,
+    origin: dict[str, Any] | None = None,
+) -> CallToolResult:
+    items, features = search_results(body.get("results") or [])
+    total = (body.get("summary") or {}).get("totalResults")
+    answer: dict[str, Any] = {**asked, "count": len(items), "results": items}
+    if isinstance(total, int) and total > len(items):
+        answer["total_available"] = total
+    if not items:
+        answer["note"] = "No results. Try a broader query, a larger radius or no country filter."
+    if origin is not None:
+        features.insert(0, origin)
+    data = collection(features, summary={**asked, "count": len(items)})
+    return await deliver(runtime, tool=tool, answer=answer, data=data, show_ui=show_ui)
+

@@ -1,0 +1,167 @@
+"""`tomtom-traffic`: traffic incidents in a bounding box, as text.
+
+It sends no app data: the traffic widget draws TomTom's live traffic tiles for
+the `bbox` of its tool input (a list `[minLon, minLat, maxLon, maxLat]`, or the
+TomTom MCP server's `'minLon,minLat,maxLon,maxLat'` text, normalised here).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Annotated, Any, Literal
+
+from mcp.server.apps import Apps
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import CallToolResult
+from pydantic import BeforeValidator, Field
+
+from server.delivery import deliver
+from server.runtime import Runtime
+from server.tools._params import READ_ONLY, Language, ShowUi, caller_key
+from widgets import TRAFFIC_URI
+
+MAX_AREA_KM2 = 10_000
+"""TomTom's limit on the incidentDetails bounding box."""
+
+_FIELDS = (
+    "{incidents{properties{id,iconCategory,magnitudeOfDelay,events{description,code},"
+    "startTime,endTime,from,to,length,delay,roadNumbers,timeValidity}}}"
+)
+_CATEGORIES = {
+    0: "unknown", 1: "accident", 2: "fog", 3: "dangerous conditions", 4: "rain", 5: "ice",
+    6: "jam", 7: "lane closed", 8: "road closed", 9: "road works", 10: "wind", 11: "flooding",
+    14: "broken-down vehicle",
+}
+_MAGNITUDES = {0: "unknown", 1: "minor", 2: "moderate", 3: "major", 4: "undefined"}
+
+
+def _bbox(value: Any) -> Any:
+    """Accept `[w, s, e, n]` or `'w,s,e,n'` and check it is a sensible, small enough box."""
+    if isinstance(value, str):
+        try:
+            value = [float(part) for part in value.split(",")]
+        except ValueError:
+            raise ValueError(f"bbox {value!r} is not 'minLon,minLat,maxLon,maxLat'") from None
+    if not isinstance(value, list | tuple) or len(value) != 4:
+        raise ValueError("bbox needs four numbers: [minLon, minLat, maxLon, maxLat]")
+    west, south, east, north = (float(v) for v in value)
+    for name, lon in (("minLon", west), ("maxLon", east)):
+        if not -180 <= lon <= 180:
+            raise ValueError(f"bbox {name} {lon} is outside [-180, 180]")
+    for name, lat in (("minLat", south), ("maxLat", north)):
+        if not -90 <= lat <= 90:
+            raise ValueError(f"bbox {name} {lat} is outside [-90, 90]")
+    if west >= east or south >= north:
+        raise ValueError("bbox must be [minLon, minLat, maxLon, maxLat] with min < max")
+    area = _area_km2(west, south, east, north)
+    if area > MAX_AREA_KM2:
+        raise ValueError(
+            f"bbox covers about {area:,.0f} km²; TomTom allows at most {MAX_AREA_KM2:,} km². "
+            "Zoom in to a city or a stretch of road."
+        )
+    return [west, south, east, north]
+
+
+def _area_km2(west: float, south: float, east: float, north: float) -> float:
+    km_per_deg = 111.32
+    mid = math.radians((south + north) / 2)
+    return (east - west) * km_per_deg * math.cos(mid) * (north - south) * km_per_deg
+
+
+BBox = Annotated[
+    list[float] | str,
+    BeforeValidator(_bbox),
+    Field(
+        description=(
+            "Area as [minLon, minLat, maxLon, maxLat] (or the text 'minLon,minLat,maxLon,maxLat'),"
+            f" at most {MAX_AREA_KM2:,} km². Example: [4.85, 52.34, 4.95, 52.40] for Amsterdam"
+        )
+    ),
+]
+
+
+def register(apps: Apps, runtime: Runtime) -> None:
+    """Add `tomtom-traffic` to `apps`."""
+
+    @apps.tool(
+        resource_uri=TRAFFIC_URI,
+        meta={"openai/outputTemplate": TRAFFIC_URI},
+        name="tomtom-traffic",
+        title="Traffic incidents",
+        description=(
+            "Current traffic incidents (jams, accidents, closures, road works) in a bounding "
+            "box, worst first, with roads, delays and descriptions. The map shows live traffic."
+        ),
+        annotations=READ_ONLY,
+    )
+    async def traffic(
+        bbox: BBox,
+        ctx: Context,
+        maxIncidents: Annotated[
+            int, Field(ge=1, le=100, description="Incidents to describe, worst first (1-100)")
+        ] = 20,
+        categoryFilter: Annotated[
+            list[int] | None,
+            Field(
+                max_length=14,
+                description=(
+                    "Only these incident categories: 0 unknown, 1 accident, 2 fog, 3 dangerous "
+                    "conditions, 4 rain, 5 ice, 6 jam, 7 lane closed, 8 road closed, 9 road "
+                    "works, 10 wind, 11 flooding, 14 broken-down vehicle"
+                ),
+            ),
+        ] = None,
+        timeValidityFilter: Annotated[
+            list[Literal["present", "future"]] | None,
+            Field(max_length=2, description="'present' (default), 'future' (planned) or both"),
+        ] = None,
+        language: Language = None,
+        show_ui: ShowUi = True,
+    ) -> CallToolResult:
+        params: list[tuple[str, Any]] = [("fields", _FIELDS)]
+        if categoryFilter:
+            unknown = sorted(set(categoryFilter) - set(_CATEGORIES))
+            if unknown:
+                raise ToolError(f"categoryFilter: unknown incident categories {unknown}")
+            params.append(("categoryFilter", ",".join(map(str, sorted(set(categoryFilter))))))
+        if timeValidityFilter:
+            params.append(("timeValidityFilter", ",".join(dict.fromkeys(timeValidityFilter))))
+        if language:
+            params.append(("language", language))
+        body = await runtime.tomtom.incident_details(bbox, key=caller_key(ctx), params=params)
+        incidents = [_incident(i.get("properties") or {}) for i in body.get("incidents") or []]
+        incidents.sort(key=lambda i: (-_severity(i), -(i.get("delay_s") or 0)))
+        answer: dict[str, Any] = {
+            "bbox": [round(v, 5) for v in bbox],
+            "count": len(incidents),
+            "incidents": incidents[:maxIncidents],
+        }
+        if len(incidents) > maxIncidents:
+            answer["incidents_omitted"] = len(incidents) - maxIncidents
+        if not incidents:
+            answer["note"] = "No incidents reported in this area."
+        return await deliver(runtime, tool="tomtom-traffic", answer=answer, data=None,
+                             show_ui=show_ui)
+
+
+def _incident(props: dict[str, Any]) -> dict[str, Any]:
+    events = props.get("events") or []
+    out: dict[str, Any] = {
+        "category": _CATEGORIES.get(props.get("iconCategory", 0), "unknown"),
+        "magnitude": _MAGNITUDES.get(props.get("magnitudeOfDelay", 0), "unknown"),
+        "description": "; ".join(e["description"] for e in events if e.get("description")),
+    }
+    for src, dst in (
+        ("roadNumbers", "roads"), ("from", "from"), ("to", "to"), ("delay", "delay_s"),
+        ("length", "length_m"), ("startTime", "start"), ("endTime", "end"), ("id", "id"),
+    ):
+        value = props.get(src)
+        if value not in (None, [], ""):
+            out[dst] = round(value) if src == "length" else value
+    return out
+
+
+def _severity(incident: dict[str, Any]) -> int:
+    order = {"major": 4, "undefined": 3, "moderate": 2, "minor": 1}
+    return order.get(incident["magnitude"], 0)
