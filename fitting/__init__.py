@@ -1,1 +1,24 @@
-"""Pure, CPU-bound fitting of widget app data under a character budget."""
+"""Pure, CPU-bound fitting of widget app data under a character budget.
+
+No MCP, no I/O: every input and output pickles, so the server runs `fit` in
+a process pool. See DESIGN.md ("Tool result contract") and ADR 0001.
+"""
+
+from __future__ import annotations
+
+from ._codec import decode, to_geojson
+from ._exceptions import DoesNotFit, FittingError, InvalidGeometry
+from ._fit import FitResult, fit, point_count
+from ._warm import warm_up
+
+__all__ = [
+    "DoesNotFit",
+    "FitResult",
+    "FittingError",
+    "InvalidGeometry",
+    "decode",
+    "fit",
+    "point_count",
+    "to_geojson",
+    "warm_up",
+]

@@ -10,6 +10,7 @@ mislead.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 import numpy as np
@@ -18,9 +19,7 @@ _M_PER_DEG_LAT = 110_574.0
 _M_PER_DEG_LON_EQ = 111_320.0
 
 
-def road_like_legs(
-    waypoints: Sequence[Sequence[float]], *, seed: int = 0
-) -> list[np.ndarray]:
+def road_like_legs(waypoints: Sequence[Sequence[float]], *, seed: int = 0) -> list[np.ndarray]:
     """One float64 `(n, 2)` `[lon, lat]` array per leg between consecutive waypoints.
 
     Each leg starts exactly at its first waypoint and ends exactly at its last,
@@ -29,7 +28,7 @@ def road_like_legs(
     if len(waypoints) < 2:
         raise ValueError("a route needs at least two waypoints")
     rng = np.random.default_rng(seed)
-    return [_leg(a, b, rng) for a, b in zip(waypoints[:-1], waypoints[1:], strict=False)]
+    return [_leg(a, b, rng) for a, b in itertools.pairwise(waypoints)]
 
 
 def road_like_route(waypoints: Sequence[Sequence[float]], *, seed: int = 0) -> np.ndarray:

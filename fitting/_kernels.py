@@ -1,0 +1,280 @@
+"""Numba kernels over contiguous float64/int64 arrays and part offset arrays.
+
+Every kernel is compiled with `cache=True`, so a process pool worker loads
+machine code from disk instead of compiling (numba honours NUMBA_CACHE_DIR).
+`offsets` always has one entry per part plus one: part `p` is
+`offsets[p]:offsets[p + 1]`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+# Metres per degree of latitude on the mean Earth sphere (IUGG R1 = 6,371,008.8 m).
+M_PER_DEG = 6_371_008.8 * math.pi / 180.0
+
+
+@njit(cache=True, inline="always")
+def _wrap(d: float) -> float:
+    """A longitude difference folded into [-180, 180): the short way round."""
+    if d >= 180.0 or d < -180.0:
+        d = (d + 180.0) % 360.0 - 180.0
+    return d
+
+
+@njit(cache=True)
+def project(lonlat: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Equirectangular metres about each part's mean latitude, longitudes unwrapped.
+
+    Unwrapping (each step taken the short way) keeps a part that crosses the
+    antimeridian continuous; distances within a part are then plain Euclidean.
+    """
+    n = lonlat.shape[0]
+    xy = np.empty((n, 2), dtype=np.float64)
+    for p in range(offsets.shape[0] - 1):
+        s = offsets[p]
+        e = offsets[p + 1]
+        if e <= s:
+            continue
+        lat_sum = 0.0
+        for i in range(s, e):
+            lat_sum += lonlat[i, 1]
+        kx = M_PER_DEG * math.cos(math.radians(lat_sum / (e - s)))
+        lon = lonlat[s, 0]
+        prev = lon
+        for i in range(s, e):
+            lon += _wrap(lonlat[i, 0] - prev)
+            prev = lonlat[i, 0]
+            xy[i, 0] = lon * kx
+            xy[i, 1] = lonlat[i, 1] * M_PER_DEG
+    return xy
+
+
+@njit(cache=True)
+def rank(xy: np.ndarray, offsets: np.ndarray, anchor: np.ndarray) -> np.ndarray:
+    """Douglas-Peucker significance of every vertex; anchors get +inf.
+
+    A vertex's significance is the tolerance at which DP between consecutive
+    anchors would drop it: its distance to the segment of its split, clamped
+    by its parent's. Keeping every vertex with significance > t is then
+    exactly DP at tolerance t, and every threshold prefix is a DP result.
+    Distances are to the segment (as GEOS computes them), first farthest wins.
+    """
+    n = xy.shape[0]
+    sig = np.empty(n, dtype=np.float64)
+    st_a = np.empty(n + 1, dtype=np.int64)
+    st_b = np.empty(n + 1, dtype=np.int64)
+    st_s = np.empty(n + 1, dtype=np.float64)
+    top = 0
+    for p in range(offsets.shape[0] - 1):
+        s = offsets[p]
+        e = offsets[p + 1]
+        prev = s
+        for i in range(s, e):
+            if anchor[i] or i == s or i == e - 1:
+                sig[i] = np.inf
+                if i > prev + 1:
+                    st_a[top] = prev
+                    st_b[top] = i
+                    st_s[top] = np.inf
+                    top += 1
+                prev = i
+    while top > 0:
+        top -= 1
+        a = st_a[top]
+        b = st_b[top]
+        parent = st_s[top]
+        ax = xy[a, 0]
+        ay = xy[a, 1]
+        dx = xy[b, 0] - ax
+        dy = xy[b, 1] - ay
+        len2 = dx * dx + dy * dy
+        inv = 1.0 / len2 if len2 > 0.0 else 0.0
+        best = -1.0
+        k = a + 1
+        for i in range(a + 1, b):
+            px = xy[i, 0] - ax
+            py = xy[i, 1] - ay
+            t = px * dx + py * dy
+            if t <= 0.0 or len2 == 0.0:
+                d2 = px * px + py * py
+            elif t >= len2:
+                qx = px - dx
+                qy = py - dy
+                d2 = qx * qx + qy * qy
+            else:
+                c = px * dy - py * dx
+                d2 = c * c * inv
+            if d2 > best:
+                best = d2
+                k = i
+        d = math.sqrt(best)
+        if d > parent:
+            d = parent
+        sig[k] = d
+        if k > a + 1:
+            st_a[top] = a
+            st_b[top] = k
+            st_s[top] = d
+            top += 1
+        if b > k + 1:
+            st_a[top] = k
+            st_b[top] = b
+            st_s[top] = d
+            top += 1
+    return sig
+
+
+@njit(cache=True)
+def _segment_distance(px, py, ax, ay, bx, by) -> float:
+    dx = bx - ax
+    dy = by - ay
+    len2 = dx * dx + dy * dy
+    qx = px - ax
+    qy = py - ay
+    t = qx * dx + qy * dy
+    if t <= 0.0 or len2 == 0.0:
+        return math.sqrt(qx * qx + qy * qy)
+    if t >= len2:
+        rx = px - bx
+        ry = py - by
+        return math.sqrt(rx * rx + ry * ry)
+    c = qx * dy - qy * dx
+    return abs(c) / math.sqrt(len2)
+
+
+@njit(cache=True)
+def max_error(
+    lonlat: np.ndarray,
+    dedup_of: np.ndarray,
+    sent: np.ndarray,
+    keep: np.ndarray,
+    offsets: np.ndarray,
+) -> float:
+    """Largest distance in metres from any original vertex to the kept segment spanning it.
+
+    `lonlat` are the original (unrounded) vertices, `dedup_of` maps each to its
+    deduplicated vertex, `sent` are the deduplicated vertices as sent (rounded
+    to 1e-5 degrees), `keep` marks the kept ones and `offsets` delimits the
+    deduplicated parts (whose ends are always kept). Each distance is measured
+    in an equirectangular frame about the original vertex's own latitude, so
+    the figure stays honest on long routes far from any part's mean latitude.
+    """
+    m = sent.shape[0]
+    prev_k = np.empty(m, dtype=np.int64)
+    next_k = np.empty(m, dtype=np.int64)
+    for p in range(offsets.shape[0] - 1):
+        s = offsets[p]
+        e = offsets[p + 1]
+        last = s
+        for i in range(s, e):
+            if keep[i]:
+                last = i
+            prev_k[i] = last
+        last = e - 1
+        for i in range(e - 1, s - 1, -1):
+            if keep[i]:
+                last = i
+            next_k[i] = last
+    worst = 0.0
+    for j in range(lonlat.shape[0]):
+        d = dedup_of[j]
+        a = prev_k[d]
+        b = next_k[d]
+        plon = lonlat[j, 0]
+        plat = lonlat[j, 1]
+        kx = M_PER_DEG * math.cos(math.radians(plat))
+        ax = _wrap(sent[a, 0] - plon) * kx
+        ay = (sent[a, 1] - plat) * M_PER_DEG
+        bx = _wrap(sent[b, 0] - plon) * kx
+        by = (sent[b, 1] - plat) * M_PER_DEG
+        dist = _segment_distance(0.0, 0.0, ax, ay, bx, by)
+        if dist > worst:
+            worst = dist
+    return worst
+
+
+@njit(cache=True, inline="always")
+def _orient(ax, ay, bx, by, cx, cy) -> int:
+    v = (bx - ax) * (cy - ay) - (by - ay) * (cx - ax)
+    if v > 0:
+        return 1
+    if v < 0:
+        return -1
+    return 0
+
+
+@njit(cache=True, inline="always")
+def _within(ax, ay, bx, by, cx, cy) -> bool:
+    """C (collinear with AB) lies within AB's bounding box, i.e. on the segment."""
+    return min(ax, bx) <= cx <= max(ax, bx) and min(ay, by) <= cy <= max(ay, by)
+
+
+@njit(cache=True)
+def ring_crossings(ring: np.ndarray) -> np.ndarray:
+    """Flags the segments of a closed integer ring that cross or touch a non-neighbour.
+
+    `ring` is (m, 2) int64 with ring[0] == ring[m - 1] and longitudes already
+    unwrapped. Exact integer orientation tests (e5 coordinates keep every
+    product far below 2**63); neighbouring segments only count when they
+    fold back over each other. Sweep over segments sorted by their west end.
+    """
+    nseg = ring.shape[0] - 1
+    bad = np.zeros(nseg, dtype=np.bool_)
+    if nseg < 3:
+        bad[:] = True
+        return bad
+    xmin = np.empty(nseg, dtype=np.int64)
+    xmax = np.empty(nseg, dtype=np.int64)
+    for i in range(nseg):
+        xmin[i] = min(ring[i, 0], ring[i + 1, 0])
+        xmax[i] = max(ring[i, 0], ring[i + 1, 0])
+    order = np.argsort(xmin, kind="mergesort")
+    for oi in range(nseg):
+        i = order[oi]
+        ax, ay = ring[i, 0], ring[i, 1]
+        bx, by = ring[i + 1, 0], ring[i + 1, 1]
+        for oj in range(oi + 1, nseg):
+            j = order[oj]
+            if xmin[j] > xmax[i]:
+                break
+            cx, cy = ring[j, 0], ring[j, 1]
+            dx, dy = ring[j + 1, 0], ring[j + 1, 1]
+            if max(cy, dy) < min(ay, by) or max(ay, by) < min(cy, dy):
+                continue
+            o1 = _orient(ax, ay, bx, by, cx, cy)
+            o2 = _orient(ax, ay, bx, by, dx, dy)
+            o3 = _orient(cx, cy, dx, dy, ax, ay)
+            o4 = _orient(cx, cy, dx, dy, bx, by)
+            lo = min(i, j)
+            hi = max(i, j)
+            if hi == lo + 1 or (lo == 0 and hi == nseg - 1):
+                # Neighbours share one vertex; they are bad only if they overlap.
+                if hi == lo + 1:
+                    far_lo_x, far_lo_y = ring[lo, 0], ring[lo, 1]
+                    far_hi_x, far_hi_y = ring[hi + 1, 0], ring[hi + 1, 1]
+                    sx, sy = ring[hi, 0], ring[hi, 1]
+                else:
+                    far_lo_x, far_lo_y = ring[1, 0], ring[1, 1]
+                    far_hi_x, far_hi_y = ring[nseg - 1, 0], ring[nseg - 1, 1]
+                    sx, sy = ring[0, 0], ring[0, 1]
+                if _orient(sx, sy, far_lo_x, far_lo_y, far_hi_x, far_hi_y) == 0 and (
+                    (far_lo_x - sx) * (far_hi_x - sx) + (far_lo_y - sy) * (far_hi_y - sy) > 0
+                ):
+                    bad[i] = True
+                    bad[j] = True
+                continue
+            crossing = o1 != o2 and o3 != o4
+            touching = (
+                (o1 == 0 and _within(ax, ay, bx, by, cx, cy))
+                or (o2 == 0 and _within(ax, ay, bx, by, dx, dy))
+                or (o3 == 0 and _within(cx, cy, dx, dy, ax, ay))
+                or (o4 == 0 and _within(cx, cy, dx, dy, bx, by))
+            )
+            if crossing or touching:
+                bad[i] = True
+                bad[j] = True
+    return bad
