@@ -29,6 +29,9 @@ from loadtest.balancer import nginx_command, render_nginx_conf
 READY_TIMEOUT_S = 240.0
 """A cold numba cache compiles every kernel at start-up; a warm one takes seconds."""
 
+_PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
+_ROOT = Path(__file__).resolve().parent.parent
+
 OFFLINE_KEY = "offline-demo"
 """The key replicas send to the separate offline upstream, which accepts any key."""
 
@@ -49,6 +52,16 @@ class Service:
             return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
         except OSError:
             return "(no log)"
+
+    def rss_bytes(self) -> int:
+        """Resident memory of the service and its children (its process group), in bytes."""
+        total = 0
+        for status in Path("/proc").glob("[0-9]*/stat"):
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                fields = status.read_text().rsplit(")", 1)[1].split()
+                if int(fields[2]) == self.process.pid:  # field 5 of stat: the process group
+                    total += int(fields[21]) * _PAGE_SIZE  # field 24: rss in pages
+        return total
 
 
 @dataclass
@@ -157,7 +170,7 @@ def _start(
     with log.open("wb") as out:
         process = subprocess.Popen(
             command, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            env=env, start_new_session=True,
+            env=env, cwd=_ROOT, start_new_session=True,
         )
     return Service(name, process, f"http://127.0.0.1:{port}", log)
 
