@@ -46,6 +46,8 @@ class Outcome:
     ms: float
     chars: int = 0
     fitted: bool = False
+    pages: int = 0
+    """get-app-data pages the widget fetched (0: the data came inline)."""
     report_failed: bool = False
 
 
@@ -61,11 +63,12 @@ async def replay_fetch(
     arguments = scenario.arguments if show_ui else {**scenario.arguments, "show_ui": False}
     started = time.perf_counter()
     app_data = ""
+    pages: list[str] = []
     try:
         result = await call_tool(client, tool_url, scenario.tool, arguments)
         _check_result(result, scenario.tool)
         if scenario.paged:
-            app_data = await _get_app_data(client, widget_url, scenario.tool, arguments)
+            app_data = await _get_app_data(client, widget_url, scenario.tool, arguments, pages)
         else:
             app_data = _inline_app_data(result)
         envelope = _decode(app_data, scenario.tool)
@@ -78,7 +81,7 @@ async def replay_fetch(
     ms = _ms(started)
     failed = await _report(client, widget_url, scenario.tool, "ok", "drawn")
     return Outcome(scenario, "ok", "", ms, len(app_data), envelope.get("fitted") is not None,
-                   report_failed=failed)
+                   len(pages), report_failed=failed)
 
 
 def _check_result(result: dict[str, Any], tool: str) -> None:
@@ -94,10 +97,10 @@ def _inline_app_data(result: dict[str, Any]) -> str:
 
 
 async def _get_app_data(
-    client: httpx.AsyncClient, url: str, tool: str, arguments: dict[str, Any]
+    client: httpx.AsyncClient, url: str, tool: str, arguments: dict[str, Any],
+    chunks: list[str],
 ) -> str:
     """Page through `tomtom-get-app-data` from offset 0 until `has_more` is false."""
-    chunks: list[str] = []
     offset = 0
     for _ in range(MAX_PAGES):
         request: dict[str, Any] = {"tool": tool, "arguments": arguments}

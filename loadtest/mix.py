@@ -31,7 +31,8 @@ def replay_mix(geojson_base_url: str) -> list[Scenario]:
     def data_viz(points: int) -> dict[str, object]:
         return {
             "data_url": f"{geojson_base_url}/points/{points}.geojson",
-            "layers": [{"type": "circle", "property": "value"}],
+            "layers": [{"type": "circle", "paint": {"circle-color": "#e33", "circle-radius": 4},
+                        "label": "name"}],
             "title": f"{points:,} sites",
         }
 
