@@ -66,8 +66,8 @@ def address_refusal(address: IPAddress) -> str | None:
         ("is_loopback", "loopback"),
         ("is_link_local", "link-local"),
         ("is_multicast", "multicast"),
-        ("is_private", "private"),
         ("is_reserved", "reserved"),
+        ("is_private", "private"),
     ):
         if getattr(address, attribute):
             return f"{address} is a {reason} address"

@@ -1,0 +1,182 @@
+"""The TomTom client: request shapes, key handling, and errors a model can act on."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+import httpx
+import numpy as np
+import orjson
+import pytest
+
+from server.tomtom import (
+    BadRequestError,
+    InvalidKeyError,
+    RateLimitError,
+    TomTomClient,
+    UpstreamTimeoutError,
+    UpstreamUnavailableError,
+)
+
+SECRET = "s3cr3t-key-0123456789"
+BASE = "https://api.example.test"
+
+
+def client_for(
+    handler: Callable[[httpx.Request], httpx.Response], *, default_key: str | None = SECRET
+) -> tuple[TomTomClient, list[httpx.Request]]:
+    seen: list[httpx.Request] = []
+
+    def record(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return handler(request)
+
+    http = httpx.AsyncClient(transport=httpx.MockTransport(record))
+    return TomTomClient(http=http, base_url=BASE, default_key=default_key), seen
+
+
+def ok(body: object = None) -> Callable[[httpx.Request], httpx.Response]:
+    return lambda _: httpx.Response(200, content=orjson.dumps(body or {"results": []}))
+
+
+async def test_a_query_with_spaces_slashes_and_unicode_stays_one_path_segment() -> None:
+    client, seen = client_for(ok())
+    await client.fuzzy_search("Café 10/12 Straße?#", key=None)
+    path = seen[0].url.raw_path.decode().split("?")[0]
+    assert path == "/search/2/search/Caf%C3%A9%2010%2F12%20Stra%C3%9Fe%3F%23.json"
+
+
+async def test_the_callers_key_wins_over_the_configured_key() -> None:
+    client, seen = client_for(ok())
+    await client.geocode("Amsterdam", key="caller-key")
+    await client.geocode("Amsterdam", key=None)
+    assert seen[0].url.params["key"] == "caller-key"
+    assert seen[1].url.params["key"] == SECRET
+
+
+async def test_no_key_parameter_is_sent_when_there_is_no_key_at_all() -> None:
+    client, seen = client_for(ok(), default_key=None)
+    await client.geocode("Amsterdam", key=None)
+    assert "key" not in seen[0].url.params
+
+
+async def test_reverse_geocode_and_nearby_put_latitude_before_longitude() -> None:
+    client, seen = client_for(ok())
+    await client.reverse_geocode(4.9, 52.37, key=None)
+    await client.nearby_search(4.9, 52.37, key=None, params=[("radius", 500)])
+    assert seen[0].url.path == "/search/2/reverseGeocode/52.37,4.9.json"
+    assert seen[1].url.path == "/search/2/nearbySearch/.json"
+    assert (seen[1].url.params["lat"], seen[1].url.params["lon"]) == ("52.37", "4.9")
+    assert seen[1].url.params["radius"] == "500"
+
+
+async def test_calculate_route_asks_for_guidance_progress_and_every_section_type() -> None:
+    client, seen = client_for(ok({"routes": []}))
+    await client.calculate_route(
+        [(4.9, 52.37), (5.1, 52.09), (13.4, 52.52)],
+        section_types=["traffic", "tollRoad"],
+        key=None,
+        params=[("routeType", "fast")],
+    )
+    url = seen[0].url
+    assert url.path == "/routing/1/calculateRoute/52.37,4.9:52.09,5.1:52.52,13.4/json"
+    assert url.params.get_list("sectionType") == ["traffic", "tollRoad"]
+    assert url.params.get_list("extendedRouteRepresentation") == ["distance", "travelTime"]
+    assert url.params["instructionsType"] == "text"
+    assert url.params["routeType"] == "fast"
+
+
+async def test_search_along_route_posts_the_route_as_lat_lon_points() -> None:
+    client, seen = client_for(ok())
+    route = np.array([[4.9, 52.37], [5.0, 52.3], [5.1, 52.09]])
+    await client.search_along_route("petrol station", route, max_detour_time=300, key=None)
+    request = seen[0]
+    assert request.method == "POST"
+    assert request.url.raw_path.startswith(b"/search/2/searchAlongRoute/petrol%20station.json?")
+    assert request.url.params["maxDetourTime"] == "300"
+    body = orjson.loads(request.content)
+    assert body["route"]["points"][0] == {"lat": 52.37, "lon": 4.9}
+    assert len(body["route"]["points"]) == 3
+
+
+async def test_incident_details_sends_the_bbox_as_min_lon_min_lat_max_lon_max_lat() -> None:
+    client, seen = client_for(ok({"incidents": []}))
+    await client.incident_details([4.85, 52.34, 4.95, 52.4], key=None)
+    assert seen[0].url.path == "/traffic/services/5/incidentDetails"
+    assert seen[0].url.params["bbox"] == "4.85,52.34,4.95,52.4"
+
+
+@pytest.mark.parametrize("status", [401, 403])
+async def test_a_refused_key_is_an_invalid_key_error_that_never_shows_the_key(status: int) -> None:
+    body = {"detailedError": {"code": "Forbidden", "message": f"Key {SECRET} is inactive"}}
+    client, _ = client_for(lambda _: httpx.Response(status, content=orjson.dumps(body)))
+    with pytest.raises(InvalidKeyError) as caught:
+        await client.geocode("Amsterdam", key=None)
+    message = str(caught.value)
+    assert f"HTTP {status}" in message and "tomtom-api-key" in message
+    assert "inactive" in message
+    assert SECRET not in message
+
+
+async def test_a_rate_limit_says_when_to_retry() -> None:
+    response = httpx.Response(429, headers={"Retry-After": "7"}, content=b"Too Many Requests")
+    client, _ = client_for(lambda _: response)
+    with pytest.raises(RateLimitError, match="retry after 7 seconds"):
+        await client.geocode("Amsterdam", key=None)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"formatVersion": "0.0.12", "error": {"description": "Unknown sectionType: foo"}},
+        {"errorText": "Unknown sectionType: foo", "httpStatusCode": 400},
+        {"detailedError": {"code": "BAD_REQUEST", "message": "Unknown sectionType: foo"}},
+    ],
+)
+async def test_a_bad_request_quotes_tomtoms_own_description(body: dict) -> None:
+    client, _ = client_for(lambda _: httpx.Response(400, content=orjson.dumps(body)))
+    with pytest.raises(BadRequestError, match=r"HTTP 400.*TomTom said: Unknown sectionType: foo"):
+        await client.calculate_route([(4.9, 52.37), (5.1, 52.09)], key=None)
+
+
+async def test_a_server_error_is_reported_as_unavailable_and_not_retried() -> None:
+    client, seen = client_for(lambda _: httpx.Response(503, content=b"<h1>Service down</h1>"))
+    with pytest.raises(UpstreamUnavailableError, match=r"HTTP 503.*Service down"):
+        await client.geocode("Amsterdam", key=None)
+    assert len(seen) == 1
+
+
+async def test_a_timeout_is_reported_without_the_key_in_message_or_logs(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    def slow(request: httpx.Request) -> httpx.Response:
+        raise httpx.ReadTimeout(f"timed out reading {request.url}", request=request)
+
+    client, seen = client_for(slow)
+    caplog.set_level(logging.DEBUG)
+    with pytest.raises(UpstreamTimeoutError) as caught:
+        await client.geocode("Amsterdam", key=None)
+    assert "did not answer in time" in str(caught.value)
+    assert SECRET not in str(caught.value) and SECRET not in caplog.text
+    assert len(seen) == 1
+
+
+async def test_a_connection_failure_is_reported_without_the_key_in_message_or_logs(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    def refused(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError(f"connection refused for {request.url}", request=request)
+
+    client, _ = client_for(refused)
+    caplog.set_level(logging.DEBUG)
+    with pytest.raises(UpstreamUnavailableError, match="could not be reached"):
+        await client.geocode("Amsterdam", key="caller-secret-key")
+    assert "caller-secret-key" not in caplog.text
+    assert "key=***" in caplog.text
+
+
+async def test_a_body_that_is_not_json_is_reported_as_unavailable() -> None:
+    client, _ = client_for(lambda _: httpx.Response(200, content=b"<html>proxy page</html>"))
+    with pytest.raises(UpstreamUnavailableError, match="not JSON"):
+        await client.geocode("Amsterdam", key=None)
