@@ -1,0 +1,166 @@
+"""The Starlette app that speaks TomTom's REST shapes: routes, caching, failure injection."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import parse_qsl
+
+import anyio
+import orjson
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from server.offline import _range, _routing, _search, _traffic
+from server.offline._cache import ResponseCache
+from server.offline._errors import BadRequest, Service, error_body, service_of
+from server.offline._params import Query
+
+Handler = Callable[[dict[str, Any], Query, bytes], "dict[str, Any] | bytes"]
+
+JSON = "application/json"
+# `key` values that make the upstream fail the way TomTom does, for tests.
+FAILURE_KEYS = ("offline-403", "offline-429", "offline-500", "offline-timeout")
+
+
+def build_upstream_app(*, cache_bytes: int = 64 * 1024 * 1024, slow_answer_s: float = 30.0
+                       ) -> Starlette:  # fmt: skip
+    """The offline TomTom upstream. `slow_answer_s` is how long `key=offline-timeout` waits
+    (unless the client leaves first) before answering 504."""
+    cache = ResponseCache(cache_bytes)
+
+    def route(path: str, service: Service, handler: Handler, *, heavy: bool = False,
+              methods: tuple[str, ...] = ("GET",)) -> Route:  # fmt: skip
+        return Route(path, _endpoint(cache, service, handler, heavy), methods=list(methods))
+
+    routes = [
+        Route("/health", _health, methods=["GET"]),
+        route("/search/2/geocode/{query:path}.json", "search",
+              lambda p, q, b: _search.geocode(p["query"], q)),
+        route("/search/2/reverseGeocode/{position}.json", "search",
+              lambda p, q, b: _search.reverse_geocode(p["position"], q)),
+        route("/search/2/search/{query:path}.json", "search",
+              lambda p, q, b: _search.fuzzy_search(p["query"], q)),
+        route("/search/2/poiSearch/{query:path}.json", "search",
+              lambda p, q, b: _search.poi_search(p["query"], q)),
+        route("/search/2/nearbySearch/.json", "search", lambda p, q, b: _search.nearby_search(q)),
+        route("/search/2/searchAlongRoute/{query:path}.json", "search",
+              lambda p, q, b: _search.search_along_route(p["query"], q, b), heavy=True,
+              methods=("POST",)),
+        route("/routing/1/calculateRoute/{locations}/json", "routing",
+              lambda p, q, b: _routing.calculate_route(
+                  _routing.parse_request(p["locations"], q, b)),
+              heavy=True, methods=("GET", "POST")),
+        route("/routing/1/calculateReachableRange/{origin}/json", "routing",
+              lambda p, q, b: _range.reachable_range(p["origin"], q)),
+        route("/traffic/services/5/incidentDetails", "traffic",
+              lambda p, q, b: _traffic.incident_details(q), heavy=True),
+    ]  # fmt: skip
+    return Starlette(
+        routes=routes,
+        middleware=[Middleware(_FailureInjection, slow_answer_s=slow_answer_s)],
+        exception_handlers={HTTPException: _http_error},
+    )
+
+
+def _endpoint(
+    cache: ResponseCache, service: Service, handler: Handler, heavy: bool
+) -> Callable[[Request], Any]:
+    """Parse, answer from the cache or compute (large answers off the event loop), cache."""
+
+    async def endpoint(request: Request) -> Response:
+        query = Query(request.query_params.multi_items())
+        body = await request.body() if request.method == "POST" else b""
+        key = (
+            request.method,
+            request.scope["path"],
+            query.canonical(),
+            hashlib.blake2b(body, digest_size=16).digest() if body else b"",
+        )
+        cached = cache.get(key)
+        if cached is None:
+            try:
+                if heavy:
+                    result = await run_in_threadpool(handler, request.path_params, query, body)
+                else:
+                    result = handler(request.path_params, query, body)
+            except BadRequest as exc:
+                return Response(
+                    error_body(service, 400, exc.message, target=exc.target), 400, media_type=JSON
+                )
+            cached = result if isinstance(result, bytes) else orjson.dumps(result)
+            cache.put(key, cached)
+        return Response(cached, media_type=JSON)
+
+    return endpoint
+
+
+async def _health(request: Request) -> Response:
+    return Response(b'{"status":"ok","upstream":"offline"}', media_type=JSON)
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    path = request.scope["path"]
+    if exc.status_code == 404:
+        message = f"No such endpoint: {path}"
+        code = "NotFound"
+    else:
+        message = f"{request.method} is not allowed on {path}"
+        code = "MethodNotAllowed"
+    body = error_body(service_of(path), exc.status_code, message, code=code)
+    return Response(body, exc.status_code, headers=exc.headers, media_type=JSON)
+
+
+class _FailureInjection:
+    """Answers like a refusing, throttled, broken or stalled TomTom when the `key` asks to."""
+
+    def __init__(self, app: ASGIApp, slow_answer_s: float) -> None:
+        self.app = app
+        self.slow_answer_s = slow_answer_s
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        query = parse_qsl(scope.get("query_string", b"").decode("latin-1"))
+        key = next((v for k, v in query if k == "key"), None)
+        if key not in FAILURE_KEYS:
+            await self.app(scope, receive, send)
+            return
+        service = service_of(scope["path"])
+        headers: list[tuple[bytes, bytes]] = [(b"content-type", JSON.encode())]
+        if key == "offline-403":
+            status, code = 403, "Forbidden"
+            message = "Developer Inactive: this API key is not active or not allowed here."
+        elif key == "offline-429":
+            status, code = 429, "TooManyRequests"
+            message = "Developer Over Qps: too many requests for this API key."
+            headers.append((b"retry-after", b"1"))
+        elif key == "offline-500":
+            status, code, message = 500, "InternalServerError", "Internal Server Error"
+        else:
+            if await _client_left(receive, self.slow_answer_s):
+                return
+            status, code, message = 504, "GatewayTimeout", "Gateway Timeout"
+        body = error_body(service, status, message, code=code)
+        headers.append((b"content-length", str(len(body)).encode()))
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+
+async def _client_left(receive: Receive, seconds: float) -> bool:
+    """Wait up to `seconds`; True as soon as the client disconnects."""
+    with anyio.move_on_after(seconds):
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return True
+    return False

@@ -1,0 +1,40 @@
+"""A least-recently-used cache of response bodies, bounded by their total size.
+
+Bounded by bytes rather than entries: one 40,000-point route is about 2 MB,
+a geocode answer about 1 KB, and both should be cheap to serve again.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Hashable
+
+
+class ResponseCache:
+    """Bodies by request key; the oldest are dropped once `max_bytes` is exceeded."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self._bodies: OrderedDict[Hashable, bytes] = OrderedDict()
+        self._size = 0
+
+    def get(self, key: Hashable) -> bytes | None:
+        body = self._bodies.get(key)
+        if body is not None:
+            self._bodies.move_to_end(key)
+        return body
+
+    def put(self, key: Hashable, body: bytes) -> None:
+        if len(body) > self.max_bytes:
+            return
+        old = self._bodies.pop(key, None)
+        if old is not None:
+            self._size -= len(old)
+        self._bodies[key] = body
+        self._size += len(body)
+        while self._size > self.max_bytes:
+            _, dropped = self._bodies.popitem(last=False)
+            self._size -= len(dropped)
+
+    def __len__(self) -> int:
+        return len(self._bodies)

@@ -1,0 +1,54 @@
+"""`tomtom-mcp-apps upstream`: serve the built-in offline TomTom upstream over HTTP.
+
+For load tests and demos that want the upstream in its own process; the server
+itself mounts the same app in process when no TomTom key is configured.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+
+def add_parser(sub: Any) -> None:
+    """Register the `upstream` subcommand on `sub` (an argparse subparsers object)."""
+    parser = sub.add_parser(
+        "upstream",
+        help="serve the offline TomTom upstream",
+        description="Serve the offline emulation of the TomTom REST API "
+        "(search, routing, reachable range, traffic incidents).",
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="interface to bind (127.0.0.1)")
+    parser.add_argument(
+        "--port", type=int, default=8100, help="port to listen on (8100; 0 picks a free one)"
+    )
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from server.offline import build_upstream_app
+
+    uvicorn.run(
+        build_upstream_app(),
+        host=args.host,
+        port=args.port,
+        access_log=False,
+        log_level="info",
+        timeout_graceful_shutdown=2,
+    )
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m server.upstream_command upstream ...`, usable before the CLI wires it in."""
+    parser = argparse.ArgumentParser(prog="upstream_command")
+    add_parser(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    return int(args.run(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
