@@ -65,7 +65,17 @@ Language = Annotated[
           description="IETF language tag for names and messages, e.g. 'en-GB', 'de-DE'"),
 ]
 
-RouteType = Literal["fast", "short", "efficient", "thrilling"]
+_ROUTE_TYPE_ALIASES = {"fast": "fastest", "efficient": "eco"}
+
+
+def _route_type(value: Any) -> Any:
+    """The TomTom MCP server's Orbis names (`fast`, `efficient`) mapped to Routing API v1's."""
+    return _ROUTE_TYPE_ALIASES.get(value, value) if isinstance(value, str) else value
+
+
+RouteType = Annotated[
+    Literal["fastest", "shortest", "short", "eco", "thrilling"], BeforeValidator(_route_type)
+]
 TravelMode = Literal["car", "truck", "taxi", "bus", "van", "motorcycle", "bicycle", "pedestrian"]
 TrafficMode = Literal["live", "historical"]
 Avoid = Literal[

@@ -61,7 +61,7 @@ def register(apps: Apps, runtime: Runtime) -> None:
             int, Field(ge=1, le=20, description="Maximum number of places (1-20)")
         ] = 10,
         categorySet: CategorySet = None,
-        routeType: RouteTypeParam = "fast",
+        routeType: RouteTypeParam = "fastest",
         travelMode: TravelModeParam = "car",
         avoid: AvoidParam = None,
         language: Language = None,

@@ -59,7 +59,7 @@ class MapRoute(BaseModel):
     locations: Locations
     label: Label = None
     color: Color = None
-    routeType: RouteType = "fast"
+    routeType: RouteType = "fastest"
     travelMode: TravelMode = "car"
 
 

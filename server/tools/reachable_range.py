@@ -54,7 +54,7 @@ def register(apps: Apps, runtime: Runtime) -> None:
             int | None,
             Field(ge=100, le=2_000_000, description="Distance budget in metres (100-2,000,000)"),
         ] = None,
-        routeType: RouteTypeParam = "fast",
+        routeType: RouteTypeParam = "fastest",
         travelMode: TravelModeParam = "car",
         traffic: TrafficParam = "live",
         avoid: AvoidParam = None,

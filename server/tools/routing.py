@@ -59,7 +59,12 @@ ArriveAt = Annotated[
 ]
 RouteTypeParam = Annotated[
     RouteType,
-    Field(description="'fast' (least time), 'short' (least distance), 'efficient', 'thrilling'"),
+    Field(
+        description=(
+            "'fastest' (least time), 'shortest' (least distance), 'short' (short but quick), "
+            "'eco' (economical), 'thrilling' (winding roads); 'fast' and 'efficient' also accepted"
+        )
+    ),
 ]
 TravelModeParam = Annotated[TravelMode, Field(description="Vehicle or mode of travel")]
 TrafficParam = Annotated[
@@ -73,7 +78,7 @@ AvoidParam = Annotated[
 
 def route_params(
     *,
-    routeType: str = "fast",
+    routeType: str = "fastest",
     travelMode: str = "car",
     traffic: str = "live",
     avoid: list[str] | None = None,
@@ -137,7 +142,7 @@ def register(apps: Apps, runtime: Runtime) -> None:
     async def routing(
         locations: Locations,
         ctx: Context,
-        routeType: RouteTypeParam = "fast",
+        routeType: RouteTypeParam = "fastest",
         travelMode: TravelModeParam = "car",
         traffic: TrafficParam = "live",
         avoid: AvoidParam = None,
