@@ -1,0 +1,178 @@
+"""The tool-test harness (imported by the other test_tools_* files) and the tool registry tests.
+
+`tool_client()` runs the real server object (`build_server`) in process against
+the real offline upstream (`build_upstream_app`, through `httpx.ASGITransport`),
+with an in-memory MCP client. The end-to-end file repeats the essentials over
+real HTTP against separate processes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import httpx
+import orjson
+from mcp import Client
+from mcp_types import CallToolResult
+
+import fitting
+from server.app import build_server
+from server.config import OFFLINE_BASE_URL, Settings
+from server.delivery import APP_DATA_KEY
+from server.offline import build_upstream_app
+from server.pool import FitPool
+from server.runtime import Runtime
+from server.tomtom import TomTomClient
+from widgets import DATA_VIZ_URI, MAP_URI, TRAFFIC_URI
+
+MODEL_TOOLS = {
+    "tomtom-geocode": MAP_URI,
+    "tomtom-reverse-geocode": MAP_URI,
+    "tomtom-fuzzy-search": MAP_URI,
+    "tomtom-poi-search": MAP_URI,
+    "tomtom-nearby": MAP_URI,
+    "tomtom-search-along-route": MAP_URI,
+    "tomtom-routing": MAP_URI,
+    "tomtom-reachable-range": MAP_URI,
+    "tomtom-traffic": TRAFFIC_URI,
+    "tomtom-dynamic-map": MAP_URI,
+    "tomtom-data-viz": DATA_VIZ_URI,
+}
+APP_TOOLS = {"tomtom-get-app-data", "tomtom-report-app-status", "tomtom-get-map-config"}
+AMSTERDAM = [4.8897, 52.3740]
+UTRECHT = [5.1214, 52.0907]
+BERLIN = [13.4050, 52.5200]
+
+
+@dataclasses.dataclass
+class Outcome:
+    """One tool result, taken apart."""
+
+    result: CallToolResult
+    text: str
+    answer: dict[str, Any] | None
+
+    @property
+    def is_error(self) -> bool:
+        return bool(self.result.is_error)
+
+    @property
+    def meta(self) -> dict[str, Any]:
+        return dict(self.result.meta or {})
+
+    @property
+    def envelope(self) -> dict[str, Any]:
+        return fitting.decode(self.meta[APP_DATA_KEY])
+
+
+class ToolClient:
+    def __init__(self, client: Client, runtime: Runtime) -> None:
+        self.client = client
+        self.runtime = runtime
+
+    async def call(self, name: str, arguments: dict[str, Any]) -> Outcome:
+        result = await self.client.call_tool(name, arguments)
+        text = result.content[0].text if result.content else ""
+        try:
+            answer = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            answer = None
+        return Outcome(result, text, answer if isinstance(answer, dict) else None)
+
+
+@asynccontextmanager
+async def tool_client(
+    *, key: str | None = None, downloads: httpx.AsyncClient | None = None, **settings: Any
+) -> AsyncIterator[ToolClient]:
+    """The server's tools in process, over the offline upstream; `key` is the configured key."""
+    settings.setdefault("fit_inline", True)  # no process pool needed in process
+    upstream = httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=build_upstream_app(slow_answer_s=2.0)), timeout=5
+    )
+    async with upstream, httpx.AsyncClient(follow_redirects=False) as default_downloads:
+        runtime = Runtime(
+            settings=Settings(api_key=key, **settings),
+            tomtom=TomTomClient(http=upstream, base_url=OFFLINE_BASE_URL, default_key=key),
+            http=upstream,
+            downloads=downloads or default_downloads,
+            pool=FitPool(workers=1, max_jobs=2),
+        )
+        async with Client(build_server(runtime), cache=None) as client:
+            yield ToolClient(client, runtime)
+
+
+def coordinate_lists(value: Any, path: str = "") -> list[str]:
+    """Paths in a JSON value holding a list of positions (a single position is allowed)."""
+    found: list[str] = []
+    if isinstance(value, dict):
+        for k, v in value.items():
+            found += coordinate_lists(v, f"{path}.{k}")
+    elif isinstance(value, list):
+        if len(value) > 1 and all(_is_position(v) for v in value):
+            found.append(path)
+        elif len(value) > 4 and all(isinstance(v, int | float) for v in value):
+            found.append(path)  # a flat coordinate array
+        else:
+            for i, v in enumerate(value):
+                found += coordinate_lists(v, f"{path}[{i}]")
+    return found
+
+
+def _is_position(value: Any) -> bool:
+    return (
+        isinstance(value, list)
+        and len(value) in (2, 3)
+        and all(isinstance(v, int | float) and not isinstance(v, bool) for v in value)
+    )
+
+
+def assert_model_text(outcome: Outcome, tool: str, *, show_ui: bool = True) -> dict[str, Any]:
+    """The contract for the model's text: JSON, show_ui and tool, no coordinate lists."""
+    assert not outcome.is_error, outcome.text
+    answer = outcome.answer
+    assert answer is not None, outcome.text
+    assert answer["show_ui"] is show_ui
+    if show_ui:
+        assert answer["tool"] == tool
+    assert coordinate_lists(answer) == [], coordinate_lists(answer)
+    assert "_meta" not in answer
+    return answer
+
+
+def features_of(envelope: dict[str, Any], kind: str) -> list[dict[str, Any]]:
+    return [f for f in envelope["data"]["features"] if f["properties"]["kind"] == kind]
+
+
+async def test_every_tool_of_the_design_is_listed_with_its_view_and_output_template() -> None:
+    async with tool_client() as tools:
+        listed = {t.name: t for t in (await tools.client.list_tools()).tools}
+    assert set(listed) == set(MODEL_TOOLS) | APP_TOOLS
+    for name, uri in MODEL_TOOLS.items():
+        meta = listed[name].meta or {}
+        assert meta["ui"]["resourceUri"] == uri, name
+        assert meta["openai/outputTemplate"] == uri, name
+        assert "visibility" not in meta["ui"], name
+        schema = listed[name].input_schema
+        assert schema["properties"]["show_ui"]["default"] is True, name
+        assert "ctx" not in schema["properties"], name
+        assert listed[name].description, name
+    for name in APP_TOOLS:
+        assert (listed[name].meta or {})["ui"]["visibility"] == ["app"], name
+
+
+async def test_positions_are_documented_as_longitude_latitude_pairs() -> None:
+    async with tool_client() as tools:
+        listed = {t.name: t for t in (await tools.client.list_tools()).tools}
+    locations = listed["tomtom-routing"].input_schema["properties"]["locations"]
+    assert locations["minItems"] == 2
+    assert "[longitude, latitude]" in orjson.dumps(locations).decode()
+
+
+def test_the_coordinate_list_detector_tells_a_position_from_a_line() -> None:
+    assert coordinate_lists({"position": [4.9, 52.3]}) == []
+    assert coordinate_lists({"bbox": [4.1, 52.0, 4.9, 52.3]}) == []
+    assert coordinate_lists({"a": {"line": [[4.9, 52.3], [4.8, 52.2]]}}) == [".a.line"]
+    assert coordinate_lists({"e5": [1, 2, 3, 4, 5, 6]}) == [".e5"]
