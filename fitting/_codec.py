@@ -16,11 +16,12 @@ from typing import Any
 
 import numpy as np
 import orjson
-from isal import igzip
+from isal import igzip, isal_zlib
 
 from ._exceptions import FittingError
 
 GZIP_LEVEL = 2
+_CHUNK = 1 << 16
 _JSON_OPTIONS = orjson.OPT_SERIALIZE_NUMPY
 
 
@@ -34,6 +35,29 @@ def dumps(envelope: dict[str, Any]) -> bytes:
 
 def compress(raw: bytes) -> bytes:
     return igzip.compress(raw, GZIP_LEVEL, mtime=0)
+
+
+def compress_within(raw: bytes, limit: int) -> tuple[bytes | None, int]:
+    """gzip of `raw` if it is at most `limit` bytes, else None and an estimate of its size.
+
+    Compresses in chunks and stops as soon as the output passes the limit:
+    deflate output only grows, so a long route that cannot fit as is costs a
+    fraction of a full compression. The estimate extrapolates the ratio so far.
+    """
+    if len(raw) <= _CHUNK:
+        compressed = compress(raw)
+        return (compressed if len(compressed) <= limit else None), len(compressed)
+    deflate = isal_zlib.compressobj(GZIP_LEVEL, isal_zlib.DEFLATED, 31)
+    out: list[bytes] = []
+    size = 0
+    for start in range(0, len(raw), _CHUNK):
+        out.append(deflate.compress(raw[start : start + _CHUNK]))
+        size += len(out[-1])
+        if size > limit:
+            return None, size * len(raw) // (start + _CHUNK)
+    out.append(deflate.flush())
+    compressed = b"".join(out)
+    return (compressed if len(compressed) <= limit else None), len(compressed)
 
 
 def base64_length(size: int) -> int:

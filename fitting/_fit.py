@@ -16,17 +16,20 @@ import numpy as np
 
 from . import _codec
 from ._exceptions import DoesNotFit, FittingError
-from ._kernels import max_error, project, rank
+from ._kernels import deltas, max_error, project, rank
 from ._parts import LINEAR, Parts, collect
 from ._rings import RingGuard
 
-# Budget search: stop once the fitting candidate fills this share of the budget,
-# or the bracket is one vertex wide, or after this many candidate encodes.
+# Budget search: aim secant steps just under the budget; stop once the fitting
+# candidate fills _FILL of it, or the bracket is one vertex wide, or after
+# _MAX_ENCODES candidate encodes.
+_AIM = 0.999
 _FILL = 0.998
 _MAX_ENCODES = 12
-# The report is encoded with these stand-ins during the search; both are at
-# least as long as the real figures, which are written in the final encode.
-_ERROR_STANDIN = 99_999.9
+# During the search the report carries a stand-in max_error_m (the DP threshold
+# plus the rounding's worst case, usually the real figure's length) and the budget
+# as chars, so the final encode with the real figures mostly confirms the size.
+_ROUNDING_M = 0.8
 
 
 @dataclass(frozen=True)
@@ -101,6 +104,30 @@ def _as_is(envelope: dict[str, Any], budget: int, why: str) -> FitResult:
     return FitResult(_codec.to_text(compressed), None)
 
 
+class _Ranking:
+    """Significances in descending order, sorting only the head until more is asked for.
+
+    A budget of B characters rarely holds more than B / 2 vertices, so the
+    head is found by partition (linear) and only it is sorted.
+    """
+
+    def __init__(self, values: np.ndarray, head: int) -> None:
+        self._values = values
+        self._sorted = np.empty(0)
+        if 0 < head < values.shape[0] // 2:
+            top = np.partition(values, values.shape[0] - head)[values.shape[0] - head :]
+            self._sorted = -np.sort(-top)
+
+    def __len__(self) -> int:
+        return int(self._values.shape[0])
+
+    def value(self, i: int) -> float:
+        """The (i+1)-th largest significance."""
+        if i >= self._sorted.shape[0]:
+            self._sorted = -np.sort(-self._values)
+        return float(self._sorted[i])
+
+
 class _Fitter:
     """One fit: candidate encoding over the merged vertices, and the budget search."""
 
@@ -113,8 +140,8 @@ class _Fitter:
     def run(self) -> FitResult:
         parts = self.parts
         everything = np.ones(parts.e5.shape[0], dtype=np.bool_)
-        compressed = self._encode(everything)
-        if self._chars(compressed) <= self.budget:
+        compressed, as_is = self._encode_within(everything)
+        if compressed is not None:
             return FitResult(_codec.to_text(compressed), None)
 
         sent = parts.e5 / 1e5
@@ -135,48 +162,66 @@ class _Fitter:
             if np.isfinite(inner).sum() and np.isinf(inner).sum() < 2:
                 inner[np.argmax(np.where(np.isinf(inner), -1.0, inner))] = np.inf
         self.rings = RingGuard(parts.e5, parts.offsets, parts.is_ring)
-        self.order = -np.sort(-sig[np.isfinite(sig)])
+        self.order = _Ranking(sig[np.isfinite(sig)], self.budget // 2)
 
-        as_is = self._chars(compressed)
-        k, keep = self._search(as_is)
-        return self._final(k, keep, sent)
+        k, keep, size = self._search(as_is)
+        return self._final(k, keep, size, sent)
 
     def _keep(self, k: int) -> np.ndarray:
         """The vertices of ranking prefix `k`: anchors plus the k most significant."""
-        threshold = self.order[k - 1] if k > 0 else np.inf
-        keep = self.sig >= threshold
+        keep = self.sig >= self._threshold(k)
         self.rings.repair(keep, self.sig)
         return keep
 
-    def _search(self, as_is: int) -> tuple[int, np.ndarray]:
+    def _threshold(self, k: int) -> float:
+        return self.order.value(k - 1) if k > 0 else np.inf
+
+    def _search(self, as_is: int) -> tuple[int, np.ndarray, int]:
+        """The longest prefix that fits: secant steps kept inside the bracket, else bisection.
+
+        `as_is` (all vertices; possibly extrapolated) seeds the first secant, so
+        the anchors-only prefix is encoded only if nothing longer fits.
+        """
         budget = self.budget
-        lo, keep_lo = 0, self._keep(0)
-        size_lo = self._size(keep_lo)
-        if size_lo > budget:
-            raise DoesNotFit(
-                f"even the {int(keep_lo.sum())} vertices that must be kept (line ends and "
-                f"every vertex a property points at) need {size_lo} characters; "
-                f"the budget is {budget} ({size_lo - budget} over)"
-            )
-        hi, size_hi = self.order.shape[0], as_is
-        # Secant through the two latest points, kept inside the bracket (else bisection).
-        a, fa = lo, size_lo
-        b, fb = hi, size_hi
-        while hi - lo > 1 and size_lo < _FILL * budget and self.encodes < _MAX_ENCODES:
-            guess = b + (budget - fb) * (a - b) / (fa - fb) if fa != fb else (lo + hi) / 2
+        target = budget * _AIM
+        lo, size_lo, keep_lo = 0, -1, None
+        hi = len(self.order)
+        a, fa = hi, as_is
+        guess = hi * target / as_is
+        while self.encodes < _MAX_ENCODES:
+            if keep_lo is not None and (hi - lo <= 1 or size_lo >= _FILL * budget):
+                break
             k = int(guess)
-            if not lo < k < hi or hi - lo < 8:
+            if hi - lo <= 1:
+                k = lo
+            elif not lo < k < hi or hi - lo < 8:
                 k = (lo + hi) // 2
             keep = self._keep(k)
-            size = self._size(keep)
+            size = self._size(keep, self._threshold(k))
             if size <= budget:
                 lo, size_lo, keep_lo = k, size, keep
+            elif k == 0:
+                self._does_not_fit(keep, size)
             else:
-                hi, size_hi = k, size
-            a, fa, b, fb = b, fb, k, size
-        return lo, keep_lo
+                hi = k
+            guess = k + (target - size) * (a - k) / (fa - size) if fa != size else -1
+            a, fa = k, size
+        if keep_lo is None:
+            keep_lo = self._keep(0)
+            size = self._size(keep_lo, self._threshold(0))
+            if size > budget:
+                self._does_not_fit(keep_lo, size)
+            size_lo = size
+        return lo, keep_lo, size_lo
 
-    def _final(self, k: int, keep: np.ndarray, sent: np.ndarray) -> FitResult:
+    def _does_not_fit(self, keep: np.ndarray, size: int) -> None:
+        raise DoesNotFit(
+            f"even the {int(keep.sum())} vertices that must be kept (line and ring ends, "
+            f"every vertex a property points at) need {size} characters; "
+            f"the budget is {self.budget} ({size - self.budget} over)"
+        )
+
+    def _final(self, k: int, keep: np.ndarray, size: int, sent: np.ndarray) -> FitResult:
         """Encodes the chosen prefix with its true report, stepping back if that overflows."""
         parts = self.parts
         while True:
@@ -185,7 +230,7 @@ class _Fitter:
                 "original_points": parts.original_points,
                 "points": int(keep.sum()),
                 "max_error_m": math.ceil(error * 10.0) / 10.0,
-                "chars": self.budget,
+                "chars": size,
             }
             # chars is part of what it measures: settle it (a fixed point within a few rounds).
             for _ in range(4):
@@ -197,18 +242,16 @@ class _Fitter:
             if chars <= self.budget and chars == report["chars"]:
                 return FitResult(_codec.to_text(compressed), report)
             if k == 0:
-                raise DoesNotFit(
-                    f"even the vertices that must be kept need {chars} characters; "
-                    f"the budget is {self.budget} ({chars - self.budget} over)"
-                )
+                self._does_not_fit(keep, chars)
             k = max(0, k - max(1, k // 200))
             keep = self._keep(k)
+            size = chars
 
-    def _size(self, keep: np.ndarray) -> int:
+    def _size(self, keep: np.ndarray, threshold: float) -> int:
         standin = {
             "original_points": self.parts.original_points,
             "points": int(keep.sum()),
-            "max_error_m": _ERROR_STANDIN,
+            "max_error_m": math.ceil(min(threshold + _ROUNDING_M, 1e6) * 10.0) / 10.0,
             "chars": self.budget,
         }
         return self._chars(self._encode(keep, standin))
@@ -217,18 +260,24 @@ class _Fitter:
     def _chars(compressed: bytes) -> int:
         return _codec.base64_length(len(compressed))
 
+    def _encode_within(self, keep: np.ndarray) -> tuple[bytes | None, int]:
+        """The as-is encoding if it fits, else None and its (extrapolated) characters."""
+        self._prepare(keep, None)
+        raw = _codec.dumps(self.envelope)
+        compressed, size = _codec.compress_within(raw, self.budget * 3 // 4)
+        return compressed, _codec.base64_length(size)
+
     def _encode(self, keep: np.ndarray, report: dict[str, Any] | None = None) -> bytes:
         """gzip of the envelope with the `keep` vertices written as e5 deltas."""
+        self._prepare(keep, report)
+        return _codec.compress(_codec.dumps(self.envelope))
+
+    def _prepare(self, keep: np.ndarray, report: dict[str, Any] | None) -> None:
+        """Writes the `keep` vertices as e5 deltas and renumbers every index into them."""
         parts = self.parts
         self.encodes += 1
-        kept = parts.e5[keep]
-        position = np.cumsum(keep) - 1
-        starts = position[parts.offsets[:-1]]
-        deltas = kept.copy()
-        deltas[1:] -= kept[:-1]
-        deltas[starts] = kept[starts]
-        flat = deltas.reshape(-1)
-        bounds = np.append(starts, kept.shape[0]) * 2
+        kept_at = np.flatnonzero(keep)
+        flat, bounds = deltas(parts.e5, kept_at, parts.offsets)
         for shape in parts.shapes:
             arrays = [
                 flat[bounds[p] : bounds[p + 1]]
@@ -245,8 +294,10 @@ class _Fitter:
                     i += rings
                 shape.geometry["e5"] = nested
         if parts.slots:
-            values = (position[parts.slot_vertex] - position[parts.slot_base]).tolist()
+            values = np.searchsorted(kept_at, parts.slot_vertex) - np.searchsorted(
+                kept_at, parts.slot_base
+            )
+            values = values.tolist()
             for (item, key), value in zip(parts.slots, values, strict=True):
                 item[key] = value
         self.envelope["fitted"] = report
-        return _codec.compress(_codec.dumps(self.envelope))

@@ -160,7 +160,7 @@ def max_error(
     deduplicated vertex, `sent` are the deduplicated vertices as sent (rounded
     to 1e-5 degrees), `keep` marks the kept ones and `offsets` delimits the
     deduplicated parts (whose ends are always kept). Each distance is measured
-    in an equirectangular frame about the original vertex's own latitude, so
+    in an equirectangular frame about the spanning segment's own latitude, so
     the figure stays honest on long routes far from any part's mean latitude.
     """
     m = sent.shape[0]
@@ -180,13 +180,19 @@ def max_error(
                 last = i
             next_k[i] = last
     worst = 0.0
+    last_a = -1
+    last_b = -1
+    kx = 0.0
     for j in range(lonlat.shape[0]):
         d = dedup_of[j]
         a = prev_k[d]
         b = next_k[d]
+        if a != last_a or b != last_b:
+            kx = M_PER_DEG * math.cos(math.radians(0.5 * (sent[a, 1] + sent[b, 1])))
+            last_a = a
+            last_b = b
         plon = lonlat[j, 0]
         plat = lonlat[j, 1]
-        kx = M_PER_DEG * math.cos(math.radians(plat))
         ax = _wrap(sent[a, 0] - plon) * kx
         ay = (sent[a, 1] - plat) * M_PER_DEG
         bx = _wrap(sent[b, 0] - plon) * kx
@@ -195,6 +201,81 @@ def max_error(
         if dist > worst:
             worst = dist
     return worst
+
+
+@njit(cache=True)
+def round_merge(lonlat: np.ndarray, offsets: np.ndarray, is_ring: np.ndarray):
+    """Rounds to 1e-5 degrees and merges runs of equal consecutive vertices, in one pass.
+
+    Returns (first bad vertex or -1, merged vertex of each vertex, merged e5
+    vertices, merged part offsets). A line left with one vertex keeps its last
+    one too and a ring left with fewer than 4 keeps them all, so every part
+    stays valid GeoJSON. Bad means NaN, infinite or out of range.
+    """
+    n = lonlat.shape[0]
+    run_id = np.empty(n, dtype=np.int64)
+    e5 = np.empty((n, 2), dtype=np.int64)
+    moffsets = np.empty(offsets.shape[0], dtype=np.int64)
+    for i in range(n):
+        lon = lonlat[i, 0]
+        lat = lonlat[i, 1]
+        if not (abs(lon) <= 180.0 and abs(lat) <= 90.0):
+            return i, run_id, e5[:0], moffsets
+    m = 0
+    for p in range(offsets.shape[0] - 1):
+        s = offsets[p]
+        e = offsets[p + 1]
+        moffsets[p] = m
+        start = m
+        px = np.int64(0)
+        py = np.int64(0)
+        for i in range(s, e):
+            x = np.int64(np.rint(lonlat[i, 0] * 1e5))
+            y = np.int64(np.rint(lonlat[i, 1] * 1e5))
+            if i == s or x != px or y != py:
+                e5[m, 0] = x
+                e5[m, 1] = y
+                m += 1
+            run_id[i] = m - 1
+            px = x
+            py = y
+        need = 4 if is_ring[p] else 2
+        if m - start < need:
+            m = start
+            for i in range(s, e):
+                if is_ring[p] or i == s or i == e - 1:
+                    e5[m, 0] = np.int64(np.rint(lonlat[i, 0] * 1e5))
+                    e5[m, 1] = np.int64(np.rint(lonlat[i, 1] * 1e5))
+                    m += 1
+                run_id[i] = m - 1
+    moffsets[offsets.shape[0] - 1] = m
+    return -1, run_id, e5[:m], moffsets
+
+
+@njit(cache=True)
+def deltas(e5: np.ndarray, kept_at: np.ndarray, offsets: np.ndarray):
+    """The kept vertices as one flat e5 delta array, each part starting absolute.
+
+    `kept_at` lists the kept vertices in order (part ends always among them).
+    Returns (flat int64 deltas, start of each part in `flat` plus the end).
+    """
+    count = kept_at.shape[0]
+    flat = np.empty(2 * count, dtype=np.int64)
+    bounds = np.empty(offsets.shape[0], dtype=np.int64)
+    p = 0
+    for k in range(count):
+        i = kept_at[k]
+        if i == offsets[p]:
+            bounds[p] = 2 * k
+            p += 1
+            flat[2 * k] = e5[i, 0]
+            flat[2 * k + 1] = e5[i, 1]
+        else:
+            j = kept_at[k - 1]
+            flat[2 * k] = e5[i, 0] - e5[j, 0]
+            flat[2 * k + 1] = e5[i, 1] - e5[j, 1]
+    bounds[offsets.shape[0] - 1] = 2 * count
+    return flat, bounds
 
 
 @njit(cache=True, inline="always")

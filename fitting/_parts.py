@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ._exceptions import InvalidGeometry
+from ._kernels import round_merge
 
 # Geometry type -> (nesting depth of its parts, whether parts are rings).
 LINEAR = {
@@ -120,18 +121,18 @@ def collect(data: Any) -> Parts:
     offsets = np.zeros(len(arrays) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     is_ring = np.array(rings, dtype=np.bool_)
-    _check_values(lonlat, offsets, paths)
-    rounded = np.rint(lonlat * 1e5).astype(np.int64)
-    _check_parts(rounded, offsets, is_ring, paths)
-    run_id, reps = _merge(rounded, offsets, is_ring)
+    bad, run_id, e5, merged_offsets = round_merge(lonlat, offsets, is_ring)
+    if bad >= 0:
+        _report_value(lonlat, offsets, paths, bad)
+    _check_parts(lonlat, offsets, is_ring, paths)
     parts = Parts(
         data=out,
         lonlat=lonlat,
         dedup_of=run_id,
-        e5=np.ascontiguousarray(rounded[reps]),
-        offsets=np.append(run_id[offsets[:-1]], reps.shape[0]).astype(np.int64),
+        e5=e5,
+        offsets=merged_offsets,
         is_ring=is_ring,
-        anchor=np.zeros(reps.shape[0], dtype=np.bool_),
+        anchor=np.zeros(e5.shape[0], dtype=np.bool_),
         shapes=shapes,
     )
     _resolve_indices(parts, pending, offsets)
@@ -183,27 +184,21 @@ def _locate(offsets: np.ndarray, paths: list[str], i: int) -> str:
     return f"{paths[p]}[{i - int(offsets[p])}]"
 
 
-def _check_values(lonlat: np.ndarray, offsets: np.ndarray, paths: list[str]) -> None:
-    lon = lonlat[:, 0]
-    lat = lonlat[:, 1]
-    with np.errstate(invalid="ignore"):
-        bad = ~((np.abs(lon) <= 180.0) & (np.abs(lat) <= 90.0))
-    if bad.any():
-        i = int(np.argmax(bad))
-        position = f"[{lon[i]!r}, {lat[i]!r}]"
-        lon_ok = bool(abs(lon[i]) <= 180.0)
-        lat_ok = bool(abs(lat[i]) <= 90.0)
-        if not lon_ok and not lat_ok:
-            what = "longitude and latitude must be numbers in [-180, 180] and [-90, 90]"
-        elif not lon_ok:
-            what = "longitude must be a number in [-180, 180]"
-        else:
-            what = "latitude must be a number in [-90, 90]"
-        raise InvalidGeometry(f"{_locate(offsets, paths, i)} = {position}: {what}")
+def _report_value(lonlat: np.ndarray, offsets: np.ndarray, paths: list[str], i: int) -> None:
+    lon, lat = lonlat[i]
+    lon_ok = bool(abs(lon) <= 180.0)
+    lat_ok = bool(abs(lat) <= 90.0)
+    if not lon_ok and not lat_ok:
+        what = "longitude and latitude must be numbers in [-180, 180] and [-90, 90]"
+    elif not lon_ok:
+        what = "longitude must be a number in [-180, 180]"
+    else:
+        what = "latitude must be a number in [-90, 90]"
+    raise InvalidGeometry(f"{_locate(offsets, paths, i)} = [{lon!r}, {lat!r}]: {what}")
 
 
 def _check_parts(
-    rounded: np.ndarray, offsets: np.ndarray, is_ring: np.ndarray, paths: list[str]
+    lonlat: np.ndarray, offsets: np.ndarray, is_ring: np.ndarray, paths: list[str]
 ) -> None:
     for p in range(is_ring.shape[0]):
         s, e = int(offsets[p]), int(offsets[p + 1])
@@ -212,42 +207,12 @@ def _check_parts(
                 raise InvalidGeometry(
                     f"{paths[p]} has {e - s} position(s); a polygon ring needs at least 4"
                 )
-            if (rounded[s] != rounded[e - 1]).any():
+            if (np.rint(lonlat[s] * 1e5) != np.rint(lonlat[e - 1] * 1e5)).any():
                 raise InvalidGeometry(
                     f"{paths[p]} is not closed: its first and last positions differ"
                 )
         elif e - s < 2:
             raise InvalidGeometry(f"{paths[p]} has {e - s} position(s); a line needs at least 2")
-
-
-def _merge(
-    rounded: np.ndarray, offsets: np.ndarray, is_ring: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Merges runs of equal consecutive vertices: (run of each vertex, kept vertex of each run).
-
-    A run keeps its first vertex, except a ring's closing run, which keeps the
-    closing vertex. A line left with one vertex keeps its last one too, and a
-    ring left with fewer than 4 keeps every vertex, so shapes stay valid GeoJSON.
-    """
-    n = rounded.shape[0]
-    start = np.ones(n, dtype=np.bool_)
-    if n > 1:
-        start[1:] = (rounded[1:] != rounded[:-1]).any(axis=1)
-    starts = offsets[:-1]
-    ends = offsets[1:]
-    start[starts] = True
-    runs = np.add.reduceat(start, starts) if n else np.zeros(0, np.int64)
-    for p in np.flatnonzero(runs < np.where(is_ring, 4, 2)):
-        s, e = int(starts[p]), int(ends[p])
-        if is_ring[p]:
-            start[s:e] = True
-        else:
-            start[e - 1] = True
-    run_id = np.cumsum(start, dtype=np.int64) - 1
-    reps = np.flatnonzero(start).astype(np.int64)
-    ring_ends = ends[is_ring] - 1
-    reps[run_id[ring_ends]] = ring_ends
-    return run_id, reps
 
 
 def _resolve_indices(parts: Parts, pending: list, offsets: np.ndarray) -> None:
