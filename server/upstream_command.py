@@ -7,7 +7,6 @@ itself mounts the same app in process when no TomTom key is configured.
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 
@@ -40,15 +39,3 @@ def run(args: argparse.Namespace) -> int:
         timeout_graceful_shutdown=2,
     )
     return 0
-
-
-def main(argv: list[str] | None = None) -> int:
-    """`python -m server.upstream_command upstream ...`, usable before the CLI wires it in."""
-    parser = argparse.ArgumentParser(prog="upstream_command")
-    add_parser(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(argv)
-    return int(args.run(args) or 0)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

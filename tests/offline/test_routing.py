@@ -1,0 +1,265 @@
+"""calculateRoute: TomTom's shapes, indices that point at the right vertices, determinism."""
+
+from __future__ import annotations
+
+import httpx
+import numpy as np
+import orjson
+import pytest
+
+from server.offline import build_upstream_app
+from server.offline._geo import countries_of, distance_m
+from tests.offline.conftest import BASE, route_points
+
+LISBON_WARSAW = "38.7223,-9.1393:52.2297,21.0122"
+AMSTERDAM_BERLIN_VIA_HANOVER = "52.3676,4.9041:52.3759,9.7320:52.52,13.405"
+ALL_SECTIONS = [("sectionType", s) for s in ("traffic", "toll", "country", "motorway", "tunnel")]
+FULL = [
+    *ALL_SECTIONS,
+    ("instructionsType", "text"),
+    ("extendedRouteRepresentation", "distance"),
+    ("extendedRouteRepresentation", "travelTime"),
+]
+
+
+async def _route(client: httpx.AsyncClient, locations: str, params: list | None = None) -> dict:
+    response = await client.get(f"/routing/1/calculateRoute/{locations}/json", params=params)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="fitting.synthetic.road_like_legs spaces vertices ~55 m apart (its docstring says ~80 m):"
+    " Lisbon-Warsaw gets 46k-61k points by seed, 60,960 for this request's seed",
+)
+async def test_lisbon_to_warsaw_carries_tens_of_thousands_of_points(client: httpx.AsyncClient):
+    route = (await _route(client, LISBON_WARSAW, FULL))["routes"][0]
+    assert 30_000 <= len(route_points(route)) <= 60_000
+
+
+async def test_lisbon_to_warsaw_is_a_road_length_route_in_tomtoms_format(
+    client: httpx.AsyncClient,
+):
+    body = await _route(client, LISBON_WARSAW, FULL)
+    assert body["formatVersion"] == "0.0.12"
+    assert list(body["routes"][0]) == ["summary", "legs", "sections", "guidance", "progress"]
+    assert 2_800_000 < body["routes"][0]["summary"]["lengthInMeters"] < 4_000_000
+
+
+async def test_each_leg_runs_between_its_waypoints_and_sums_to_the_route(
+    client: httpx.AsyncClient,
+):
+    route = (await _route(client, AMSTERDAM_BERLIN_VIA_HANOVER, FULL))["routes"][0]
+    waypoints = [(4.9041, 52.3676), (9.7320, 52.3759), (13.405, 52.52)]
+    assert len(route["legs"]) == 2
+    for leg, start, end in zip(route["legs"], waypoints, waypoints[1:], strict=False):
+        first, last = leg["points"][0], leg["points"][-1]
+        assert (first["longitude"], first["latitude"]) == start
+        assert (last["longitude"], last["latitude"]) == end
+    total = route["summary"]
+    for field in ("lengthInMeters", "travelTimeInSeconds", "trafficDelayInSeconds"):
+        assert abs(sum(leg["summary"][field] for leg in route["legs"]) - total[field]) <= 2
+    points = route_points(route)
+    along = float(distance_m(points[:-1, 0], points[:-1, 1], points[1:, 0], points[1:, 1]).sum())
+    assert abs(total["lengthInMeters"] - along) <= 1
+    assert total["arrivalTime"] > total["departureTime"]
+
+
+async def test_section_indices_are_within_the_concatenated_points(client: httpx.AsyncClient):
+    route = (await _route(client, AMSTERDAM_BERLIN_VIA_HANOVER, FULL))["routes"][0]
+    n = len(route_points(route))
+    types = {s["sectionType"] for s in route["sections"]}
+    assert {"TRAVEL_MODE", "COUNTRY", "MOTORWAY", "TRAFFIC"} <= types
+    for section in route["sections"]:
+        assert 0 <= section["startPointIndex"] < section["endPointIndex"] <= n - 1, section
+    travel = [s for s in route["sections"] if s["sectionType"] == "TRAVEL_MODE"]
+    assert travel == [
+        {"startPointIndex": 0, "endPointIndex": n - 1, "sectionType": "TRAVEL_MODE",
+         "travelMode": "car"}
+    ]  # fmt: skip
+
+
+async def test_country_sections_change_country_exactly_at_their_boundaries(
+    client: httpx.AsyncClient,
+):
+    route = (await _route(client, LISBON_WARSAW, FULL))["routes"][0]
+    points = route_points(route)
+    countries = countries_of(points[:, 0], points[:, 1])
+    sections = [s for s in route["sections"] if s["sectionType"] == "COUNTRY"]
+    assert [s["countryCode"] for s in sections][0] == "PRT"
+    assert sections[-1]["countryCode"] == "POL"
+    assert sections[0]["startPointIndex"] == 0
+    assert sections[-1]["endPointIndex"] == len(points) - 1
+    for before, after in zip(sections, sections[1:], strict=False):
+        assert before["endPointIndex"] == after["startPointIndex"]
+        assert before["countryCode"] != after["countryCode"]
+    for s in sections:
+        inside = countries[s["startPointIndex"] : s["endPointIndex"]]
+        assert set(inside.tolist()) == {s["countryCode"]}
+    assert {"ESP", "FRA", "DEU"} <= {s["countryCode"] for s in sections}
+
+
+async def test_motorways_are_sparse_tolls_lie_on_motorways_and_tunnels_are_short(
+    client: httpx.AsyncClient,
+):
+    route = (await _route(client, LISBON_WARSAW, FULL))["routes"][0]
+    points = route_points(route)
+    seg = distance_m(points[:-1, 0], points[:-1, 1], points[1:, 0], points[1:, 1])
+    cum = np.concatenate([[0.0], np.cumsum(seg)])
+    by_type: dict[str, list[dict]] = {}
+    for s in route["sections"]:
+        by_type.setdefault(s["sectionType"], []).append(s)
+    on_motorway = np.zeros(len(points), dtype=bool)
+    for s in by_type["MOTORWAY"]:
+        a, b = s["startPointIndex"], s["endPointIndex"]
+        assert cum[b] - cum[a] >= 2_000
+        assert (cum[b] - cum[a]) / (b - a) > 60  # metres per vertex: long straight stretches
+        on_motorway[a : b + 1] = True
+    assert by_type["TOLL_ROAD"]
+    for s in by_type["TOLL_ROAD"]:
+        assert on_motorway[s["startPointIndex"] : s["endPointIndex"] + 1].all()
+    for s in by_type["TUNNEL"]:
+        assert cum[s["endPointIndex"]] - cum[s["startPointIndex"]] < 3_000
+
+
+async def test_traffic_sections_carry_delays_that_add_up_to_the_summary(
+    client: httpx.AsyncClient,
+):
+    route = (await _route(client, LISBON_WARSAW, FULL))["routes"][0]
+    jams = [s for s in route["sections"] if s["sectionType"] == "TRAFFIC"]
+    assert len(jams) >= 3
+    for jam in jams:
+        assert jam["magnitudeOfDelay"] in (1, 2, 3, 4)
+        assert jam["simpleCategory"] in ("JAM", "ROAD_WORK")
+        assert jam["delayInSeconds"] >= 0 and jam["effectiveSpeedInKmh"] > 0
+    total = sum(j["delayInSeconds"] for j in jams)
+    assert abs(route["summary"]["trafficDelayInSeconds"] - total) <= len(jams)
+    km_per_h = route["summary"]["lengthInMeters"] / route["summary"]["travelTimeInSeconds"] * 3.6
+    assert 50 < km_per_h < 130
+
+
+async def test_progress_points_at_vertices_with_their_distance_and_time(
+    client: httpx.AsyncClient,
+):
+    route = (await _route(client, AMSTERDAM_BERLIN_VIA_HANOVER, FULL))["routes"][0]
+    points = route_points(route)
+    seg = distance_m(points[:-1, 0], points[:-1, 1], points[1:, 0], points[1:, 1])
+    cum = np.concatenate([[0.0], np.cumsum(seg)])
+    progress = route["progress"]
+    assert progress[0] == {"pointIndex": 0, "distanceInMeters": 0, "travelTimeInSeconds": 0}
+    assert progress[-1]["pointIndex"] == len(points) - 1
+    assert progress[-1]["travelTimeInSeconds"] == route["summary"]["travelTimeInSeconds"]
+    indices = [p["pointIndex"] for p in progress]
+    assert indices == sorted(set(indices))
+    for p in progress:
+        assert abs(p["distanceInMeters"] - cum[p["pointIndex"]]) <= 1
+    times = [p["travelTimeInSeconds"] for p in progress]
+    assert times == sorted(times)
+
+
+async def test_instructions_point_at_their_vertices_in_route_order(client: httpx.AsyncClient):
+    route = (await _route(client, AMSTERDAM_BERLIN_VIA_HANOVER, FULL))["routes"][0]
+    points = route_points(route)
+    instructions = route["guidance"]["instructions"]
+    assert instructions[0]["maneuver"] == "DEPART"
+    assert instructions[-1]["maneuver"] == "ARRIVE"
+    assert instructions[-1]["pointIndex"] == len(points) - 1
+    assert [i["maneuver"] for i in instructions].count("WAYPOINT_REACHED") == 1
+    offsets = [i["routeOffsetInMeters"] for i in instructions]
+    assert offsets == sorted(offsets)
+    for ins in instructions:
+        lon, lat = points[ins["pointIndex"]]
+        assert (ins["point"]["longitude"], ins["point"]["latitude"]) == (lon, lat)
+        assert ins["message"]
+    waypoint = next(i for i in instructions if i["maneuver"] == "WAYPOINT_REACHED")
+    assert waypoint["pointIndex"] == len(route["legs"][0]["points"]) - 1
+    assert any(i["maneuver"] == "ENTER_MOTORWAY" for i in instructions)
+
+
+async def test_coded_instructions_have_no_message_and_tagged_ones_mark_streets(
+    client: httpx.AsyncClient,
+):
+    coded = await _route(client, AMSTERDAM_BERLIN_VIA_HANOVER, [("instructionsType", "coded")])
+    tagged = await _route(client, AMSTERDAM_BERLIN_VIA_HANOVER, [("instructionsType", "tagged")])
+    assert all("message" not in i for i in coded["routes"][0]["guidance"]["instructions"])
+    messages = [i["message"] for i in tagged["routes"][0]["guidance"]["instructions"]]
+    assert any("<street>" in m for m in messages)
+
+
+async def test_only_requested_sections_and_representations_are_reported(
+    client: httpx.AsyncClient,
+):
+    route = (await _route(client, AMSTERDAM_BERLIN_VIA_HANOVER))["routes"][0]
+    assert {s["sectionType"] for s in route["sections"]} == {"TRAVEL_MODE"}
+    assert "guidance" not in route and "progress" not in route
+    avoided = (
+        await _route(client, AMSTERDAM_BERLIN_VIA_HANOVER, [*ALL_SECTIONS, ("avoid", "motorways")])
+    )["routes"][0]
+    assert not {"MOTORWAY", "TOLL_ROAD"} & {s["sectionType"] for s in avoided["sections"]}
+
+
+async def test_alternatives_are_distinct_routes_between_the_same_waypoints(
+    client: httpx.AsyncClient,
+):
+    body = await _route(client, "52.3676,4.9041:52.52,13.405", [("maxAlternatives", "2")])
+    routes = body["routes"]
+    assert len(routes) == 3
+    lengths = {r["summary"]["lengthInMeters"] for r in routes}
+    assert len(lengths) == 3
+    for r in routes:
+        first, last = r["legs"][0]["points"][0], r["legs"][-1]["points"][-1]
+        assert (first["latitude"], last["latitude"]) == (52.3676, 52.52)
+
+
+async def test_the_same_request_answers_the_same_bytes_from_a_fresh_upstream():
+    url = f"/routing/1/calculateRoute/{AMSTERDAM_BERLIN_VIA_HANOVER}/json"
+    bodies = []
+    for _ in range(2):
+        app = build_upstream_app()
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app), base_url=BASE) as c:
+            bodies.append((await c.get(url, params=FULL)).content)
+    assert bodies[0] == bodies[1]
+    orjson.loads(bodies[0])
+
+
+async def test_post_answers_like_get(client: httpx.AsyncClient):
+    url = f"/routing/1/calculateRoute/{AMSTERDAM_BERLIN_VIA_HANOVER}/json"
+    got = await client.get(url, params=FULL)
+    posted = await client.post(url, params=FULL, content=b'{"supportingPoints": []}')
+    assert posted.status_code == 200
+    assert posted.content == got.content
+
+
+@pytest.mark.parametrize(
+    ("locations", "params", "says"),
+    [
+        ("52.37,4.89", [], "at least 2 locations"),
+        ("52.37,4.89:abc,13.4", [], "not a number"),
+        ("95.0,4.89:52.52,13.4", [], "outside [-90, 90]"),
+        ("52.37,4.89:52.52,181", [], "outside [-180, 180]"),
+        ("52.37;4.89:52.52,13.4", [], "latitude,longitude"),
+        ("52.37,4.89:52.52,13.4", [("sectionType", "scenic")], "sectionType"),
+        ("52.37,4.89:52.52,13.4", [("travelMode", "rocket")], "travelMode"),
+        ("52.37,4.89:52.52,13.4", [("maxAlternatives", "9")], "maxAlternatives"),
+        ("52.37,4.89:52.52,13.4", [("instructionsType", "verbose")], "instructionsType"),
+        ("52.37,4.89:52.52,13.4", [("departAt", "tomorrow")], "departAt"),
+    ],
+)
+async def test_bad_route_requests_get_400_with_tomtoms_routing_error_body(
+    client: httpx.AsyncClient, locations: str, params: list, says: str
+):
+    response = await client.get(f"/routing/1/calculateRoute/{locations}/json", params=params)
+    assert response.status_code == 400
+    body = response.json()
+    assert body["formatVersion"] == "0.0.12"
+    assert body["detailedError"]["code"] == "INVALID_REQUEST"
+    assert says in body["error"]["description"]
+    assert body["detailedError"]["message"] == body["error"]["description"]
+
+
+async def test_a_malformed_post_body_is_refused(client: httpx.AsyncClient):
+    url = "/routing/1/calculateRoute/52.37,4.89:52.52,13.4/json"
+    response = await client.post(url, content=b"{not json")
+    assert response.status_code == 400
+    assert "not valid JSON" in response.json()["error"]["description"]
