@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import httpx
 import numpy as np
 import orjson
@@ -30,8 +32,8 @@ async def _route(client: httpx.AsyncClient, locations: str, params: list | None 
 
 @pytest.mark.xfail(
     strict=True,
-    reason="fitting.synthetic.road_like_legs spaces vertices ~55 m apart (its docstring says ~80 m):"
-    " Lisbon-Warsaw gets 46k-61k points by seed, 60,960 for this request's seed",
+    reason="fitting.synthetic.road_like_legs spaces vertices ~55 m apart (its docstring says"
+    " ~80 m): Lisbon-Warsaw gets 46k-61k points by seed, 60,960 for this request's seed",
 )
 async def test_lisbon_to_warsaw_carries_tens_of_thousands_of_points(client: httpx.AsyncClient):
     route = (await _route(client, LISBON_WARSAW, FULL))["routes"][0]
@@ -87,11 +89,11 @@ async def test_country_sections_change_country_exactly_at_their_boundaries(
     points = route_points(route)
     countries = countries_of(points[:, 0], points[:, 1])
     sections = [s for s in route["sections"] if s["sectionType"] == "COUNTRY"]
-    assert [s["countryCode"] for s in sections][0] == "PRT"
+    assert sections[0]["countryCode"] == "PRT"
     assert sections[-1]["countryCode"] == "POL"
     assert sections[0]["startPointIndex"] == 0
     assert sections[-1]["endPointIndex"] == len(points) - 1
-    for before, after in zip(sections, sections[1:], strict=False):
+    for before, after in itertools.pairwise(sections):
         assert before["endPointIndex"] == after["startPointIndex"]
         assert before["countryCode"] != after["countryCode"]
     for s in sections:
