@@ -1,0 +1,260 @@
+"""Data-viz: caller GeoJSON checked with exact fault paths, never altered, paged when large;
+`tomtom-get-app-data` re-runs data-viz only."""
+
+from __future__ import annotations
+
+import copy
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import numpy as np
+import orjson
+import pytest
+
+import fitting
+from server.delivery import APP_DATA_KEY, OMITTED_KEY
+from server.tools._geojson import GeoJsonError, validate
+from tests.server.test_tools_harness import assert_model_text, tool_client
+
+PLACES = {
+    "type": "FeatureCollection",
+    "features": [
+        {"type": "Feature", "properties": {"name": "A", "visitors": 3},
+         "geometry": {"type": "Point", "coordinates": [4.9, 52.37]}},
+        {"type": "Feature", "properties": {"name": "B", "kind": "park"},
+         "geometry": {"type": "Polygon", "coordinates": [
+             [[4.8, 52.3], [4.9, 52.3], [4.9, 52.4], [4.8, 52.3]]]}},
+        {"type": "Feature", "properties": None, "geometry": None},
+    ],
+}
+
+
+def big_collection(points: int) -> dict[str, Any]:
+    """Seeded random points: incompressible enough to need several pages."""
+    rng = np.random.default_rng(5)
+    coords = np.column_stack((rng.uniform(3, 7, points), rng.uniform(50, 54, points)))
+    return {
+        "type": "FeatureCollection",
+        "features": [
+            {"type": "Feature", "properties": {"i": i}, "geometry": {"type": "Point",
+                                                                   "coordinates": [x, y]}}
+            for i, (x, y) in enumerate(coords.tolist())
+        ],
+    }
+
+
+BIG = big_collection(20_000)
+FILES = {"/places.geojson": orjson.dumps(PLACES), "/big.geojson": orjson.dumps(BIG)}
+
+
+@pytest.fixture(scope="module")
+def files_url() -> Iterator[str]:
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            body = FILES[self.path]
+            self.send_response(200)
+            self.send_header("content-type", "application/geo+json")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    httpd.server_close()
+    thread.join(timeout=5)
+
+
+# --- GeoJSON checks -------------------------------------------------------------------------
+
+
+def collection_with(geometry: Any, at: int = 3) -> dict[str, Any]:
+    point = {"type": "Feature", "properties": {}, "geometry": {"type": "Point",
+                                                              "coordinates": [0, 0]}}
+    features = [copy.deepcopy(point) for _ in range(at)]
+    features.append({"type": "Feature", "properties": {}, "geometry": geometry})
+    return {"type": "FeatureCollection", "features": features}
+
+
+@pytest.mark.parametrize(
+    ("geojson", "message"),
+    [
+        (collection_with({"type": "LineString", "coordinates": [[0, 0]] * 12 + [[200, 1]]}),
+         "features[3].geometry.coordinates[12]: longitude 200 is outside [-180, 180]"),
+        (collection_with({"type": "Point", "coordinates": [10, -91]}),
+         "features[3].geometry.coordinates: latitude -91 is outside [-90, 90]"),
+        (collection_with({"type": "Polygon", "coordinates": [[[0, 0], [1, 0], [1, 1], [0, 1]]]}),
+         "features[3].geometry.coordinates[0]: a linear ring must end at its first position"),
+        (collection_with({"type": "Polygon", "coordinates": [[[0, 0], [1, 0], [0, 0]]]}),
+         "features[3].geometry.coordinates[0]: needs at least 4 positions, has 3"),
+        (collection_with({"type": "MultiPoint", "coordinates": [[1, 2], [3, "4"]]}),
+         "features[3].geometry.coordinates[1]: a string '4' is not a number"),
+        (collection_with({"type": "LineString", "coordinates": [[1, 2], [3]]}),
+         "features[3].geometry.coordinates[1]: a position has 2 or 3 numbers"),
+        (collection_with({"type": "Circle", "coordinates": [1, 2]}),
+         "features[3].geometry.type: 'Circle' is not a GeoJSON geometry type"),
+        (collection_with({"type": "Point"}), "features[3].geometry.coordinates: missing"),
+        ({"type": "FeatureCollection", "features": {}}, "features: expected a list, got an object"),
+        ({"type": "FeatureCollection", "features": [{"type": "Point", "coordinates": [1, 2]}]},
+         "features[0].type: expected 'Feature', got 'Point'"),
+        ({"type": "Feature", "properties": [], "geometry": None},
+         "(root).properties: expected an object or null, got a list"),
+        ({"type": "Topology"}, "type: 'Topology' is not FeatureCollection, Feature or a geometry"),
+        ([1, 2], "(root): expected a GeoJSON object, got a list"),
+    ],
+)
+def test_malformed_geojson_is_reported_at_the_exact_place(geojson: Any, message: str) -> None:
+    with pytest.raises(GeoJsonError) as caught:
+        validate(geojson)
+    assert str(caught.value).startswith(message)
+
+
+def test_valid_geojson_is_summarised_and_left_untouched() -> None:
+    data = {
+        "type": "FeatureCollection",
+        "features": [
+            *PLACES["features"],
+            {"type": "Feature", "properties": {"name": "C"}, "geometry": {
+                "type": "GeometryCollection", "geometries": [
+                    {"type": "MultiPolygon", "coordinates": [
+                        [[[-10, -5], [-9, -5], [-9, -4], [-10, -5]]]]},
+                    {"type": "MultiLineString", "coordinates": [[[170, 60, 12.5], [171, 61, 3]]]},
+                ]}},
+        ],
+    }
+    before = copy.deepcopy(data)
+    answer = validate(data).as_answer()
+    assert data == before
+    assert answer["features"] == 4
+    assert answer["geometry_types"] == {"Point": 1, "Polygon": 1, "GeometryCollection": 1,
+                                        "MultiPolygon": 1, "MultiLineString": 1}
+    assert answer["bbox"] == [-10, -5, 171, 61]
+    assert answer["property_names"] == ["name", "visitors", "kind"]
+
+
+# --- the tool -------------------------------------------------------------------------------
+
+
+async def test_inline_geojson_is_sent_exactly_as_given_with_a_summary_for_the_model() -> None:
+    layers = [{"type": "fill", "paint": {"fill-color": "#3a3", "fill-opacity": 0.4}},
+              {"type": "circle", "filter": ["has", "visitors"], "label": "name"}]
+    arguments = {"geojson": PLACES, "layers": layers, "title": "Places"}
+    async with tool_client() as tools:
+        outcome = await tools.call("tomtom-data-viz", arguments)
+    answer = assert_model_text(outcome, "tomtom-data-viz")
+    assert answer["features"] == 3 and answer["source"] == "inline"
+    assert answer["geometry_types"] == {"Point": 1, "Polygon": 1}
+    assert answer["property_names"] == ["name", "visitors", "kind"]
+    envelope = outcome.envelope
+    assert envelope["fitted"] is None
+    assert envelope["data"] == {"geojson": PLACES, "layers": layers, "title": "Places"}
+
+
+async def test_geojson_given_as_text_is_the_same_data() -> None:
+    async with tool_client() as tools:
+        outcome = await tools.call("tomtom-data-viz", {"geojson": orjson.dumps(PLACES).decode()})
+    data = outcome.envelope["data"]
+    assert data["geojson"] == PLACES
+    assert [layer["type"] for layer in data["layers"]] == ["circle", "fill"]
+
+
+async def test_data_url_is_downloaded_when_private_targets_are_allowed(files_url: str) -> None:
+    async with tool_client(data_viz_allow_private=True) as tools:
+        outcome = await tools.call("tomtom-data-viz", {"data_url": f"{files_url}/places.geojson"})
+    answer = assert_model_text(outcome, "tomtom-data-viz")
+    assert answer["source"] == "data_url"
+    assert outcome.envelope["data"]["geojson"] == PLACES
+
+
+async def test_a_private_data_url_is_refused_by_default(files_url: str) -> None:
+    async with tool_client() as tools:
+        outcome = await tools.call("tomtom-data-viz", {"data_url": f"{files_url}/places.geojson"})
+    assert outcome.is_error
+    assert "127.0.0.1 is a loopback address" in outcome.text
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({}, "give exactly one of data_url or geojson"),
+        ({"geojson": PLACES, "data_url": "https://example.com/x.geojson"},
+         "give exactly one of data_url or geojson"),
+        ({"geojson": "{not json"}, "geojson text is not valid JSON"),
+        ({"geojson": collection_with({"type": "Point", "coordinates": [500, 0]})},
+         "malformed at features[3].geometry.coordinates: longitude 500 is outside"),
+        ({"geojson": PLACES, "layers": [{"type": "circle"}] * 11}, "at most 10 items"),
+        ({"geojson": PLACES, "layers": [{"type": "line", "paint": {"fill-color": "red"}}]},
+         "paint property 'fill-color' does not apply to a line layer"),
+        ({"geojson": PLACES, "layers": [{"type": "symbol"}]}, "a symbol layer needs label"),
+        ({"geojson": PLACES, "layers": [{"type": "extrusion"}]}, "layers.0.type"),
+    ],
+)
+async def test_bad_data_viz_inputs_get_a_specific_error(arguments: dict, message: str) -> None:
+    async with tool_client() as tools:
+        outcome = await tools.call("tomtom-data-viz", arguments)
+    assert outcome.is_error
+    assert message in outcome.text
+
+
+async def test_data_too_large_for_one_result_is_paged_by_get_app_data(files_url: str) -> None:
+    arguments = {"data_url": f"{files_url}/big.geojson", "title": "Many"}
+    async with tool_client(data_viz_allow_private=True) as tools:
+        outcome = await tools.call("tomtom-data-viz", arguments)
+        answer = assert_model_text(outcome, "tomtom-data-viz")
+        assert answer["features"] == len(BIG["features"])
+        assert APP_DATA_KEY not in outcome.meta and OMITTED_KEY in outcome.meta
+        chunks: list[str] = []
+        offset, pages = 0, 0
+        while True:
+            page = await tools.call(
+                "tomtom-get-app-data",
+                {"tool": "tomtom-data-viz", "arguments": arguments, "offset": offset},
+            )
+            assert not page.is_error, page.text
+            meta = page.meta
+            assert meta["offset"] == offset
+            chunks.append(meta[APP_DATA_KEY])
+            offset += len(meta[APP_DATA_KEY])
+            pages += 1
+            if not meta["has_more"]:
+                break
+            assert pages < 50
+    assert pages > 1 and offset == meta["total"]
+    envelope = fitting.decode("".join(chunks))
+    assert envelope["tool"] == "tomtom-data-viz"
+    assert envelope["data"]["geojson"] == BIG and envelope["data"]["title"] == "Many"
+
+
+async def test_get_app_data_refuses_every_tool_but_data_viz() -> None:
+    arguments = {"locations": [[4.9, 52.37], [5.1, 52.09]]}
+    async with tool_client() as tools:
+        outcome = await tools.call(
+            "tomtom-get-app-data", {"tool": "tomtom-routing", "arguments": arguments}
+        )
+    assert outcome.is_error
+    assert "serves only tomtom-data-viz; 'tomtom-routing' is refused" in outcome.text
+
+
+async def test_get_app_data_validates_its_arguments_as_data_viz_does() -> None:
+    bad = {"geojson": collection_with({"type": "LineString", "coordinates": [[0, 0], [0, 95]]})}
+    async with tool_client() as tools:
+        direct = await tools.call("tomtom-data-viz", bad)
+        again = await tools.call(
+            "tomtom-get-app-data", {"tool": "tomtom-data-viz", "arguments": bad}
+        )
+        layered = await tools.call(
+            "tomtom-get-app-data",
+            {"tool": "tomtom-data-viz",
+             "arguments": {"geojson": PLACES, "layers": [{"type": "symbol"}]}},
+        )
+    expected = "features[3].geometry.coordinates[1]: latitude 95 is outside [-90, 90]"
+    assert direct.is_error and expected in direct.text
+    assert again.is_error and expected in again.text
+    assert layered.is_error and "a symbol layer needs label" in layered.text
