@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -35,10 +37,12 @@ def build_upstream_app(*, cache_bytes: int = 64 * 1024 * 1024, slow_answer_s: fl
     """The offline TomTom upstream. `slow_answer_s` is how long `key=offline-timeout` waits
     (unless the client leaves first) before answering 504."""
     cache = ResponseCache(cache_bytes)
+    inflight: dict[Hashable, asyncio.Task[bytes]] = {}
 
     def route(path: str, service: Service, handler: Handler, *, heavy: bool = False,
               methods: tuple[str, ...] = ("GET",)) -> Route:  # fmt: skip
-        return Route(path, _endpoint(cache, service, handler, heavy), methods=list(methods))
+        endpoint = _endpoint(cache, inflight, service, handler, heavy)
+        return Route(path, endpoint, methods=list(methods))
 
     routes = [
         Route("/health", _health, methods=["GET"]),
@@ -71,9 +75,27 @@ def build_upstream_app(*, cache_bytes: int = 64 * 1024 * 1024, slow_answer_s: fl
 
 
 def _endpoint(
-    cache: ResponseCache, service: Service, handler: Handler, heavy: bool
+    cache: ResponseCache,
+    inflight: dict[Hashable, asyncio.Task[bytes]],
+    service: Service,
+    handler: Handler,
+    heavy: bool,
 ) -> Callable[[Request], Any]:
-    """Parse, answer from the cache or compute (large answers off the event loop), cache."""
+    """Answer from the cache, or join the computation already running for the same request
+    (a burst of identical long routes costs one), or start it (large answers off the event
+    loop, in a task that outlives a client who leaves, so the answer still gets cached)."""
+
+    async def compute(params: dict[str, Any], query: Query, body: bytes) -> bytes:
+        if heavy:
+            result = await run_in_threadpool(handler, params, query, body)
+        else:
+            result = handler(params, query, body)
+        return result if isinstance(result, bytes) else orjson.dumps(result)
+
+    def settle(key: Hashable, task: asyncio.Task[bytes]) -> None:
+        inflight.pop(key, None)
+        if not task.cancelled() and task.exception() is None:
+            cache.put(key, task.result())
 
     async def endpoint(request: Request) -> Response:
         query = Query(request.query_params.multi_items())
@@ -86,17 +108,16 @@ def _endpoint(
         )
         cached = cache.get(key)
         if cached is None:
+            task = inflight.get(key)
+            if task is None:
+                task = asyncio.ensure_future(compute(request.path_params, query, body))
+                inflight[key] = task
+                task.add_done_callback(functools.partial(settle, key))
             try:
-                if heavy:
-                    result = await run_in_threadpool(handler, request.path_params, query, body)
-                else:
-                    result = handler(request.path_params, query, body)
+                cached = await asyncio.shield(task)
             except BadRequest as exc:
-                return Response(
-                    error_body(service, 400, exc.message, target=exc.target), 400, media_type=JSON
-                )
-            cached = result if isinstance(result, bytes) else orjson.dumps(result)
-            cache.put(key, cached)
+                body = error_body(service, 400, exc.message, target=exc.target)
+                return Response(body, 400, media_type=JSON)
         return Response(cached, media_type=JSON)
 
     return endpoint

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 
 import httpx
@@ -9,7 +10,7 @@ import numpy as np
 import orjson
 import pytest
 
-from server.offline import build_upstream_app
+from server.offline import _routing, build_upstream_app
 from server.offline._geo import countries_of, distance_m
 from tests.offline.conftest import BASE, route_points
 
@@ -265,3 +266,29 @@ async def test_a_malformed_post_body_is_refused(client: httpx.AsyncClient):
     response = await client.post(url, content=b"{not json")
     assert response.status_code == 400
     assert "not valid JSON" in response.json()["error"]["description"]
+
+
+async def test_identical_concurrent_requests_compute_the_route_once(
+    client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
+):
+    calls = []
+    real = _routing.calculate_route
+
+    def counting(req: _routing.RouteRequest) -> bytes:
+        calls.append(req)
+        return real(req)
+
+    monkeypatch.setattr(_routing, "calculate_route", counting)
+    url = f"/routing/1/calculateRoute/{LISBON_WARSAW}/json"
+    responses = await asyncio.gather(*(client.get(url, params=FULL) for _ in range(6)))
+    assert {r.status_code for r in responses} == {200}
+    assert len({r.content for r in responses}) == 1
+    assert len(calls) == 1
+    await client.get(url, params=FULL)  # later: from the cache
+    assert len(calls) == 1
+
+
+def test_points_serialize_to_the_same_bytes_as_a_list_of_dicts():
+    leg = np.array([[-9.1393, 38.7223], [0.0, -0.00001], [179.99999, -89.5], [13.405, 52.52]])
+    expected = orjson.dumps([{"latitude": lat, "longitude": lon} for lon, lat in leg.tolist()])
+    assert _routing._points_json(leg) == expected
