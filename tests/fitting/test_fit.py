@@ -1,0 +1,266 @@
+"""fit(): as-is delivery, fitting under the budget, anchors, renumbering, the report."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+import shapely
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import fitting
+from fitting.synthetic import road_like_route, route_with_points
+
+from .support import envelope, line_feature, metres, sent_features
+
+AMSTERDAM_BERLIN = [(4.90, 52.37), (6.57, 52.26), (10.0, 52.4), (13.40, 52.52)]
+
+
+def route_envelope(points: int, seed: int = 0) -> tuple[dict, np.ndarray]:
+    route = route_with_points(points, seed=seed)
+    n = len(route)
+    rng = np.random.default_rng(seed)
+    marks = np.sort(rng.choice(np.arange(1, n - 1), size=12, replace=False)).tolist()
+    props = {
+        "legs": [
+            {"startPointIndex": 0, "endPointIndex": marks[5], "summary": {"lengthInMeters": 1}},
+            {"startPointIndex": marks[5], "endPointIndex": n - 1},
+        ],
+        "sections": [
+            {"sectionType": "TRAFFIC", "startPointIndex": marks[1], "endPointIndex": marks[3]},
+            {"sectionType": "TOLL", "startPointIndex": marks[6], "endPointIndex": marks[9]},
+        ],
+        "progress": [{"pointIndex": i, "distanceInMeters": i * 10} for i in marks[::3]],
+        "guidance": {
+            "instructions": [{"pointIndex": i, "message": f"turn {i}"} for i in marks],
+            "instructionGroups": [],
+        },
+    }
+    waypoint = {
+        "type": "Feature",
+        "properties": {"kind": "waypoint", "index": 0},
+        "geometry": {"type": "Point", "coordinates": [4.9000049, 52.3700001]},
+    }
+    return envelope(line_feature(route, **props), waypoint), route
+
+
+def index_pairs(props: dict) -> list[tuple[str, int]]:
+    pairs = []
+    for name in ("legs", "sections"):
+        for i, item in enumerate(props[name]):
+            pairs += [(f"{name}[{i}].start", item["startPointIndex"])]
+            pairs += [(f"{name}[{i}].end", item["endPointIndex"])]
+    pairs += [(f"progress[{i}]", p["pointIndex"]) for i, p in enumerate(props["progress"])]
+    instructions = props["guidance"]["instructions"]
+    pairs += [(f"instructions[{i}]", p["pointIndex"]) for i, p in enumerate(instructions)]
+    return pairs
+
+
+def test_small_data_goes_as_is_with_no_report_and_fitted_null() -> None:
+    route = road_like_route(AMSTERDAM_BERLIN[:2], seed=1)
+    result = fitting.fit(envelope(line_feature(route)), 120_000)
+    assert result.report is None
+    decoded = fitting.decode(result.app_data)
+    assert decoded["fitted"] is None
+    assert decoded["v"] == 1 and decoded["tool"] == "tomtom-routing"
+    sent = np.array(sent_features(result.app_data)[0]["geometry"]["coordinates"])
+    np.testing.assert_array_equal(sent, np.round(route, 5))
+
+
+def test_as_is_lines_are_e5_deltas_with_an_absolute_first_pair() -> None:
+    coords = [[4.9, 52.37], [4.90001, 52.37002], [4.90011, 52.36999]]
+    result = fitting.fit(envelope(line_feature(coords)), 10_000)
+    geometry = fitting.decode(result.app_data)["data"]["features"][0]["geometry"]
+    assert geometry == {"type": "LineString", "e5": [490000, 5237000, 1, 2, 10, -3]}
+
+
+def test_a_long_route_is_fitted_under_the_budget_with_an_honest_report() -> None:
+    env, route = route_envelope(40_000)
+    result = fitting.fit(env, 120_000)
+    report = result.report
+    assert report is not None
+    assert len(result.app_data) == report["chars"] <= 120_000
+    assert report["original_points"] == len(route)
+    assert fitting.decode(result.app_data)["fitted"] == report
+    sent = np.array(sent_features(result.app_data)[0]["geometry"]["coordinates"])
+    assert len(sent) == report["points"] < len(route)
+    assert 0.0 < report["max_error_m"] < 50.0
+
+
+def test_the_fitted_result_fills_the_budget_closely() -> None:
+    env, _ = route_envelope(40_000, seed=2)
+    result = fitting.fit(env, 60_000)
+    assert 0.99 * 60_000 <= len(result.app_data) <= 60_000
+
+
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 10_000), budget=st.integers(8_000, 60_000))
+def test_every_index_still_points_at_the_same_vertex_after_fitting(seed: int, budget: int) -> None:
+    env, route = route_envelope(6_000, seed=seed)
+    result = fitting.fit(env, budget)
+    assert len(result.app_data) <= budget
+    route_feature, waypoint = sent_features(result.app_data)
+    sent = np.array(route_feature["geometry"]["coordinates"])
+    before = index_pairs(env["data"]["features"][0]["properties"])
+    after = index_pairs(route_feature["properties"])
+    assert [name for name, _ in after] == [name for name, _ in before]
+    for (name, old), (_, new) in zip(before, after, strict=True):
+        np.testing.assert_array_equal(sent[new], np.round(route[old], 5), err_msg=name)
+    np.testing.assert_array_equal(sent[0], np.round(route[0], 5))
+    np.testing.assert_array_equal(sent[-1], np.round(route[-1], 5))
+    assert waypoint["geometry"]["coordinates"] == [4.9, 52.37]
+
+
+def test_other_properties_and_keys_come_through_unchanged() -> None:
+    env, _ = route_envelope(3_000)
+    env["data"]["title"] = "Amsterdam to Berlin"
+    env["data"]["features"].append({"type": "Feature", "properties": {"x": 1}, "geometry": None})
+    result = fitting.fit(env, 9_000)
+    decoded = fitting.decode(result.app_data)
+    assert decoded["data"]["title"] == "Amsterdam to Berlin"
+    props = decoded["data"]["features"][0]["properties"]
+    assert props["legs"][0]["summary"] == {"lengthInMeters": 1}
+    assert props["guidance"]["instructionGroups"] == []
+    assert props["sections"][1]["sectionType"] == "TOLL"
+    assert decoded["data"]["features"][2] == {
+        "type": "Feature",
+        "properties": {"x": 1},
+        "geometry": None,
+    }
+
+
+def test_fitting_leaves_the_callers_envelope_untouched() -> None:
+    env, _ = route_envelope(3_000)
+    before = pickle.dumps(env)
+    fitting.fit(env, 9_000)
+    assert pickle.dumps(env) == before
+
+
+def test_max_error_is_the_true_distance_of_every_vertex_to_its_spanning_segment() -> None:
+    # A 50 km wiggly line: small enough that one equirectangular frame is exact to 0.05%.
+    route = road_like_route([(4.90, 52.37), (5.60, 52.50)], seed=4)
+    result = fitting.fit(envelope(line_feature(route)), 700)
+    assert result.report["max_error_m"] > 5.0
+    reported = result.report["max_error_m"]
+    sent = np.array(sent_features(result.app_data)[0]["geometry"]["coordinates"])
+    lat0 = float(route[:, 1].mean())
+    original, kept = metres(route, lat0), metres(sent, lat0)
+
+    # Kept vertices are a subsequence of the rounded route: locate each one.
+    rounded = np.round(route, 5)
+    at, j = [], 0
+    for vertex in sent:
+        while not np.array_equal(rounded[j], vertex):
+            j += 1
+        at.append(j)
+    span = np.searchsorted(np.array(at), np.arange(len(route)), side="right") - 1
+    span = np.minimum(span, len(at) - 2)
+    segments = shapely.linestrings(np.stack([kept[span], kept[span + 1]], axis=1))
+    spanning = shapely.distance(shapely.points(original), segments)
+    whole_line = shapely.distance(shapely.points(original), shapely.linestrings(kept))
+
+    assert reported >= whole_line.max() - 0.01
+    assert reported == pytest.approx(spanning.max(), rel=2e-3, abs=0.11)
+    assert reported >= spanning.max() - 0.01
+
+
+def test_a_route_that_fits_only_simplified_is_still_dp_shaped_within_its_error() -> None:
+    route = road_like_route(AMSTERDAM_BERLIN, seed=5)
+    result = fitting.fit(envelope(line_feature(route)), 20_000)
+    sent = np.array(sent_features(result.app_data)[0]["geometry"]["coordinates"])
+    lat0 = float(route[:, 1].mean())
+    hausdorff = shapely.hausdorff_distance(
+        shapely.linestrings(metres(route, lat0)), shapely.linestrings(metres(sent, lat0))
+    )
+    # One frame for 600 km of longitude is only good to a few percent: compare loosely.
+    assert hausdorff <= result.report["max_error_m"] * 1.05 + 1.0
+
+
+def test_anchors_that_alone_exceed_the_budget_raise_does_not_fit_saying_by_how_much() -> None:
+    env, _ = route_envelope(3_000)
+    with pytest.raises(fitting.DoesNotFit, match=r"budget is 300 \(\d+ over\)"):
+        fitting.fit(env, 300)
+
+
+def test_data_viz_data_is_sent_exactly_as_given() -> None:
+    geojson = {
+        "type": "FeatureCollection",
+        "features": [
+            {
+                "type": "Feature",
+                "properties": {"v": 1.123456789},
+                "geometry": {"type": "LineString", "coordinates": [[4.123456789, 52.0], [5, 53]]},
+            }
+        ],
+    }
+    data = {"geojson": geojson, "layers": [{"type": "line"}], "title": "t"}
+    env = {"v": 1, "tool": "tomtom-data-viz", "data": data, "fitted": None}
+    result = fitting.fit(env, 10_000)
+    assert result.report is None
+    assert fitting.decode(result.app_data) == env
+
+
+def test_data_viz_data_too_large_raises_does_not_fit() -> None:
+    rng = np.random.default_rng(0)
+    coords = rng.uniform(-50, 50, size=(5_000, 2)).tolist()
+    geojson = {
+        "type": "Feature",
+        "properties": {},
+        "geometry": {"type": "LineString", "coordinates": coords},
+    }
+    env = {"v": 1, "tool": "tomtom-data-viz", "data": {"geojson": geojson}, "fitted": None}
+    with pytest.raises(fitting.DoesNotFit, match="never altered"):
+        fitting.fit(env, 20_000)
+
+
+def test_results_and_errors_survive_pickling_for_the_process_pool() -> None:
+    env, _ = route_envelope(3_000)
+    result = fitting.fit(env, 9_000)
+    assert pickle.loads(pickle.dumps(result)) == result
+    error = fitting.DoesNotFit("too big by 3")
+    assert str(pickle.loads(pickle.dumps(error))) == "too big by 3"
+
+
+def test_point_count_counts_line_and_ring_vertices_only() -> None:
+    ring = [[0, 0], [1, 0], [1, 1], [0, 0]]
+    env = envelope(
+        line_feature(np.zeros((7, 2))),
+        {
+            "type": "Feature",
+            "properties": {},
+            "geometry": {"type": "Polygon", "coordinates": [ring, ring]},
+        },
+        {"type": "Feature", "properties": {}, "geometry": {"type": "Point", "coordinates": [0, 0]}},
+    )
+    assert fitting.point_count(env) == 15
+
+
+def test_several_lines_share_one_budget_through_one_global_ranking() -> None:
+    busy = road_like_route([(4.9, 52.37), (6.9, 52.0)], seed=7)
+    straight = np.column_stack([np.linspace(5, 9, 3_000), np.full(3_000, 50.0)])
+    result = fitting.fit(envelope(line_feature(busy), line_feature(straight)), 3_000)
+    assert result.report is not None
+    a, b = sent_features(result.app_data)
+    # The straight line carries no information beyond its ends: the budget goes to the busy one.
+    assert len(b["geometry"]["coordinates"]) == 2
+    assert len(a["geometry"]["coordinates"]) > 100
+
+
+def test_multilinestring_parts_keep_their_ends_and_indices_count_parts_concatenated() -> None:
+    first = road_like_route([(4.9, 52.37), (5.9, 52.0)], seed=8)
+    second = road_like_route([(6.0, 52.0), (7.0, 52.3)], seed=9)
+    n1 = len(first)
+    feature = {
+        "type": "Feature",
+        "properties": {"kind": "route", "progress": [{"pointIndex": n1 + 5}]},
+        "geometry": {"type": "MultiLineString", "coordinates": [first, second]},
+    }
+    result = fitting.fit(envelope(feature), 6_000)
+    (sent,) = sent_features(result.app_data)
+    parts = [np.array(p) for p in sent["geometry"]["coordinates"]]
+    for part, original in zip(parts, (first, second), strict=True):
+        np.testing.assert_array_equal(part[[0, -1]], np.round(original[[0, -1]], 5))
+    index = sent["properties"]["progress"][0]["pointIndex"]
+    np.testing.assert_array_equal(np.concatenate(parts)[index], np.round(second[5], 5))
