@@ -1,0 +1,137 @@
+"""Every tool over real HTTP: a server process against a separate offline-upstream process,
+through the official MCP client, with the caller's key in the `tomtom-api-key` header."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import httpx2
+import orjson
+import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+import fitting
+from server.delivery import APP_DATA_KEY
+from server.tools.app_only import MAP_CONFIG_KEY
+from tests.conftest import TEST_KEY
+from tests.processes import Process
+from tests.server.test_tools_harness import AMSTERDAM, BERLIN, UTRECHT, coordinate_lists
+
+BUDGET = 120_000
+CALLS: list[tuple[str, dict[str, Any]]] = [
+    ("tomtom-geocode", {"query": "Damrak 1, Amsterdam"}),
+    ("tomtom-reverse-geocode", {"position": AMSTERDAM}),
+    ("tomtom-fuzzy-search", {"query": "pizza", "position": AMSTERDAM}),
+    ("tomtom-poi-search", {"query": "cafe", "position": AMSTERDAM, "radius": 2000}),
+    ("tomtom-nearby", {"position": AMSTERDAM}),
+    ("tomtom-search-along-route", {"locations": [AMSTERDAM, BERLIN], "query": "petrol"}),
+    ("tomtom-routing", {"locations": [AMSTERDAM, UTRECHT, BERLIN]}),
+    ("tomtom-reachable-range", {"origin": AMSTERDAM, "distanceBudgetInMeters": 20_000}),
+    ("tomtom-dynamic-map", {"markers": [{"position": AMSTERDAM}],
+                            "routes": [{"locations": [AMSTERDAM, UTRECHT]}]}),
+    ("tomtom-data-viz", {"geojson": {"type": "Point", "coordinates": AMSTERDAM}}),
+]
+
+
+@asynccontextmanager
+async def connected(mcp_url: str, key: str | None = None, mode: str = "auto"
+                    ) -> AsyncIterator[Client]:  # fmt: skip
+    headers = {"tomtom-api-key": key} if key else {}
+    async with httpx2.AsyncClient(headers=headers, timeout=30) as http:
+        transport = streamable_http_client(mcp_url, http_client=http)
+        async with Client(transport, mode=mode, cache=None) as client:
+            yield client
+
+
+def wire_size(result: Any) -> int:
+    body = {"jsonrpc": "2.0", "id": 1,
+            "result": result.model_dump(by_alias=True, exclude_none=True)}
+    return len(orjson.dumps(body))
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+@pytest.mark.parametrize(("tool", "arguments"), CALLS, ids=[c[0] for c in CALLS])
+async def test_every_tool_answers_over_http_within_the_contract(
+    mcp_url: str, tool: str, arguments: dict, mode: str
+) -> None:
+    async with connected(mcp_url, mode=mode) as client:
+        result = await client.call_tool(tool, arguments)
+    assert not result.is_error, result.content[0].text
+    answer = orjson.loads(result.content[0].text)
+    assert answer["show_ui"] is True and answer["tool"] == tool
+    assert coordinate_lists(answer) == []
+    assert wire_size(result) <= BUDGET
+    envelope = fitting.decode(result.meta[APP_DATA_KEY])
+    assert envelope["v"] == 1 and envelope["tool"] == tool
+    data = envelope["data"]
+    if tool == "tomtom-data-viz":
+        assert data["geojson"] == arguments["geojson"]
+    else:
+        assert data["type"] == "FeatureCollection" and data["features"]
+        assert all("kind" in f["properties"] for f in data["features"])
+
+
+async def test_traffic_over_http_answers_in_text_only(mcp_url: str) -> None:
+    async with connected(mcp_url) as client:
+        result = await client.call_tool("tomtom-traffic", {"bbox": [4.8, 52.3, 5.0, 52.42]})
+    assert not result.is_error
+    assert APP_DATA_KEY not in (result.meta or {})
+    assert orjson.loads(result.content[0].text)["count"] >= 1
+
+
+async def test_show_ui_false_over_http_sends_no_app_data(mcp_url: str) -> None:
+    async with connected(mcp_url) as client:
+        result = await client.call_tool(
+            "tomtom-routing", {"locations": [AMSTERDAM, UTRECHT], "show_ui": False}
+        )
+    assert not result.is_error
+    assert APP_DATA_KEY not in (result.meta or {})
+    assert orjson.loads(result.content[0].text)["show_ui"] is False
+
+
+@pytest.mark.parametrize(
+    ("key", "message"),
+    [
+        ("offline-403", "refused the API key (HTTP 403)"),
+        ("offline-429", "quota or rate limit"),
+        ("offline-500", "TomTom is unavailable (HTTP 500)"),
+        ("offline-timeout", "did not answer in time"),
+    ],
+)
+async def test_upstream_failures_are_tool_errors_and_the_server_keeps_serving(
+    mcp_url: str, server: Process, key: str, message: str
+) -> None:
+    async with connected(mcp_url, key=key) as client:
+        failed = await client.call_tool("tomtom-routing", {"locations": [AMSTERDAM, UTRECHT]})
+    assert failed.is_error
+    text = failed.content[0].text
+    assert message in text and key not in text
+    assert key not in server.log_path.read_text()
+    async with connected(mcp_url) as client:
+        again = await client.call_tool("tomtom-routing", {"locations": [AMSTERDAM, UTRECHT]})
+    assert not again.is_error
+
+
+async def test_the_callers_key_is_used_for_map_tiles_and_never_shown_in_text(
+    mcp_url: str,
+) -> None:
+    async with connected(mcp_url, key="callers-own-key") as client:
+        own = await client.call_tool("tomtom-get-map-config", {})
+    async with connected(mcp_url) as client:
+        configured = await client.call_tool("tomtom-get-map-config", {})
+    assert own.meta[MAP_CONFIG_KEY]["key"] == "callers-own-key"
+    assert configured.meta[MAP_CONFIG_KEY]["key"] == TEST_KEY
+    assert "callers-own-key" not in own.content[0].text
+    assert TEST_KEY not in configured.content[0].text
+
+
+async def test_a_private_data_url_is_refused_over_http(mcp_url: str, server_url: str) -> None:
+    async with connected(mcp_url) as client:
+        result = await client.call_tool(
+            "tomtom-data-viz", {"data_url": server_url + "/health"}
+        )
+    assert result.is_error
+    assert "loopback address" in result.content[0].text
