@@ -61,7 +61,8 @@ class RouteRequest:
     instructions: str | None
     extended: tuple[str, ...]
     alternatives: int
-    departure: datetime
+    departure: datetime | None  # exactly one of departure and arrival is set
+    arrival: datetime | None
 
 
 def parse_request(locations: str, q: Query, body: bytes) -> RouteRequest:
@@ -91,6 +92,9 @@ def parse_request(locations: str, q: Query, body: bytes) -> RouteRequest:
             f"Invalid value for 'instructionsType': {instructions!r}; allowed: coded, text, tagged."
         )
     q.language()
+    depart_at, arrive_at = q.text("departAt"), q.text("arriveAt")
+    if depart_at and arrive_at:
+        raise BadRequest("departAt and arriveAt cannot be used together.")
     return RouteRequest(
         waypoints=waypoints,
         travel_mode=q.choice("travelMode", TRAVEL_MODES, "car"),
@@ -101,7 +105,8 @@ def parse_request(locations: str, q: Query, body: bytes) -> RouteRequest:
         instructions=instructions,
         extended=tuple(q.choices("extendedRouteRepresentation", ("distance", "travelTime"))),
         alternatives=q.integer("maxAlternatives", low=0, high=_MAX_ALTERNATIVES, default=0) or 0,
-        departure=_departure(q.text("departAt")),
+        departure=None if arrive_at else _instant(depart_at or "now", "departAt"),
+        arrival=_instant(arrive_at, "arriveAt") if arrive_at else None,
     )
 
 
@@ -152,6 +157,11 @@ def _route(req: RouteRequest, alternative: int) -> dict[str, Any]:
     seg_time = geo.seg_len / speed
     seg_delay = seg_time - geo.seg_len / free_speed
     cum_time = np.concatenate([[0.0], np.cumsum(seg_time)])
+    if req.arrival is not None:
+        start = req.arrival - timedelta(seconds=round(float(cum_time[-1])))
+    else:
+        assert req.departure is not None
+        start = req.departure
     jam_mask = np.zeros(geo.n - 1, dtype=bool)
     for s, e, _mag, _kmh in jams:
         jam_mask[s:e] = True
@@ -160,10 +170,10 @@ def _route(req: RouteRequest, alternative: int) -> dict[str, Any]:
     legs = []
     for j, leg in enumerate(geo.legs):
         a, b = int(geo.leg_start[j]), int(geo.leg_end[j])
-        summary = _summary(req, geo, cum_time, seg_delay, jam_mask, a, b)
+        summary = _summary(start, geo, cum_time, seg_delay, jam_mask, a, b)
         legs.append({"summary": summary, "points": orjson.Fragment(_points_json(leg))})
     route: dict[str, Any] = {
-        "summary": _summary(req, geo, cum_time, seg_delay, jam_mask, 0, geo.n - 1),
+        "summary": _summary(start, geo, cum_time, seg_delay, jam_mask, 0, geo.n - 1),
         "legs": legs,
         "sections": sections,
     }
@@ -333,7 +343,7 @@ def _toll_runs(
 
 
 def _summary(
-    req: RouteRequest,
+    start: datetime,
     geo: _Geometry,
     cum_time: np.ndarray,
     seg_delay: np.ndarray,
@@ -341,7 +351,7 @@ def _summary(
     a: int,
     b: int,
 ) -> dict[str, Any]:
-    depart = req.departure + timedelta(seconds=round(float(cum_time[a])))
+    depart = start + timedelta(seconds=round(float(cum_time[a])))
     seconds = round(float(cum_time[b] - cum_time[a]))
     return {
         "lengthInMeters": round(float(geo.cum[b] - geo.cum[a])),
@@ -489,15 +499,16 @@ def _message(maneuver: str, street: str, road: str, tagged: bool) -> str:
     return f"{verb} {side.lower()} onto {s}"
 
 
-def _departure(text: str | None) -> datetime:
-    """`departAt` as given; without it (or `now`) a fixed instant, so the same request
+def _instant(text: str, name: str) -> datetime:
+    """`departAt`/`arriveAt` as given; `now` is a fixed instant, so the same request
     always answers the same bytes."""
-    if text is None or text == "now":
+    if text == "now" and name == "departAt":
         return _DEFAULT_DEPARTURE
     try:
         when = datetime.fromisoformat(text)
     except ValueError:
         raise BadRequest(
-            f"Invalid value for 'departAt': {text!r}; use now or an ISO 8601 date-time."
+            f"Invalid value for '{name}': {text!r}; use an ISO 8601 date-time"
+            + (" or now." if name == "departAt" else ".")
         ) from None
     return when if when.tzinfo else when.replace(tzinfo=_DEFAULT_DEPARTURE.tzinfo)

@@ -292,3 +292,20 @@ def test_points_serialize_to_the_same_bytes_as_a_list_of_dicts():
     leg = np.array([[-9.1393, 38.7223], [0.0, -0.00001], [179.99999, -89.5], [13.405, 52.52]])
     expected = orjson.dumps([{"latitude": lat, "longitude": lon} for lon, lat in leg.tolist()])
     assert _routing._points_json(leg) == expected
+
+
+async def test_departure_and_arrival_times_follow_depart_at_or_arrive_at(
+    client: httpx.AsyncClient,
+):
+    locations = "52.3676,4.9041:52.52,13.405"
+    departing = await _route(client, locations, [("departAt", "2026-03-02T07:30:00+01:00")])
+    assert departing["routes"][0]["summary"]["departureTime"] == "2026-03-02T07:30:00+01:00"
+    arriving = await _route(client, locations, [("arriveAt", "2026-03-02T18:00:00+01:00")])
+    summary = arriving["routes"][0]["summary"]
+    assert summary["arrivalTime"] == "2026-03-02T18:00:00+01:00"
+    assert summary["departureTime"] < summary["arrivalTime"]
+    both = await client.get(
+        f"/routing/1/calculateRoute/{locations}/json",
+        params={"departAt": "2026-03-02T07:30:00", "arriveAt": "2026-03-02T18:00:00"},
+    )
+    assert both.status_code == 400
