@@ -309,3 +309,10 @@ async def test_departure_and_arrival_times_follow_depart_at_or_arrive_at(
         params={"departAt": "2026-03-02T07:30:00", "arriveAt": "2026-03-02T18:00:00"},
     )
     assert both.status_code == 400
+
+
+async def test_percent_encoded_locations_answer_like_plain_ones(client: httpx.AsyncClient):
+    plain = await client.get("/routing/1/calculateRoute/52.3676,4.9041:52.52,13.405/json")
+    encoded = await client.get("/routing/1/calculateRoute/52.3676%2C4.9041%3A52.52%2C13.405/json")
+    assert encoded.status_code == 200
+    assert encoded.content == plain.content
