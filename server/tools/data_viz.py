@@ -6,10 +6,11 @@ it with `tomtom-get-app-data`, which runs `run_data_viz` again from the same
 tool input (app_only.py), validated by the same `DataVizArgs`.
 
 Layers (docs/adr/0022-data-viz-layers.md): up to 10, each
-`{"type": "fill"|"line"|"circle"|"heatmap"|"symbol", "paint"?, "filter"?, "label"?}`
+`{"type": "fill"|"line"|"circle"|"heatmap"|"symbol", "paint"?, "filter"?, "label"?, ...}`
 where `paint` holds MapLibre paint properties of that layer type, `filter` a
 MapLibre filter expression, and `label` a feature property shown as text (symbol)
-or in the popup.
+or in the popup; `name`, `color`, `opacity`, `radius`, `width`, `minzoom` and
+`maxzoom` are shorthands the widget applies.
 """
 
 from __future__ import annotations
@@ -68,6 +69,17 @@ class Layer(BaseModel):
         Field(max_length=100, description="Feature property shown as text (symbol) or in the "
                                           "popup, e.g. 'name'"),
     ] = None
+    name: Annotated[str | None, Field(max_length=100, description="Legend entry")] = None
+    color: Annotated[
+        str | None, Field(max_length=50, description="Shorthand for the layer's main colour")
+    ] = None
+    opacity: Annotated[float | None, Field(ge=0, le=1, description="Shorthand opacity")] = None
+    radius: Annotated[
+        float | None, Field(gt=0, le=200, description="Circle or heatmap radius in pixels")
+    ] = None
+    width: Annotated[float | None, Field(gt=0, le=50, description="Line width in pixels")] = None
+    minzoom: Annotated[float | None, Field(ge=0, le=24)] = None
+    maxzoom: Annotated[float | None, Field(ge=0, le=24)] = None
 
     @model_validator(mode="after")
     def _paint_matches_type(self) -> Layer:

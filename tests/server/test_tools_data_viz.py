@@ -143,7 +143,7 @@ def test_valid_geojson_is_summarised_and_left_untouched() -> None:
 
 
 async def test_inline_geojson_is_sent_exactly_as_given_with_a_summary_for_the_model() -> None:
-    layers = [{"type": "fill", "paint": {"fill-color": "#3a3", "fill-opacity": 0.4}},
+    layers = [{"type": "fill", "paint": {"fill-color": "#3a3"}, "name": "Parks", "opacity": 0.4},
               {"type": "circle", "filter": ["has", "visitors"], "label": "name"}]
     arguments = {"geojson": PLACES, "layers": layers, "title": "Places"}
     async with tool_client() as tools:
@@ -194,6 +194,7 @@ async def test_a_private_data_url_is_refused_by_default(files_url: str) -> None:
          "paint property 'fill-color' does not apply to a line layer"),
         ({"geojson": PLACES, "layers": [{"type": "symbol"}]}, "a symbol layer needs label"),
         ({"geojson": PLACES, "layers": [{"type": "extrusion"}]}, "layers.0.type"),
+        ({"geojson": PLACES, "layers": [{"type": "circle", "size": 3}]}, "layers.0.size"),
     ],
 )
 async def test_bad_data_viz_inputs_get_a_specific_error(arguments: dict, message: str) -> None:
