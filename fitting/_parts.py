@@ -185,7 +185,7 @@ def _locate(offsets: np.ndarray, paths: list[str], i: int) -> str:
 
 
 def _report_value(lonlat: np.ndarray, offsets: np.ndarray, paths: list[str], i: int) -> None:
-    lon, lat = lonlat[i]
+    lon, lat = float(lonlat[i, 0]), float(lonlat[i, 1])
     lon_ok = bool(abs(lon) <= 180.0)
     lat_ok = bool(abs(lat) <= 90.0)
     if not lon_ok and not lat_ok:
