@@ -65,7 +65,7 @@ def test_without_the_guard_dp_would_break_the_spiral_so_the_ring_tests_can_fail(
 
 
 @settings(max_examples=15, deadline=None)
-@given(seed=st.integers(0, 1_000), budget=st.integers(300, 1_500))
+@given(seed=st.integers(0, 1_000), budget=st.integers(400, 1_500))
 def test_a_simple_ring_stays_simple_closed_and_at_least_four_positions(
     seed: int, budget: int
 ) -> None:
