@@ -116,7 +116,7 @@ def _endpoint(
             try:
                 cached = await asyncio.shield(task)
             except BadRequest as exc:
-                body = error_body(service, 400, exc.message, target=exc.target)
+                body = error_body(service, 400, exc.message, code=exc.code, target=exc.target)
                 return Response(body, 400, media_type=JSON)
         return Response(cached, media_type=JSON)
 

@@ -20,10 +20,11 @@ ROUTING_FORMAT_VERSION = "0.0.12"
 class BadRequest(ValueError):
     """The request cannot be answered as sent; `message` says what to change."""
 
-    def __init__(self, message: str, *, target: str | None = None) -> None:
+    def __init__(self, message: str, *, target: str | None = None, code: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.target = target
+        self.code = code
 
 
 def error_body(

@@ -40,6 +40,8 @@ _SECTION_ORDER = {"TRAVEL_MODE": 0, "COUNTRY": 1, "MOTORWAY": 2, "TOLL_ROAD": 3,
                   "TRAFFIC": 5}  # fmt: skip
 _MAX_WAYPOINTS = 150
 _MAX_ALTERNATIVES = 5
+# Bounds one answer to about 400,000 points (20 MB): beyond, TomTom finds no road either.
+_MAX_CROW_KM = 20_000
 _DEFAULT_DEPARTURE = datetime.fromisoformat("2026-01-05T09:00:00+01:00")
 # Toll share of motorway stretches per country (the rest is free or vignette).
 _TOLL_SHARE = {"FRA": 1.0, "PRT": 1.0, "ITA": 1.0, "HRV": 1.0, "GRC": 1.0, "SRB": 1.0,
@@ -76,6 +78,15 @@ def parse_request(locations: str, q: Query, body: bytes) -> RouteRequest:
     if len(parts) > _MAX_WAYPOINTS:
         raise BadRequest(f"Too many locations ({len(parts)}); at most {_MAX_WAYPOINTS}.")
     waypoints = tuple(parse_latlon(p, f"location {i}") for i, p in enumerate(parts))
+    lon, lat = np.array(waypoints).T
+    crow_km = float(_geo.distance_m(lon[:-1], lat[:-1], lon[1:], lat[1:]).sum()) / 1000
+    if crow_km > _MAX_CROW_KM:
+        raise BadRequest(
+            f"Engine error while executing route request: NO_ROUTE_FOUND (the locations are "
+            f"{crow_km:,.0f} km apart as the crow flies; the offline upstream routes up to "
+            f"{_MAX_CROW_KM:,} km).",
+            code="NO_ROUTE_FOUND",
+        )
     if body.strip():
         try:
             doc = orjson.loads(body)

@@ -316,3 +316,17 @@ async def test_percent_encoded_locations_answer_like_plain_ones(client: httpx.As
     encoded = await client.get("/routing/1/calculateRoute/52.3676%2C4.9041%3A52.52%2C13.405/json")
     assert encoded.status_code == 200
     assert encoded.content == plain.content
+
+
+async def test_a_route_between_one_place_twice_is_a_zero_length_route(client: httpx.AsyncClient):
+    route = (await _route(client, "52.37,4.89:52.37,4.89", FULL))["routes"][0]
+    assert route["summary"]["lengthInMeters"] == 0
+    assert len(route_points(route)) == 2
+    assert route["guidance"]["instructions"][-1]["maneuver"] == "ARRIVE"
+
+
+async def test_locations_a_world_apart_find_no_route(client: httpx.AsyncClient):
+    there_and_back = "52.37,4.89:-33.87,151.21:52.37,4.89"
+    response = await client.get(f"/routing/1/calculateRoute/{there_and_back}/json")
+    assert response.status_code == 400
+    assert response.json()["detailedError"]["code"] == "NO_ROUTE_FOUND"
