@@ -21,21 +21,26 @@ READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=True, idempoten
 """Every TomTom tool reads from TomTom and changes nothing."""
 
 
-def check_position(value: Sequence[float]) -> tuple[float, float]:
+def check_position(value: Sequence[float]) -> list[float]:
     """A `[lon, lat]` pair inside the WGS84 ranges, or a ValueError saying which is off."""
     lon, lat = value
     if not (math.isfinite(lon) and -180 <= lon <= 180):
         raise ValueError(f"longitude {lon} is outside [-180, 180] (positions are [lon, lat])")
     if not (math.isfinite(lat) and -90 <= lat <= 90):
         raise ValueError(f"latitude {lat} is outside [-90, 90] (positions are [lon, lat])")
-    return float(lon), float(lat)
+    return [float(lon), float(lat)]
 
 
 Position = Annotated[
-    tuple[float, float],
+    list[float],
+    Field(
+        min_length=2,
+        max_length=2,
+        description="[longitude, latitude] in degrees (GeoJSON order), e.g. [4.8897, 52.3740]",
+    ),
     AfterValidator(check_position),
-    Field(description="[longitude, latitude] in degrees (GeoJSON order), e.g. [4.8897, 52.3740]"),
 ]
+"""A plain two-number array in the schema (no `prefixItems`, which some hosts do not read)."""
 
 Locations = Annotated[
     list[Position],

@@ -186,7 +186,7 @@ def _area_feature(area: Area) -> dict[str, Any]:
     }
 
 
-def _circle(center: tuple[float, float], radius_m: float) -> np.ndarray:
+def _circle(center: list[float], radius_m: float) -> np.ndarray:
     """A closed ring of points at `radius_m` great-circle distance from `center`."""
     lon0, lat0 = map(math.radians, center)
     d = radius_m / _EARTH_RADIUS_M

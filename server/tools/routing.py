@@ -107,7 +107,7 @@ def route_params(
 
 async def calculate(
     client: TomTomClient,
-    locations: list[tuple[float, float]],
+    locations: list[list[float]],
     *,
     key: str | None,
     params: list[tuple[str, Any]],

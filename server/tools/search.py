@@ -211,7 +211,7 @@ def register(apps: Apps, runtime: Runtime) -> None:
 def _params(
     limit: int,
     country_set: str | None,
-    position: tuple[float, float] | None,
+    position: list[float] | None,
     radius: int | None,
     language: str | None,
     category_set: str | None = None,

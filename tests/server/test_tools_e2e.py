@@ -115,8 +115,8 @@ async def test_upstream_failures_are_tool_errors_and_the_server_keeps_serving(
     assert not again.is_error
 
 
-async def test_the_callers_key_is_used_for_map_tiles_and_never_shown_in_text(
-    mcp_url: str,
+async def test_the_callers_key_is_used_for_map_tiles_and_never_shown_in_text_or_logs(
+    mcp_url: str, server: Process
 ) -> None:
     async with connected(mcp_url, key="callers-own-key") as client:
         own = await client.call_tool("tomtom-get-map-config", {})
@@ -126,6 +126,10 @@ async def test_the_callers_key_is_used_for_map_tiles_and_never_shown_in_text(
     assert configured.meta[MAP_CONFIG_KEY]["key"] == TEST_KEY
     assert "callers-own-key" not in own.content[0].text
     assert TEST_KEY not in configured.content[0].text
+    logged = [e for e in server.log_events() if e.get("tool") == "tomtom-get-map-config"]
+    assert logged  # the calls were logged...
+    log = server.log_path.read_text()
+    assert "callers-own-key" not in log and TEST_KEY not in log  # ...without either key
 
 
 async def test_a_private_data_url_is_refused_over_http(mcp_url: str, server_url: str) -> None:
