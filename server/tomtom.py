@@ -38,6 +38,7 @@ __all__ = [
     "TomTomError",
     "UpstreamTimeoutError",
     "UpstreamUnavailableError",
+    "coordinate",
 ]
 
 logger = logging.getLogger(__name__)
@@ -84,8 +85,14 @@ def _segment(text: str) -> str:
     return quote(text, safe="")
 
 
+def coordinate(value: float) -> str:
+    """A degree value as TomTom parses it: fixed point (never `1e-05`), 1e-7 precision."""
+    text = f"{value:.7f}".rstrip("0").rstrip(".")
+    return "0" if text in ("", "-0") else text
+
+
 def _latlon(lon: float, lat: float) -> str:
-    return f"{lat!r},{lon!r}"
+    return f"{coordinate(lat)},{coordinate(lon)}"
 
 
 class TomTomClient:
@@ -127,7 +134,7 @@ class TomTomClient:
         self, lon: float, lat: float, *, key: str | None, params: Params = ()
     ) -> dict[str, Any]:
         """`GET /search/2/nearbySearch/.json?lat&lon`."""
-        located: Params = [("lat", lat), ("lon", lon), *params]
+        located: Params = [("lat", coordinate(lat)), ("lon", coordinate(lon)), *params]
         return await self._get("/search/2/nearbySearch/.json", located, key)
 
     async def search_along_route(
@@ -168,7 +175,7 @@ class TomTomClient:
         ]
         full.extend(("sectionType", s) for s in section_types)
         full.extend(params)
-        return await self._get(f"/routing/1/calculateRoute/{_segment(path)}/json", full, key)
+        return await self._get(f"/routing/1/calculateRoute/{path}/json", full, key)
 
     async def calculate_reachable_range(
         self, lon: float, lat: float, *, key: str | None, params: Params = ()
@@ -181,7 +188,7 @@ class TomTomClient:
         self, bbox: Sequence[float], *, key: str | None, params: Params = ()
     ) -> dict[str, Any]:
         """`GET /traffic/services/5/incidentDetails?bbox=minLon,minLat,maxLon,maxLat`."""
-        box = ",".join(repr(float(v)) for v in bbox)
+        box = ",".join(coordinate(v) for v in bbox)
         return await self._get("/traffic/services/5/incidentDetails", [("bbox", box), *params], key)
 
     async def _get(self, path: str, params: Params, key: str | None) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from pydantic import Field
 
 from server.delivery import deliver
 from server.runtime import Runtime
+from server.tomtom import coordinate
 from server.tools._features import collection, point_feature, rounded, search_results
 from server.tools._params import READ_ONLY, Language, Position, ShowUi, caller_key
 from widgets import MAP_URI
@@ -220,7 +221,7 @@ def _params(
     if country_set:
         params.append(("countrySet", country_set.upper()))
     if position is not None:
-        params += [("lat", position[1]), ("lon", position[0])]
+        params += [("lat", coordinate(position[1])), ("lon", coordinate(position[0]))]
     if radius is not None:
         params.append(("radius", radius))
     if language:

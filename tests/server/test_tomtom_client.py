@@ -80,7 +80,8 @@ async def test_calculate_route_asks_for_guidance_progress_and_every_section_type
         params=[("routeType", "fast")],
     )
     url = seen[0].url
-    assert url.path == "/routing/1/calculateRoute/52.37,4.9:52.09,5.1:52.52,13.4/json"
+    path = b"/routing/1/calculateRoute/52.37,4.9:52.09,5.1:52.52,13.4/json?"
+    assert url.raw_path.startswith(path)
     assert url.params.get_list("sectionType") == ["traffic", "tollRoad"]
     assert url.params.get_list("extendedRouteRepresentation") == ["distance", "travelTime"]
     assert url.params["instructionsType"] == "text"
@@ -98,6 +99,14 @@ async def test_search_along_route_posts_the_route_as_lat_lon_points() -> None:
     body = orjson.loads(request.content)
     assert body["route"]["points"][0] == {"lat": 52.37, "lon": 4.9}
     assert len(body["route"]["points"]) == 3
+
+
+async def test_coordinates_are_written_in_fixed_point_never_in_exponent_form() -> None:
+    client, seen = client_for(ok())
+    await client.reverse_geocode(0.00001, -0.0000001, key=None)
+    await client.nearby_search(-1e-5, 89.99999999, key=None)
+    assert seen[0].url.path == "/search/2/reverseGeocode/-0.0000001,0.00001.json"
+    assert (seen[1].url.params["lat"], seen[1].url.params["lon"]) == ("90", "-0.00001")
 
 
 async def test_incident_details_sends_the_bbox_as_min_lon_min_lat_max_lon_max_lat() -> None:
