@@ -1,24 +1,32 @@
 """A tiny local HTTP server of GeoJSON for data-viz `data_url`s.
 
 `/points/<n>.geojson` is a seeded FeatureCollection of `n` points in Europe
-with a numeric property, the shape of a typical caller dataset. It runs in a
-thread of the replay on 127.0.0.1 (the replicas need DATA_VIZ_ALLOW_PRIVATE=1
-to fetch from it).
+with a numeric property, the shape of a typical caller dataset. It runs on
+127.0.0.1 (the replicas need DATA_VIZ_ALLOW_PRIVATE=1 to fetch from it).
 """
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import functools
 import re
-import threading
+import signal
+import socket
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import numpy as np
 import orjson
 
+from loadtest.topology import free_port
+
 MAX_POINTS = 500_000
+_ROOT = Path(__file__).resolve().parent.parent
 _PATH = re.compile(r"^/points/(\d+)\.geojson$")
 
 
@@ -56,15 +64,50 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 @contextlib.contextmanager
-def serve_geojson() -> Iterator[str]:
-    """Serve in a daemon thread on a free 127.0.0.1 port; yields the base URL."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, name="geojson-site", daemon=True)
-    thread.start()
+def serve_geojson(timeout: float = 30.0) -> Iterator[str]:
+    """Serve from a child process on a free 127.0.0.1 port; yields the base URL.
+
+    A process of its own, so the replay's busy event loop (decoding app data)
+    never holds up a replica's download.
+    """
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "loadtest.geojson_site", "--port", str(port)],
+        cwd=_ROOT, stdin=subprocess.DEVNULL, start_new_session=True,
+    )
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
+        deadline = time.monotonic() + timeout
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"the GeoJSON server exited with {process.returncode}")
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.5):
+                break
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the GeoJSON server did not listen within {timeout:.0f} s")
+            time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}"
     finally:
-        server.shutdown()
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m loadtest.geojson_site", description=__doc__)
+    parser.add_argument("--port", type=int, required=True)
+    args = parser.parse_args(argv)
+    server = ThreadingHTTPServer(("127.0.0.1", args.port), _Handler)
+    server.daemon_threads = True
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    try:
+        server.serve_forever()
+    finally:
         server.server_close()
-        thread.join(timeout=5)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -51,27 +51,28 @@ async def run_replay(
     kill_after: int | None = None, kill: Callable[[], None] | None = None,
 ) -> list[Outcome]:
     """Run `count` fetches, `concurrency` at a time; call `kill` once `kill_after` completed."""
-    outcomes: list[Outcome] = []
-    next_index = 0
+    outcomes: list[Outcome | None] = [None] * count
+    next_index = completed = 0
     killed = False
     limits = httpx.Limits(max_connections=concurrency * 2,
                           max_keepalive_connections=concurrency * 2)
     async with httpx.AsyncClient(timeout=timeout, limits=limits) as client:
 
         async def worker() -> None:
-            nonlocal next_index, killed
+            nonlocal next_index, completed, killed
             while next_index < count:
                 i = next_index
                 next_index += 1
                 scenario = scenarios[i % len(scenarios)]
-                outcomes.append(await replay_fetch(client, scenario, route.tool_url(i),
-                                                   route.widget_url(i), show_ui=show_ui))
-                if kill and not killed and kill_after is not None and len(outcomes) >= kill_after:
+                outcomes[i] = await replay_fetch(client, scenario, route.tool_url(i),
+                                                 route.widget_url(i), show_ui=show_ui)
+                completed += 1
+                if kill and not killed and kill_after is not None and completed >= kill_after:
                     killed = True
                     await asyncio.to_thread(kill)
 
         await asyncio.gather(*(worker() for _ in range(min(concurrency, count))))
-    return outcomes
+    return [o for o in outcomes if o is not None]
 
 
 def summary(outcomes: Sequence[Outcome]) -> str:

@@ -240,6 +240,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--builtin-upstream", action="store_true",
                         help="no separate upstream: each replica uses its in-process one")
     args = parser.parse_args(argv)
+    # A shell starts background jobs with SIGINT ignored; Ctrl-C and `kill -INT` must stop us.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
         with run_topology(replicas=args.replicas, balancer_port=args.port,
