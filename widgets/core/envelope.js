@@ -5,6 +5,7 @@
  */
 const envelope = (() => {
   const KEY = "com.tomtom/app-data";
+  const OMITTED = "com.tomtom/app-data-omitted";
 
   /** Why a view has nothing to draw; `reason` is what the status report carries. */
   class ViewError extends Error {
@@ -64,23 +65,27 @@ const envelope = (() => {
       throw new ViewError("tool_error", `The tool reported an error: ${text}`);
     }
     const meta = (result && result._meta) || fallbackMeta || null;
-    const ours = meta && (KEY in meta || "tool" in meta || "show_ui" in meta);
+    const ours = meta && [KEY, OMITTED, "tool", "show_ui"].some((k) => k in meta);
     if (!ours) {
       throw new ViewError(
         "meta_dropped",
         "No map data arrived: the host did not pass the tool result's _meta to this view.",
       );
     }
+    if (typeof meta[KEY] === "string" && meta[KEY] !== "") return decode(meta[KEY]);
     if (meta.show_ui === false) {
       throw new ViewError("ui_disabled", "No map was requested for this answer (show_ui is false).");
     }
-    if (typeof meta[KEY] !== "string" || meta[KEY] === "") {
-      throw new ViewError(
-        "no_app_data",
-        "No map data arrived: it was too large to send, even simplified.",
-      );
+    if (typeof meta[OMITTED] === "string") {
+      // ADR 0003: "<reason>: <detail>", reason too_large or invalid.
+      const [reason, ...rest] = meta[OMITTED].split(":");
+      const detail = rest.join(":").trim();
+      if (reason.trim() === "too_large") {
+        throw new ViewError("too_large", `The map data was too large to send, even simplified (${detail}).`);
+      }
+      throw new ViewError(reason.trim() || "no_app_data", `The server left the map data out: ${meta[OMITTED]}`);
     }
-    return decode(meta[KEY]);
+    throw new ViewError("no_app_data", "No map data arrived with this result.");
   }
 
   /**
@@ -129,7 +134,7 @@ const envelope = (() => {
     return decode(parts.join(""));
   }
 
-  return { KEY, ViewError, decode, fromResult, fetchPaged, resultText };
+  return { KEY, OMITTED, ViewError, decode, fromResult, fetchPaged, resultText };
 })();
 
 if (typeof module === "object") module.exports = envelope;

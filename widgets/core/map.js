@@ -1,0 +1,352 @@
+"use strict";
+/**
+ * MapLibre drawing shared by the views: a plain background that always
+ * renders, TomTom raster tiles on top when a key is available, and the
+ * tool features styled by `properties.kind`.
+ */
+const mapCore = (() => {
+  const PLAIN = { light: "#eef1f4", dark: "#20252b" };
+  const CASING = { light: "#ffffff", dark: "#0d1117" };
+  const GRID = { light: "#d5dbe2", dark: "#2e353d" };
+
+  /** A tile template with the key: in its `{key}` slot, else appended as `key=`. */
+  function tileUrl(template, key) {
+    if (!template) return null;
+    const k = encodeURIComponent(key);
+    if (template.includes("{key}")) return template.replace("{key}", k);
+    return `${template}${template.includes("?") ? "&" : "?"}key=${k}`;
+  }
+
+  /** A map on `el` that resolves once its (inline) style has loaded. */
+  function create(el, theme) {
+    const map = new maplibregl.Map({
+      container: el,
+      style: {
+        version: 8,
+        sources: {},
+        layers: [{ id: "plain", type: "background", paint: { "background-color": PLAIN[theme] || PLAIN.light } }],
+      },
+      center: [0, 20],
+      zoom: 1,
+      attributionControl: false,
+      canvasContextAttributes: { preserveDrawingBuffer: true, antialias: true },
+      fadeDuration: 0,
+    });
+    map.addControl(new maplibregl.NavigationControl({ showCompass: false }), "top-right");
+    return new Promise((resolve) => map.once("load", () => resolve(map)));
+  }
+
+  function setTheme(map, theme) {
+    map.setPaintProperty("plain", "background-color", PLAIN[theme] || PLAIN.light);
+    if (map.getLayer("graticule")) map.setPaintProperty("graticule", "line-color", GRID[theme] || GRID.light);
+    for (const id of ["route-casing"]) {
+      if (map.getLayer(id)) map.setPaintProperty(id, "line-color", CASING[theme] || CASING.light);
+    }
+  }
+
+  /**
+   * Raster layers from `config.tiles[name]` templates, below the data. Calls
+   * `onFail(message)` once if no key was given or a tile fails to load.
+   */
+  function addRaster(map, config, names, onFail, attribution) {
+    if (!config.key) {
+      onFail(config.error ? `No TomTom tiles: ${config.error}.` : "Offline: no TomTom key, so no map tiles.");
+      return false;
+    }
+    let failed = false;
+    let added = 0;
+    for (const name of names) {
+      const url = tileUrl(config.tiles[name], config.key);
+      if (!url) continue;
+      map.addSource(`tiles-${name}`, { type: "raster", tiles: [url], tileSize: 256, attribution });
+      map.addLayer({ id: `tiles-${name}`, type: "raster", source: `tiles-${name}` });
+      added++;
+    }
+    if (added === 0) {
+      onFail("No TomTom tile address was configured, so no map tiles.");
+      return false;
+    }
+    map.on("error", (e) => {
+      if (!failed && e.sourceId && e.sourceId.startsWith("tiles-")) {
+        failed = true;
+        onFail("Map tiles could not load; drawing on a plain background.");
+      }
+    });
+    map.addControl(new maplibregl.AttributionControl({ compact: true }), "bottom-right");
+    return true;
+  }
+
+  /**
+   * Faint latitude/longitude lines around `box`, so that data drawn without
+   * basemap tiles still reads as a place on a map, with a sense of scale.
+   */
+  function addGraticule(map, box, theme) {
+    if (!box) return;
+    const span = Math.max(box[2] - box[0], box[3] - box[1], 1e-4);
+    const raw = span / 5;
+    const mag = 10 ** Math.floor(Math.log10(raw));
+    const step = [1, 2, 5, 10].map((f) => f * mag).find((v) => v >= raw);
+    const lines = [];
+    const w = Math.max(-180, Math.floor((box[0] - 2 * span) / step) * step);
+    const e = Math.min(180, box[2] + 2 * span);
+    const s = Math.max(-85, Math.floor((box[1] - 2 * span) / step) * step);
+    const n = Math.min(85, box[3] + 2 * span);
+    for (let x = w; x <= e; x += step) lines.push([[x, s], [x, n]]);
+    for (let y = s; y <= n; y += step) lines.push([[w, y], [e, y]]);
+    map.addSource("graticule", { type: "geojson", data: { type: "MultiLineString", coordinates: lines } });
+    const before = map.getStyle().layers[1]?.id;
+    map.addLayer(
+      { id: "graticule", type: "line", source: "graticule", paint: { "line-color": GRID[theme] || GRID.light, "line-width": 1 } },
+      before,
+    );
+  }
+
+  /** Mark the document once everything drawn so far is on the canvas (tests wait for it). */
+  function markIdle(map) {
+    delete document.body.dataset.idle;
+    map.once("idle", () => (document.body.dataset.idle = "1"));
+  }
+
+  function popupAt(map, lngLat, html) {
+    new maplibregl.Popup({ closeButton: true, maxWidth: "260px" }).setLngLat(lngLat).setHTML(html).addTo(map);
+  }
+
+  function popupOnClick(map, layer, render) {
+    map.on("click", layer, (e) => {
+      const f = e.features && e.features[0];
+      if (f) popupAt(map, e.lngLat, render(f.properties));
+    });
+    map.on("mouseenter", layer, () => (map.getCanvas().style.cursor = "pointer"));
+    map.on("mouseleave", layer, () => (map.getCanvas().style.cursor = ""));
+  }
+
+  function fit(map, box, padding = 48) {
+    if (!box) return;
+    const [w, s, e, n] = box;
+    const single = w === e && s === n;
+    const el = map.getContainer();
+    const pad = Math.max(8, Math.min(padding, el.clientWidth / 6, el.clientHeight / 6));
+    map.fitBounds(
+      [
+        [w, s],
+        [e, n],
+      ],
+      { padding: pad, maxZoom: single ? 14 : 16, duration: 0 },
+    );
+  }
+
+  /** The flat vertex list of a route feature, parts concatenated (ADR 0001). */
+  function routeCoords(geometry) {
+    if (!geometry) return [];
+    if (geometry.type === "LineString") return geometry.coordinates;
+    if (geometry.type === "MultiLineString") return geometry.coordinates.flat();
+    return [];
+  }
+
+  function asText(value) {
+    return typeof value === "string" ? value : value === undefined || value === null ? "" : JSON.stringify(value);
+  }
+
+  /**
+   * Draw a tool FeatureCollection. Returns what was drawn: counts, legend
+   * rows and warnings (e.g. sections whose indices fall outside their route).
+   */
+  function drawFeatures(map, fc, theme) {
+    const esc = view.escapeHtml;
+    const routes = [];
+    const sections = [];
+    const areas = [];
+    const points = [];
+    const waypoints = [];
+    const crossings = [];
+    const warnings = [];
+    let routePoints = 0;
+    let routeN = 0;
+    let areaN = 0;
+    for (const f of fc.features) {
+      const p = f.properties || {};
+      const kind = p.kind || "feature";
+      const g = f.geometry;
+      if (!g) continue;
+      if (kind === "route" || (kind === "feature" && /LineString/.test(g.type))) {
+        const coords = routeCoords(g);
+        const color = p.color || style.PALETTE[routeN % style.PALETTE.length];
+        routeN++;
+        routePoints += coords.length;
+        const s = p.summary || {};
+        const label = p.label || (routeN > 1 || p.route_index ? `Route ${(p.route_index ?? routeN - 1) + 1}` : "Route");
+        routes.push({
+          type: "Feature",
+          geometry: g,
+          properties: {
+            color,
+            label,
+            length: s.lengthInMeters,
+            time: s.travelTimeInSeconds,
+            delay: s.trafficDelayInSeconds,
+          },
+        });
+        const cut = style.sectionSegments(coords, p.sections, { route: routeN - 1 });
+        sections.push(...cut.features);
+        warnings.push(...cut.skipped);
+        crossings.push(...style.countryCrossings(coords, p.sections));
+      } else if (/Polygon/.test(g.type)) {
+        const base = style.kindStyle(kind);
+        const color = p.color || (kind === "area" ? style.PALETTE[(areaN + 2) % style.PALETTE.length] : base.color);
+        areaN++;
+        areas.push({ type: "Feature", geometry: g, properties: { color, kind, label: p.label || base.label } });
+      } else if (kind === "waypoint") {
+        waypoints.push(f);
+      } else if (/Point/.test(g.type)) {
+        const base = style.kindStyle(kind);
+        points.push({
+          type: "Feature",
+          geometry: g,
+          properties: {
+            kind,
+            color: p.color || base.color,
+            name: asText(p.name || p.label || base.label),
+            address: asText(p.address),
+            category: asText(p.category),
+            distance: Number.isFinite(p.distance_m) ? style.formatDistance(p.distance_m) : "",
+          },
+        });
+      }
+    }
+
+    const casing = CASING[theme] || CASING.light;
+    const source = (id, features) => map.addSource(id, { type: "geojson", data: { type: "FeatureCollection", features } });
+    source("areas", areas);
+    map.addLayer({
+      id: "area-fill",
+      type: "fill",
+      source: "areas",
+      paint: { "fill-color": ["get", "color"], "fill-opacity": 0.18 },
+    });
+    map.addLayer({
+      id: "area-line",
+      type: "line",
+      source: "areas",
+      paint: { "line-color": ["get", "color"], "line-width": 2, "line-opacity": 0.9 },
+    });
+    source("routes", routes);
+    map.addLayer({
+      id: "route-casing",
+      type: "line",
+      source: "routes",
+      layout: { "line-join": "round", "line-cap": "round" },
+      paint: { "line-color": casing, "line-width": 9 },
+    });
+    map.addLayer({
+      id: "route-line",
+      type: "line",
+      source: "routes",
+      layout: { "line-join": "round", "line-cap": "round" },
+      paint: { "line-color": ["get", "color"], "line-width": 5.5 },
+    });
+    source("sections", sections);
+    map.addLayer({
+      id: "sections-solid",
+      type: "line",
+      source: "sections",
+      filter: ["!", ["get", "dashed"]],
+      layout: { "line-join": "round", "line-cap": "round" },
+      paint: { "line-color": ["get", "color"], "line-width": ["get", "width"] },
+    });
+    map.addLayer({
+      id: "sections-dashed",
+      type: "line",
+      source: "sections",
+      filter: ["get", "dashed"],
+      paint: { "line-color": ["get", "color"], "line-width": ["get", "width"], "line-dasharray": [1.5, 1] },
+    });
+    source("points", points);
+    map.addLayer({
+      id: "points",
+      type: "circle",
+      source: "points",
+      paint: {
+        "circle-radius": ["case", ["==", ["get", "kind"], "result"], 10, 7],
+        "circle-color": ["get", "color"],
+        "circle-stroke-color": "#ffffff",
+        "circle-stroke-width": 2,
+      },
+    });
+
+    popupOnClick(map, "points", (p) =>
+      `<strong>${esc(p.name)}</strong>` +
+      (p.address ? `<div>${esc(p.address)}</div>` : "") +
+      (p.category || p.distance ? `<div class="muted">${esc([p.category, p.distance].filter(Boolean).join(" · "))}</div>` : ""),
+    );
+    popupOnClick(map, "route-line", (p) =>
+      `<strong>${esc(p.label)}</strong><div>${esc(routeSummary(p))}</div>`,
+    );
+    popupOnClick(map, "area-fill", (p) => `<strong>${esc(p.label)}</strong>`);
+    popupOnClick(map, "sections-solid", (p) => `<strong>${esc(p.label)}</strong>`);
+
+    waypoints.forEach((f, i) => {
+      const p = f.properties || {};
+      const idx = Number.isInteger(p.index) ? p.index : i;
+      const el = document.createElement("div");
+      el.className = "tt-pin";
+      el.style.background = style.KIND.waypoint.color;
+      el.textContent = idx < 26 ? String.fromCharCode(65 + idx) : String(idx + 1);
+      const popup = new maplibregl.Popup({ offset: 14 }).setHTML(`<strong>${esc(p.label || `Waypoint ${el.textContent}`)}</strong>`);
+      new maplibregl.Marker({ element: el }).setLngLat(f.geometry.coordinates).setPopup(popup).addTo(map);
+    });
+    points.forEach((f, i) => {
+      const p = f.properties;
+      if (p.kind === "result" && points.length <= 99) {
+        const el = document.createElement("div");
+        el.className = "tt-num";
+        el.textContent = String(i + 1);
+        new maplibregl.Marker({ element: el }).setLngLat(f.geometry.coordinates).addTo(map);
+      } else if (p.kind === "marker" && p.name) {
+        const el = document.createElement("div");
+        el.className = "tt-chip";
+        el.textContent = p.name;
+        new maplibregl.Marker({ element: el, anchor: "bottom", offset: [0, -2] }).setLngLat(f.geometry.coordinates).addTo(map);
+      }
+    });
+    for (const c of crossings) {
+      const el = document.createElement("div");
+      el.className = "tt-chip";
+      el.textContent = c.label;
+      new maplibregl.Marker({ element: el, anchor: "bottom" }).setLngLat(c.coordinates).addTo(map);
+    }
+
+    const legend = [];
+    for (const r of routes) legend.push({ label: r.properties.label, color: r.properties.color, shape: "line" });
+    for (const row of style.sectionLegend(sections)) legend.push({ ...row, shape: "line" });
+    const countBy = (items, key) => items.reduce((m, x) => m.set(x[key], (m.get(x[key]) || 0) + 1), new Map());
+    for (const [kind, n] of countBy(points.map((f) => f.properties), "kind")) {
+      const s = style.kindStyle(kind);
+      legend.push({ label: n > 1 ? `${s.label}s (${n})` : s.label, color: s.color, shape: "dot" });
+    }
+    if (waypoints.length) legend.push({ label: `Waypoints (${waypoints.length})`, color: style.KIND.waypoint.color, shape: "dot" });
+    for (const a of areas) legend.push({ label: a.properties.label, color: a.properties.color, shape: "area" });
+    if (crossings.length) legend.push({ label: `Border crossings (${crossings.length})`, color: "#868e96", shape: "dot" });
+
+    return {
+      counts: {
+        features: routes.length + areas.length + points.length + waypoints.length,
+        routes: routes.length,
+        routePoints,
+        sections: sections.length,
+        points: points.length + waypoints.length,
+        areas: areas.length,
+      },
+      legend,
+      warnings,
+      routes: routes.map((r) => r.properties),
+    };
+  }
+
+  function routeSummary(p) {
+    const parts = [style.formatDistance(p.length), style.formatDuration(p.time)].filter(Boolean);
+    if (p.delay > 59) parts.push(`+${style.formatDuration(p.delay)} traffic`);
+    return parts.join(" · ");
+  }
+
+  return { tileUrl, markIdle, addGraticule, create, setTheme, addRaster, drawFeatures, fit, popupAt, popupOnClick, routeSummary, PLAIN };
+})();
