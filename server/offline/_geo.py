@@ -173,7 +173,12 @@ def countries_of(lon: np.ndarray, lat: np.ndarray) -> np.ndarray:
     lon = np.asarray(lon, dtype=np.float64)
     lat = np.asarray(lat, dtype=np.float64)
     out = np.full(lon.shape, -1, dtype=np.int64)
+    if lon.size == 0:
+        return _BOX_CODES[out]
+    west, east, south, north = lon.min(), lon.max(), lat.min(), lat.max()
     for i, (w, s, e, n) in enumerate(_BOX_ARRAY):
+        if w > east or e < west or s > north or n < south:
+            continue  # the box misses every position
         hit = (out < 0) & (lon >= w) & (lon <= e) & (lat >= s) & (lat <= n)
         out[hit] = i
     missing = out < 0

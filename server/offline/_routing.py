@@ -468,18 +468,18 @@ def _turns(geo: _Geometry, motorway: list[tuple[int, int]]) -> list[tuple[int, f
     lat0 = np.radians(geo.points[:, 1])
     x = np.radians(geo.points[:, 0]) * np.cos(lat0)
     y = np.radians(geo.points[:, 1])
-    idx = np.arange(k, geo.n - k)
-    h_in = np.arctan2(y[idx] - y[idx - k], x[idx] - x[idx - k])
-    h_out = np.arctan2(y[idx + k] - y[idx], x[idx + k] - x[idx])
-    angle = np.degrees((h_in - h_out + np.pi) % (2 * np.pi) - np.pi)  # right turns positive
     on_motorway = np.zeros(geo.n, dtype=bool)
     for s, e in motorway:
         on_motorway[s : e + 1] = True
-    candidates = idx[(np.abs(angle) > 40.0) & ~on_motorway[idx]]
+    idx = np.flatnonzero(~on_motorway[k : geo.n - k]) + k
+    h_in = np.arctan2(y[idx] - y[idx - k], x[idx] - x[idx - k])
+    h_out = np.arctan2(y[idx + k] - y[idx], x[idx + k] - x[idx])
+    angle = np.degrees((h_in - h_out + np.pi) % (2 * np.pi) - np.pi)  # right turns positive
+    sharp = np.flatnonzero(np.abs(angle) > 40.0)
     spacing = max(1_000.0, geo.cum[-1] / 200.0)
-    _, first = np.unique((geo.cum[candidates] // spacing).astype(np.int64), return_index=True)
-    chosen = candidates[first]
-    return list(zip(chosen.tolist(), angle[chosen - k].tolist(), strict=True))
+    _, first = np.unique((geo.cum[idx[sharp]] // spacing).astype(np.int64), return_index=True)
+    chosen = sharp[first]
+    return list(zip(idx[chosen].tolist(), angle[chosen].tolist(), strict=True))
 
 
 def _turn_maneuver(angle: float) -> str:
