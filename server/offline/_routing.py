@@ -69,7 +69,7 @@ class RouteRequest:
 
 def parse_request(locations: str, q: Query, body: bytes) -> RouteRequest:
     """Validate everything first: a bad request is refused before any geometry is made."""
-    parts = [p for p in locations.split(":")]
+    parts = locations.split(":")
     if len(parts) < 2 or any(not p.strip() for p in parts):
         raise BadRequest(
             f"Invalid locations {locations!r}: a route needs at least 2 locations, "
@@ -94,9 +94,8 @@ def parse_request(locations: str, q: Query, body: bytes) -> RouteRequest:
             raise BadRequest(f"The request body is not valid JSON ({exc}).") from None
         if not isinstance(doc, dict):
             raise BadRequest("The request body must be a JSON object.")
-    sections = {SECTION_TYPES[s] for s in q.choices("sectionType", tuple(SECTION_TYPES))}
-    sections.discard(None)
-    sections.add("TRAVEL_MODE")
+    requested = (SECTION_TYPES[s] for s in q.choices("sectionType", tuple(SECTION_TYPES)))
+    sections = frozenset(s for s in requested if s is not None) | {"TRAVEL_MODE"}
     instructions = q.raw("instructionsType")
     if instructions is not None and instructions not in ("coded", "text", "tagged"):
         raise BadRequest(
@@ -112,7 +111,7 @@ def parse_request(locations: str, q: Query, body: bytes) -> RouteRequest:
         route_type=q.choice("routeType", ROUTE_TYPES, "fastest"),
         traffic=q.flag("traffic", True),
         avoid=frozenset(q.choices("avoid", AVOIDS)),
-        sections=frozenset(s for s in sections if s is not None),
+        sections=sections,
         instructions=instructions,
         extended=tuple(q.choices("extendedRouteRepresentation", ("distance", "travelTime"))),
         alternatives=q.integer("maxAlternatives", low=0, high=_MAX_ALTERNATIVES, default=0) or 0,
