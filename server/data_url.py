@@ -106,8 +106,10 @@ async def download(client: httpx.AsyncClient, url: str, settings: Settings) -> b
                     "addresses may be fetched; pass the GeoJSON inline instead."
                 )
     pinned = parsed.copy_with(host=str(addresses[0]))
-    headers = {"host": parsed.netloc.decode("ascii"), "accept": "application/geo+json, "
-               "application/json;q=0.9, */*;q=0.1"}
+    headers = {
+        "host": parsed.netloc.decode("ascii"),
+        "accept": "application/geo+json, application/json;q=0.9, */*;q=0.1",
+    }
     extensions = {"sni_hostname": host} if parsed.scheme == "https" else {}
     try:
         async with asyncio.timeout(settings.data_viz_timeout_s):
@@ -168,7 +170,10 @@ async def _fetch(
 ) -> bytes:
     limit = settings.data_viz_max_bytes
     request = client.build_request(
-        "GET", pinned, headers=headers, extensions=extensions,
+        "GET",
+        pinned,
+        headers=headers,
+        extensions=extensions,
         timeout=settings.data_viz_timeout_s,
     )
     response = await client.send(request, stream=True, follow_redirects=False)

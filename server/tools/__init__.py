@@ -22,6 +22,13 @@ __all__ = ["register_tools"]
 def register_tools(apps: Apps, runtime: Runtime) -> None:
     """Register every tool of DESIGN.md, bound to its widget view, on `apps`."""
     for family in (
-        search, along_route, routing, reachable_range, traffic, dynamic_map, data_viz, app_only
+        search,
+        along_route,
+        routing,
+        reachable_range,
+        traffic,
+        dynamic_map,
+        data_viz,
+        app_only,
     ):
         family.register(apps, runtime)

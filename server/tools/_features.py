@@ -161,8 +161,11 @@ def route_feature(route: dict[str, Any], index: int, **extra: Any) -> dict[str, 
         "progress": route.get("progress") or [],
     }
     properties.update({k: v for k, v in extra.items() if v is not None})
-    return {"type": "Feature", "geometry": {"type": "LineString", "coordinates": line},
-            "properties": properties}
+    return {
+        "type": "Feature",
+        "geometry": {"type": "LineString", "coordinates": line},
+        "properties": properties,
+    }
 
 
 def waypoint_features(
@@ -173,8 +176,9 @@ def waypoint_features(
     for i, position in enumerate(locations):
         given = labels[i] if labels and i < len(labels) else None
         default = "Start" if i == 0 else "End" if i == last else f"Stop {i}"
-        features.append(point_feature(position, {"kind": "waypoint", "index": i,
-                                                 "label": given or default}))
+        features.append(
+            point_feature(position, {"kind": "waypoint", "index": i, "label": given or default})
+        )
     return features
 
 

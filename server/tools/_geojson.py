@@ -16,8 +16,14 @@ import numpy as np
 
 __all__ = ["GeoJsonError", "Summary", "validate"]
 
-_DEPTH = {"Point": 0, "MultiPoint": 1, "LineString": 1, "MultiLineString": 2, "Polygon": 2,
-          "MultiPolygon": 3}
+_DEPTH = {
+    "Point": 0,
+    "MultiPoint": 1,
+    "LineString": 1,
+    "MultiLineString": 2,
+    "Polygon": 2,
+    "MultiPolygon": 3,
+}
 _MAX_PROPERTY_NAMES = 50
 
 
@@ -74,9 +80,7 @@ def validate(obj: Any) -> Summary:
         summary.features = 1
         _geometry(obj, "(root)", summary)
     else:
-        raise GeoJsonError(
-            f"type: {kind!r} is not FeatureCollection, Feature or a geometry type"
-        )
+        raise GeoJsonError(f"type: {kind!r} is not FeatureCollection, Feature or a geometry type")
     return summary
 
 

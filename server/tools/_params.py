@@ -66,8 +66,11 @@ ShowUi = Annotated[
 
 Language = Annotated[
     str | None,
-    Field(max_length=20, pattern=r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$",
-          description="IETF language tag for names and messages, e.g. 'en-GB', 'de-DE'"),
+    Field(
+        max_length=20,
+        pattern=r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$",
+        description="IETF language tag for names and messages, e.g. 'en-GB', 'de-DE'",
+    ),
 ]
 
 _ROUTE_TYPE_ALIASES = {"fast": "fastest", "efficient": "eco"}
@@ -84,16 +87,39 @@ RouteType = Annotated[
 TravelMode = Literal["car", "truck", "taxi", "bus", "van", "motorcycle", "bicycle", "pedestrian"]
 TrafficMode = Literal["live", "historical"]
 Avoid = Literal[
-    "tollRoads", "motorways", "ferries", "unpavedRoads", "carpools", "alreadyUsedRoads",
-    "borderCrossings", "tunnels", "carTrains", "lowEmissionZones",
+    "tollRoads",
+    "motorways",
+    "ferries",
+    "unpavedRoads",
+    "carpools",
+    "alreadyUsedRoads",
+    "borderCrossings",
+    "tunnels",
+    "carTrains",
+    "lowEmissionZones",
 ]
 _SECTION_TYPES = (
-    "carTrain", "country", "ferry", "motorway", "pedestrian", "tollRoad", "tollVignette",
-    "traffic", "travelMode", "tunnel", "carpool", "urban", "unpaved", "lowEmissionZone",
-    "roadShields", "handsFreeDriving",
+    "carTrain",
+    "country",
+    "ferry",
+    "motorway",
+    "pedestrian",
+    "tollRoad",
+    "tollVignette",
+    "traffic",
+    "travelMode",
+    "tunnel",
+    "carpool",
+    "urban",
+    "unpaved",
+    "lowEmissionZone",
+    "roadShields",
+    "handsFreeDriving",
 )
 _SECTION_ALIASES = {name.lower(): name for name in _SECTION_TYPES} | {
-    "toll": "tollRoad", "tollroads": "tollRoad", "travel_mode": "travelMode",
+    "toll": "tollRoad",
+    "tollroads": "tollRoad",
+    "travel_mode": "travelMode",
 }
 
 

@@ -100,8 +100,13 @@ def register(apps: Apps, runtime: Runtime) -> None:
             tool,
             status,
             reason,
-            extra={"event": "app_status", "tool": tool, "status": status, "reason": reason,
-                   "detail": detail},
+            extra={
+                "event": "app_status",
+                "tool": tool,
+                "status": status,
+                "reason": reason,
+                "detail": detail,
+            },
         )
         return CallToolResult(content=[TextContent(type="text", text='{"logged": true}')])
 

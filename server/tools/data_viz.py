@@ -40,9 +40,12 @@ _PAINT_PREFIX = {
     "symbol": ("text-", "icon-"),
 }
 _DEFAULT_LAYER = {
-    "Point": "circle", "MultiPoint": "circle",
-    "LineString": "line", "MultiLineString": "line",
-    "Polygon": "fill", "MultiPolygon": "fill",
+    "Point": "circle",
+    "MultiPoint": "circle",
+    "LineString": "line",
+    "MultiLineString": "line",
+    "Polygon": "fill",
+    "MultiPolygon": "fill",
 }
 
 
@@ -52,13 +55,17 @@ class Layer(BaseModel):
     model_config = ConfigDict(extra="forbid")
     type: Annotated[
         Literal["fill", "line", "circle", "heatmap", "symbol"],
-        Field(description="fill (polygons), line, circle (points), heatmap (points), symbol "
-                          "(text labels)"),
+        Field(
+            description="fill (polygons), line, circle (points), heatmap (points), symbol "
+            "(text labels)"
+        ),
     ]
     paint: Annotated[
         dict[str, Any] | None,
-        Field(description="MapLibre paint properties of this type, e.g. {'circle-color': "
-                          "'#e33', 'circle-radius': 6} or {'fill-opacity': 0.4}"),
+        Field(
+            description="MapLibre paint properties of this type, e.g. {'circle-color': "
+            "'#e33', 'circle-radius': 6} or {'fill-opacity': 0.4}"
+        ),
     ] = None
     filter: Annotated[
         list[Any] | None,
@@ -66,8 +73,10 @@ class Layer(BaseModel):
     ] = None
     label: Annotated[
         str | None,
-        Field(max_length=100, description="Feature property shown as text (symbol) or in the "
-                                          "popup, e.g. 'name'"),
+        Field(
+            max_length=100,
+            description="Feature property shown as text (symbol) or in the popup, e.g. 'name'",
+        ),
     ] = None
     name: Annotated[str | None, Field(max_length=100, description="Legend entry")] = None
     color: Annotated[
@@ -97,18 +106,25 @@ class Layer(BaseModel):
 
 GeoJsonInput = Annotated[
     dict[str, Any] | str | None,
-    Field(description="Inline GeoJSON: a FeatureCollection, Feature or geometry (object or "
-                      "JSON text). Not together with data_url."),
+    Field(
+        description="Inline GeoJSON: a FeatureCollection, Feature or geometry (object or "
+        "JSON text). Not together with data_url."
+    ),
 ]
 DataUrl = Annotated[
     str | None,
-    Field(max_length=2048, description="Public http(s) URL of a GeoJSON file. Not together "
-                                       "with geojson."),
+    Field(
+        max_length=2048,
+        description="Public http(s) URL of a GeoJSON file. Not together with geojson.",
+    ),
 ]
 Layers = Annotated[
     list[Layer] | None,
-    Field(max_length=MAX_LAYERS, description="Up to 10 layers, drawn in order. Default: one "
-                                             "circle, line or fill layer per geometry kind."),
+    Field(
+        max_length=MAX_LAYERS,
+        description="Up to 10 layers, drawn in order. Default: one "
+        "circle, line or fill layer per geometry kind.",
+    ),
 ]
 Title = Annotated[str | None, Field(max_length=200, description="Title shown on the map")]
 
@@ -166,9 +182,7 @@ async def run_data_viz(runtime: Runtime, args: DataVizArgs) -> tuple[dict, dict]
 
 
 def _default_layers(summary: Summary) -> list[Layer]:
-    kinds = dict.fromkeys(
-        _DEFAULT_LAYER[t] for t in summary.geometry_types if t in _DEFAULT_LAYER
-    )
+    kinds = dict.fromkeys(_DEFAULT_LAYER[t] for t in summary.geometry_types if t in _DEFAULT_LAYER)
     return [Layer(type=kind) for kind in kinds or ("circle",)]
 
 

@@ -142,8 +142,10 @@ def register(apps: Apps, runtime: Runtime) -> None:
             features.append(_area_feature(area))
         for marker in markers or []:
             features.append(
-                point_feature(marker.position, {"kind": "marker", "label": marker.label,
-                                                "color": marker.color})
+                point_feature(
+                    marker.position,
+                    {"kind": "marker", "label": marker.label, "color": marker.color},
+                )
             )
         answer: dict[str, Any] = {
             "markers": len(markers or []),

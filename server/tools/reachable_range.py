@@ -69,8 +69,12 @@ def register(apps: Apps, runtime: Runtime) -> None:
             else {"distanceBudgetInMeters": distanceBudgetInMeters}  # type: ignore[dict-item]
         )
         params = route_params(
-            routeType=routeType, travelMode=travelMode, traffic=traffic, avoid=avoid,
-            departAt=departAt, extra=list(budget.items()),
+            routeType=routeType,
+            travelMode=travelMode,
+            traffic=traffic,
+            avoid=avoid,
+            departAt=departAt,
+            extra=list(budget.items()),
         )
         lon, lat = origin
         body = await runtime.tomtom.calculate_reachable_range(
@@ -117,4 +121,3 @@ def _area_m2(ring: np.ndarray) -> float:
     # Sum over edges of (lon2 - lon1) * (2 + sin lat1 + sin lat2), the standard spherical formula.
     total = np.sum((lon[1:] - lon[:-1]) * (2 + np.sin(lat[:-1]) + np.sin(lat[1:])))
     return abs(float(total)) * _EARTH_RADIUS_M**2 / 2
-

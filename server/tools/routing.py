@@ -54,9 +54,7 @@ DepartAt = Annotated[
     When,
     Field(description="Departure time, ISO 8601 ('2026-06-24T14:30:00+02:00') or 'now'"),
 ]
-ArriveAt = Annotated[
-    When, Field(description="Arrival time, ISO 8601; not together with departAt")
-]
+ArriveAt = Annotated[When, Field(description="Arrival time, ISO 8601; not together with departAt")]
 RouteTypeParam = Annotated[
     RouteType,
     Field(
@@ -179,12 +177,21 @@ def register(apps: Apps, runtime: Runtime) -> None:
         if vehicleWeight is not None:
             extra.append(("vehicleWeight", vehicleWeight))
         params = route_params(
-            routeType=routeType, travelMode=travelMode, traffic=traffic, avoid=avoid,
-            departAt=departAt, arriveAt=arriveAt, language=language, extra=extra,
+            routeType=routeType,
+            travelMode=travelMode,
+            traffic=traffic,
+            avoid=avoid,
+            departAt=departAt,
+            arriveAt=arriveAt,
+            language=language,
+            extra=extra,
         )
         sections = tuple(dict.fromkeys(sectionType)) if sectionType else DEFAULT_SECTIONS
         routes = await calculate(
-            runtime.tomtom, locations, key=caller_key(ctx), params=params,
+            runtime.tomtom,
+            locations,
+            key=caller_key(ctx),
+            params=params,
             section_types=sections,
         )
         answer = {

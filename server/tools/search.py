@@ -114,8 +114,12 @@ def register(apps: Apps, runtime: Runtime) -> None:
         ]
         origin = point_feature(position, {"kind": "origin", "label": "Queried position"})
         return await _results(
-            runtime, "tomtom-reverse-geocode", {"results": results},
-            {"position": rounded(position)}, show_ui, origin,
+            runtime,
+            "tomtom-reverse-geocode",
+            {"results": results},
+            {"position": rounded(position)},
+            show_ui,
+            origin,
         )
 
     @apps.tool(
@@ -204,8 +208,12 @@ def register(apps: Apps, runtime: Runtime) -> None:
         body = await client.nearby_search(lon, lat, key=caller_key(ctx), params=params)
         origin = point_feature(position, {"kind": "origin", "label": "Search centre"})
         return await _results(
-            runtime, "tomtom-nearby", body,
-            {"position": rounded(position), "radius_m": radius}, show_ui, origin,
+            runtime,
+            "tomtom-nearby",
+            body,
+            {"position": rounded(position), "radius_m": radius},
+            show_ui,
+            origin,
         )
 
 
@@ -250,4 +258,3 @@ async def _results(
         features.insert(0, origin)
     data = collection(features, summary={**asked, "count": len(items)})
     return await deliver(runtime, tool=tool, answer=answer, data=data, show_ui=show_ui)
-

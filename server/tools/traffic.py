@@ -29,8 +29,18 @@ _FIELDS = (
     "startTime,endTime,from,to,length,delay,roadNumbers,timeValidity}}}"
 )
 _CATEGORIES = {
-    0: "unknown", 1: "accident", 2: "fog", 3: "dangerous conditions", 4: "rain", 5: "ice",
-    6: "jam", 7: "lane closed", 8: "road closed", 9: "road works", 10: "wind", 11: "flooding",
+    0: "unknown",
+    1: "accident",
+    2: "fog",
+    3: "dangerous conditions",
+    4: "rain",
+    5: "ice",
+    6: "jam",
+    7: "lane closed",
+    8: "road closed",
+    9: "road works",
+    10: "wind",
+    11: "flooding",
     14: "broken-down vehicle",
 }
 _MAGNITUDES = {0: "unknown", 1: "minor", 2: "moderate", 3: "major", 4: "undefined"}
@@ -141,8 +151,9 @@ def register(apps: Apps, runtime: Runtime) -> None:
             answer["incidents_omitted"] = len(incidents) - maxIncidents
         if not incidents:
             answer["note"] = "No incidents reported in this area."
-        return await deliver(runtime, tool="tomtom-traffic", answer=answer, data=None,
-                             show_ui=show_ui)
+        return await deliver(
+            runtime, tool="tomtom-traffic", answer=answer, data=None, show_ui=show_ui
+        )
 
 
 def _incident(props: dict[str, Any]) -> dict[str, Any]:
@@ -153,8 +164,14 @@ def _incident(props: dict[str, Any]) -> dict[str, Any]:
         "description": "; ".join(e["description"] for e in events if e.get("description")),
     }
     for src, dst in (
-        ("roadNumbers", "roads"), ("from", "from"), ("to", "to"), ("delay", "delay_s"),
-        ("length", "length_m"), ("startTime", "start"), ("endTime", "end"), ("id", "id"),
+        ("roadNumbers", "roads"),
+        ("from", "from"),
+        ("to", "to"),
+        ("delay", "delay_s"),
+        ("length", "length_m"),
+        ("startTime", "start"),
+        ("endTime", "end"),
+        ("id", "id"),
     ):
         value = props.get(src)
         if value not in (None, [], ""):

@@ -135,8 +135,12 @@ def test_public_addresses_are_allowed(address: str) -> None:
 
 @pytest.mark.parametrize(
     "url",
-    ["http://127.0.0.1:9/x.json", "http://[::1]:9/x.json", "http://[::ffff:10.0.0.1]/x.json",
-     "http://169.254.169.254/latest/meta-data"],
+    [
+        "http://127.0.0.1:9/x.json",
+        "http://[::1]:9/x.json",
+        "http://[::ffff:10.0.0.1]/x.json",
+        "http://169.254.169.254/latest/meta-data",
+    ],
 )
 async def test_private_targets_are_refused_before_any_connection(
     client: httpx.AsyncClient, url: str

@@ -14,23 +14,32 @@ async def test_an_error_status_is_logged_as_a_warning_with_its_reason(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     caplog.set_level(logging.INFO, logger="server.tools.app_only")
-    report = {"tool": "tomtom-routing", "status": "error", "reason": "no_app_data",
-              "detail": "the host dropped _meta"}
+    report = {
+        "tool": "tomtom-routing",
+        "status": "error",
+        "reason": "no_app_data",
+        "detail": "the host dropped _meta",
+    }
     async with tool_client() as tools:
         outcome = await tools.call("tomtom-report-app-status", report)
     assert not outcome.is_error and outcome.answer == {"logged": True}
     (record,) = [r for r in caplog.records if r.name == "server.tools.app_only"]
     assert record.levelno == logging.WARNING
     assert (record.tool, record.status, record.reason, record.detail) == (
-        "tomtom-routing", "error", "no_app_data", "the host dropped _meta"
+        "tomtom-routing",
+        "error",
+        "no_app_data",
+        "the host dropped _meta",
     )
 
 
 async def test_an_ok_status_is_logged_at_info(caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO, logger="server.tools.app_only")
     async with tool_client() as tools:
-        await tools.call("tomtom-report-app-status",
-                         {"tool": "tomtom-geocode", "status": "ok", "reason": "drawn"})
+        await tools.call(
+            "tomtom-report-app-status",
+            {"tool": "tomtom-geocode", "status": "ok", "reason": "drawn"},
+        )
     (record,) = [r for r in caplog.records if r.name == "server.tools.app_only"]
     assert record.levelno == logging.INFO
 
@@ -40,8 +49,10 @@ async def test_an_ok_status_is_logged_at_info(caplog: pytest.LogCaptureFixture) 
     [
         ({"tool": "x", "status": "fine", "reason": "r"}, "status"),
         ({"tool": "x", "status": "ok", "reason": "r" * 201}, "at most 200 characters"),
-        ({"tool": "x", "status": "ok", "reason": "r", "detail": "d" * 2001},
-         "at most 2000 characters"),
+        (
+            {"tool": "x", "status": "ok", "reason": "r", "detail": "d" * 2001},
+            "at most 2000 characters",
+        ),
         ({"tool": "x" * 65, "status": "ok", "reason": "r"}, "at most 64 characters"),
     ],
 )

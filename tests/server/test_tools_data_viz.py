@@ -21,11 +21,19 @@ from tests.server.test_tools_harness import assert_model_text, tool_client
 PLACES = {
     "type": "FeatureCollection",
     "features": [
-        {"type": "Feature", "properties": {"name": "A", "visitors": 3},
-         "geometry": {"type": "Point", "coordinates": [4.9, 52.37]}},
-        {"type": "Feature", "properties": {"name": "B", "kind": "park"},
-         "geometry": {"type": "Polygon", "coordinates": [
-             [[4.8, 52.3], [4.9, 52.3], [4.9, 52.4], [4.8, 52.3]]]}},
+        {
+            "type": "Feature",
+            "properties": {"name": "A", "visitors": 3},
+            "geometry": {"type": "Point", "coordinates": [4.9, 52.37]},
+        },
+        {
+            "type": "Feature",
+            "properties": {"name": "B", "kind": "park"},
+            "geometry": {
+                "type": "Polygon",
+                "coordinates": [[[4.8, 52.3], [4.9, 52.3], [4.9, 52.4], [4.8, 52.3]]],
+            },
+        },
         {"type": "Feature", "properties": None, "geometry": None},
     ],
 }
@@ -38,8 +46,11 @@ def big_collection(points: int) -> dict[str, Any]:
     return {
         "type": "FeatureCollection",
         "features": [
-            {"type": "Feature", "properties": {"i": i}, "geometry": {"type": "Point",
-                                                                   "coordinates": [x, y]}}
+            {
+                "type": "Feature",
+                "properties": {"i": i},
+                "geometry": {"type": "Point", "coordinates": [x, y]},
+            }
             for i, (x, y) in enumerate(coords.tolist())
         ],
     }
@@ -76,8 +87,11 @@ def files_url() -> Iterator[str]:
 
 
 def collection_with(geometry: Any, at: int = 3) -> dict[str, Any]:
-    point = {"type": "Feature", "properties": {}, "geometry": {"type": "Point",
-                                                              "coordinates": [0, 0]}}
+    point = {
+        "type": "Feature",
+        "properties": {},
+        "geometry": {"type": "Point", "coordinates": [0, 0]},
+    }
     features = [copy.deepcopy(point) for _ in range(at)]
     features.append({"type": "Feature", "properties": {}, "geometry": geometry})
     return {"type": "FeatureCollection", "features": features}
@@ -86,26 +100,44 @@ def collection_with(geometry: Any, at: int = 3) -> dict[str, Any]:
 @pytest.mark.parametrize(
     ("geojson", "message"),
     [
-        (collection_with({"type": "LineString", "coordinates": [[0, 0]] * 12 + [[200, 1]]}),
-         "features[3].geometry.coordinates[12]: longitude 200 is outside [-180, 180]"),
-        (collection_with({"type": "Point", "coordinates": [10, -91]}),
-         "features[3].geometry.coordinates: latitude -91 is outside [-90, 90]"),
-        (collection_with({"type": "Polygon", "coordinates": [[[0, 0], [1, 0], [1, 1], [0, 1]]]}),
-         "features[3].geometry.coordinates[0]: a linear ring must end at its first position"),
-        (collection_with({"type": "Polygon", "coordinates": [[[0, 0], [1, 0], [0, 0]]]}),
-         "features[3].geometry.coordinates[0]: needs at least 4 positions, has 3"),
-        (collection_with({"type": "MultiPoint", "coordinates": [[1, 2], [3, "4"]]}),
-         "features[3].geometry.coordinates[1]: a string '4' is not a number"),
-        (collection_with({"type": "LineString", "coordinates": [[1, 2], [3]]}),
-         "features[3].geometry.coordinates[1]: a position has 2 or 3 numbers"),
-        (collection_with({"type": "Circle", "coordinates": [1, 2]}),
-         "features[3].geometry.type: 'Circle' is not a GeoJSON geometry type"),
+        (
+            collection_with({"type": "LineString", "coordinates": [[0, 0]] * 12 + [[200, 1]]}),
+            "features[3].geometry.coordinates[12]: longitude 200 is outside [-180, 180]",
+        ),
+        (
+            collection_with({"type": "Point", "coordinates": [10, -91]}),
+            "features[3].geometry.coordinates: latitude -91 is outside [-90, 90]",
+        ),
+        (
+            collection_with({"type": "Polygon", "coordinates": [[[0, 0], [1, 0], [1, 1], [0, 1]]]}),
+            "features[3].geometry.coordinates[0]: a linear ring must end at its first position",
+        ),
+        (
+            collection_with({"type": "Polygon", "coordinates": [[[0, 0], [1, 0], [0, 0]]]}),
+            "features[3].geometry.coordinates[0]: needs at least 4 positions, has 3",
+        ),
+        (
+            collection_with({"type": "MultiPoint", "coordinates": [[1, 2], [3, "4"]]}),
+            "features[3].geometry.coordinates[1]: a string '4' is not a number",
+        ),
+        (
+            collection_with({"type": "LineString", "coordinates": [[1, 2], [3]]}),
+            "features[3].geometry.coordinates[1]: a position has 2 or 3 numbers",
+        ),
+        (
+            collection_with({"type": "Circle", "coordinates": [1, 2]}),
+            "features[3].geometry.type: 'Circle' is not a GeoJSON geometry type",
+        ),
         (collection_with({"type": "Point"}), "features[3].geometry.coordinates: missing"),
         ({"type": "FeatureCollection", "features": {}}, "features: expected a list, got an object"),
-        ({"type": "FeatureCollection", "features": [{"type": "Point", "coordinates": [1, 2]}]},
-         "features[0].type: expected 'Feature', got 'Point'"),
-        ({"type": "Feature", "properties": [], "geometry": None},
-         "(root).properties: expected an object or null, got a list"),
+        (
+            {"type": "FeatureCollection", "features": [{"type": "Point", "coordinates": [1, 2]}]},
+            "features[0].type: expected 'Feature', got 'Point'",
+        ),
+        (
+            {"type": "Feature", "properties": [], "geometry": None},
+            "(root).properties: expected an object or null, got a list",
+        ),
         ({"type": "Topology"}, "type: 'Topology' is not FeatureCollection, Feature or a geometry"),
         ([1, 2], "(root): expected a GeoJSON object, got a list"),
     ],
@@ -121,20 +153,36 @@ def test_valid_geojson_is_summarised_and_left_untouched() -> None:
         "type": "FeatureCollection",
         "features": [
             *PLACES["features"],
-            {"type": "Feature", "properties": {"name": "C"}, "geometry": {
-                "type": "GeometryCollection", "geometries": [
-                    {"type": "MultiPolygon", "coordinates": [
-                        [[[-10, -5], [-9, -5], [-9, -4], [-10, -5]]]]},
-                    {"type": "MultiLineString", "coordinates": [[[170, 60, 12.5], [171, 61, 3]]]},
-                ]}},
+            {
+                "type": "Feature",
+                "properties": {"name": "C"},
+                "geometry": {
+                    "type": "GeometryCollection",
+                    "geometries": [
+                        {
+                            "type": "MultiPolygon",
+                            "coordinates": [[[[-10, -5], [-9, -5], [-9, -4], [-10, -5]]]],
+                        },
+                        {
+                            "type": "MultiLineString",
+                            "coordinates": [[[170, 60, 12.5], [171, 61, 3]]],
+                        },
+                    ],
+                },
+            },
         ],
     }
     before = copy.deepcopy(data)
     answer = validate(data).as_answer()
     assert data == before
     assert answer["features"] == 4
-    assert answer["geometry_types"] == {"Point": 1, "Polygon": 1, "GeometryCollection": 1,
-                                        "MultiPolygon": 1, "MultiLineString": 1}
+    assert answer["geometry_types"] == {
+        "Point": 1,
+        "Polygon": 1,
+        "GeometryCollection": 1,
+        "MultiPolygon": 1,
+        "MultiLineString": 1,
+    }
     assert answer["bbox"] == [-10, -5, 171, 61]
     assert answer["property_names"] == ["name", "visitors", "kind"]
 
@@ -143,8 +191,10 @@ def test_valid_geojson_is_summarised_and_left_untouched() -> None:
 
 
 async def test_inline_geojson_is_sent_exactly_as_given_with_a_summary_for_the_model() -> None:
-    layers = [{"type": "fill", "paint": {"fill-color": "#3a3"}, "name": "Parks", "opacity": 0.4},
-              {"type": "circle", "filter": ["has", "visitors"], "label": "name"}]
+    layers = [
+        {"type": "fill", "paint": {"fill-color": "#3a3"}, "name": "Parks", "opacity": 0.4},
+        {"type": "circle", "filter": ["has", "visitors"], "label": "name"},
+    ]
     arguments = {"geojson": PLACES, "layers": layers, "title": "Places"}
     async with tool_client() as tools:
         outcome = await tools.call("tomtom-data-viz", arguments)
@@ -184,14 +234,20 @@ async def test_a_private_data_url_is_refused_by_default(files_url: str) -> None:
     ("arguments", "message"),
     [
         ({}, "give exactly one of data_url or geojson"),
-        ({"geojson": PLACES, "data_url": "https://example.com/x.geojson"},
-         "give exactly one of data_url or geojson"),
+        (
+            {"geojson": PLACES, "data_url": "https://example.com/x.geojson"},
+            "give exactly one of data_url or geojson",
+        ),
         ({"geojson": "{not json"}, "geojson text is not valid JSON"),
-        ({"geojson": collection_with({"type": "Point", "coordinates": [500, 0]})},
-         "malformed at features[3].geometry.coordinates: longitude 500 is outside"),
+        (
+            {"geojson": collection_with({"type": "Point", "coordinates": [500, 0]})},
+            "malformed at features[3].geometry.coordinates: longitude 500 is outside",
+        ),
         ({"geojson": PLACES, "layers": [{"type": "circle"}] * 11}, "at most 10 items"),
-        ({"geojson": PLACES, "layers": [{"type": "line", "paint": {"fill-color": "red"}}]},
-         "paint property 'fill-color' does not apply to a line layer"),
+        (
+            {"geojson": PLACES, "layers": [{"type": "line", "paint": {"fill-color": "red"}}]},
+            "paint property 'fill-color' does not apply to a line layer",
+        ),
         ({"geojson": PLACES, "layers": [{"type": "symbol"}]}, "a symbol layer needs label"),
         ({"geojson": PLACES, "layers": [{"type": "extrusion"}]}, "layers.0.type"),
         ({"geojson": PLACES, "layers": [{"type": "circle", "size": 3}]}, "layers.0.size"),
@@ -252,8 +308,10 @@ async def test_get_app_data_validates_its_arguments_as_data_viz_does() -> None:
         )
         layered = await tools.call(
             "tomtom-get-app-data",
-            {"tool": "tomtom-data-viz",
-             "arguments": {"geojson": PLACES, "layers": [{"type": "symbol"}]}},
+            {
+                "tool": "tomtom-data-viz",
+                "arguments": {"geojson": PLACES, "layers": [{"type": "symbol"}]},
+            },
         )
     expected = "features[3].geometry.coordinates[1]: latitude 95 is outside [-90, 90]"
     assert direct.is_error and expected in direct.text

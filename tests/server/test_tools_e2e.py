@@ -30,8 +30,10 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
     ("tomtom-search-along-route", {"locations": [AMSTERDAM, BERLIN], "query": "petrol"}),
     ("tomtom-routing", {"locations": [AMSTERDAM, UTRECHT, BERLIN]}),
     ("tomtom-reachable-range", {"origin": AMSTERDAM, "distanceBudgetInMeters": 20_000}),
-    ("tomtom-dynamic-map", {"markers": [{"position": AMSTERDAM}],
-                            "routes": [{"locations": [AMSTERDAM, UTRECHT]}]}),
+    (
+        "tomtom-dynamic-map",
+        {"markers": [{"position": AMSTERDAM}], "routes": [{"locations": [AMSTERDAM, UTRECHT]}]},
+    ),
     ("tomtom-data-viz", {"geojson": {"type": "Point", "coordinates": AMSTERDAM}}),
 ]
 
@@ -47,8 +49,11 @@ async def connected(mcp_url: str, key: str | None = None, mode: str = "auto"
 
 
 def wire_size(result: Any) -> int:
-    body = {"jsonrpc": "2.0", "id": 1,
-            "result": result.model_dump(by_alias=True, exclude_none=True)}
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "result": result.model_dump(by_alias=True, exclude_none=True),
+    }
     return len(orjson.dumps(body))
 
 
@@ -134,8 +139,6 @@ async def test_the_callers_key_is_used_for_map_tiles_and_never_shown_in_text_or_
 
 async def test_a_private_data_url_is_refused_over_http(mcp_url: str, server_url: str) -> None:
     async with connected(mcp_url) as client:
-        result = await client.call_tool(
-            "tomtom-data-viz", {"data_url": server_url + "/health"}
-        )
+        result = await client.call_tool("tomtom-data-viz", {"data_url": server_url + "/health"})
     assert result.is_error
     assert "loopback address" in result.content[0].text

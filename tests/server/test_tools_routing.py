@@ -29,8 +29,11 @@ def line_of(feature: dict[str, Any]) -> list[list[float]]:
 
 
 def wire_size(outcome: Any) -> int:
-    body = {"jsonrpc": "2.0", "id": 1,
-            "result": outcome.result.model_dump(by_alias=True, exclude_none=True)}
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "result": outcome.result.model_dump(by_alias=True, exclude_none=True),
+    }
     return len(orjson.dumps(body))
 
 
@@ -90,7 +93,9 @@ async def test_legs_of_a_route_with_a_stop_are_contiguous_in_the_concatenated_li
     assert line[second["startPointIndex"]] == pytest.approx(UTRECHT, abs=1e-5)
     assert second["endPointIndex"] == len(line) - 1
     assert [w["properties"]["label"] for w in features_of(outcome.envelope, "waypoint")] == [
-        "Start", "Stop 1", "End",
+        "Start",
+        "Stop 1",
+        "End",
     ]
 
 
@@ -211,26 +216,52 @@ async def test_a_dynamic_map_of_several_long_routes_stays_under_the_budget() -> 
     [
         ("tomtom-routing", {"locations": [AMSTERDAM]}, "at least 2 items"),
         ("tomtom-routing", {"locations": [[52.37, 4.89], [200, 52]]}, "longitude 200.0"),
-        ("tomtom-routing", {"locations": [AMSTERDAM, BERLIN], "travelMode": "rocket"},
-         "travelMode"),
-        ("tomtom-routing", {"locations": [AMSTERDAM, BERLIN], "sectionType": ["views"]},
-         "sectionType"),
-        ("tomtom-routing", {"locations": [AMSTERDAM, BERLIN], "departAt": "tomorrow"},
-         "not an ISO 8601 date-time"),
-        ("tomtom-routing",
-         {"locations": [AMSTERDAM, BERLIN], "departAt": "now", "arriveAt": "2026-06-01T10:00:00"},
-         "departAt or arriveAt, not both"),
+        (
+            "tomtom-routing",
+            {"locations": [AMSTERDAM, BERLIN], "travelMode": "rocket"},
+            "travelMode",
+        ),
+        (
+            "tomtom-routing",
+            {"locations": [AMSTERDAM, BERLIN], "sectionType": ["views"]},
+            "sectionType",
+        ),
+        (
+            "tomtom-routing",
+            {"locations": [AMSTERDAM, BERLIN], "departAt": "tomorrow"},
+            "not an ISO 8601 date-time",
+        ),
+        (
+            "tomtom-routing",
+            {
+                "locations": [AMSTERDAM, BERLIN],
+                "departAt": "now",
+                "arriveAt": "2026-06-01T10:00:00",
+            },
+            "departAt or arriveAt, not both",
+        ),
         ("tomtom-reachable-range", {"origin": AMSTERDAM}, "exactly one of timeBudgetInSec"),
-        ("tomtom-reachable-range",
-         {"origin": AMSTERDAM, "timeBudgetInSec": 600, "distanceBudgetInMeters": 5000},
-         "exactly one of timeBudgetInSec"),
+        (
+            "tomtom-reachable-range",
+            {"origin": AMSTERDAM, "timeBudgetInSec": 600, "distanceBudgetInMeters": 5000},
+            "exactly one of timeBudgetInSec",
+        ),
         ("tomtom-dynamic-map", {}, "at least one of markers, routes or polygons"),
-        ("tomtom-dynamic-map", {"polygons": [{"center": AMSTERDAM}]},
-         "needs both center and radius"),
-        ("tomtom-dynamic-map", {"routes": [{"locations": [AMSTERDAM, [0, 91]]}]},
-         "routes.0.locations.1"),
-        ("tomtom-search-along-route", {"locations": [AMSTERDAM, BERLIN], "query": "x",
-                                       "maxDetourTime": 7200}, "maxDetourTime"),
+        (
+            "tomtom-dynamic-map",
+            {"polygons": [{"center": AMSTERDAM}]},
+            "needs both center and radius",
+        ),
+        (
+            "tomtom-dynamic-map",
+            {"routes": [{"locations": [AMSTERDAM, [0, 91]]}]},
+            "routes.0.locations.1",
+        ),
+        (
+            "tomtom-search-along-route",
+            {"locations": [AMSTERDAM, BERLIN], "query": "x", "maxDetourTime": 7200},
+            "maxDetourTime",
+        ),
     ],
 )
 async def test_bad_route_inputs_get_an_error_naming_what_to_fix(

@@ -59,6 +59,7 @@ async def test_a_bad_bbox_gets_an_error_saying_what_is_wrong(bbox: object, messa
 
 async def test_an_unknown_incident_category_is_refused() -> None:
     async with tool_client() as tools:
-        outcome = await tools.call("tomtom-traffic", {"bbox": AMSTERDAM_BOX,
-                                                      "categoryFilter": [1, 12]})
+        outcome = await tools.call(
+            "tomtom-traffic", {"bbox": AMSTERDAM_BOX, "categoryFilter": [1, 12]}
+        )
     assert outcome.is_error and "unknown incident categories [12]" in outcome.text
