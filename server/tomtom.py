@@ -29,6 +29,8 @@ import numpy as np
 import orjson
 from mcp.server.mcpserver.exceptions import ToolError
 
+from server import metrics
+
 __all__ = [
     "BadRequestError",
     "InvalidKeyError",
@@ -74,6 +76,16 @@ class UpstreamUnavailableError(TomTomError):
     """TomTom answered 5xx, could not be reached, or sent a body that is not JSON."""
 
 
+_OUTCOMES: dict[type[TomTomError], str] = {
+    InvalidKeyError: "invalid_key",
+    RateLimitError: "rate_limited",
+    BadRequestError: "bad_request",
+    UpstreamTimeoutError: "timeout",
+    UpstreamUnavailableError: "unavailable",
+}
+"""Outcome labels of `tomtom_mcp_upstream_seconds` (the endpoint is the other label)."""
+
+
 def scrub(text: str, key: str | None) -> str:
     """`text` with any `key=` query value and the literal key removed."""
     text = _KEY_IN_URL.sub(r"\1***", text)
@@ -110,32 +122,37 @@ class TomTomClient:
 
     async def geocode(self, query: str, *, key: str | None, params: Params = ()) -> dict[str, Any]:
         """`GET /search/2/geocode/{query}.json`."""
-        return await self._get(f"/search/2/geocode/{_segment(query)}.json", params, key)
+        return await self._get(
+            "search/geocode", f"/search/2/geocode/{_segment(query)}.json", params, key
+        )
 
     async def reverse_geocode(
         self, lon: float, lat: float, *, key: str | None, params: Params = ()
     ) -> dict[str, Any]:
         """`GET /search/2/reverseGeocode/{lat},{lon}.json`."""
-        return await self._get(f"/search/2/reverseGeocode/{_latlon(lon, lat)}.json", params, key)
+        path = f"/search/2/reverseGeocode/{_latlon(lon, lat)}.json"
+        return await self._get("search/reverseGeocode", path, params, key)
 
     async def fuzzy_search(
         self, query: str, *, key: str | None, params: Params = ()
     ) -> dict[str, Any]:
         """`GET /search/2/search/{query}.json`."""
-        return await self._get(f"/search/2/search/{_segment(query)}.json", params, key)
+        path = f"/search/2/search/{_segment(query)}.json"
+        return await self._get("search/fuzzy", path, params, key)
 
     async def poi_search(
         self, query: str, *, key: str | None, params: Params = ()
     ) -> dict[str, Any]:
         """`GET /search/2/poiSearch/{query}.json`."""
-        return await self._get(f"/search/2/poiSearch/{_segment(query)}.json", params, key)
+        path = f"/search/2/poiSearch/{_segment(query)}.json"
+        return await self._get("search/poi", path, params, key)
 
     async def nearby_search(
         self, lon: float, lat: float, *, key: str | None, params: Params = ()
     ) -> dict[str, Any]:
         """`GET /search/2/nearbySearch/.json?lat&lon`."""
         located: Params = [("lat", coordinate(lat)), ("lon", coordinate(lon)), *params]
-        return await self._get("/search/2/nearbySearch/.json", located, key)
+        return await self._get("search/nearby", "/search/2/nearbySearch/.json", located, key)
 
     async def search_along_route(
         self,
@@ -150,6 +167,7 @@ class TomTomClient:
         points = np.asarray(route, dtype=np.float64)
         body = {"route": {"points": [{"lat": lat, "lon": lon} for lon, lat in points.tolist()]}}
         return await self._request(
+            "search/alongRoute",
             "POST",
             f"/search/2/searchAlongRoute/{_segment(query)}.json",
             [("maxDetourTime", max_detour_time), *params],
@@ -175,27 +193,32 @@ class TomTomClient:
         ]
         full.extend(("sectionType", s) for s in section_types)
         full.extend(params)
-        return await self._get(f"/routing/1/calculateRoute/{path}/json", full, key)
+        path = f"/routing/1/calculateRoute/{path}/json"
+        return await self._get("routing/calculateRoute", path, full, key)
 
     async def calculate_reachable_range(
         self, lon: float, lat: float, *, key: str | None, params: Params = ()
     ) -> dict[str, Any]:
         """`GET /routing/1/calculateReachableRange/{lat},{lon}/json`."""
         path = f"/routing/1/calculateReachableRange/{_latlon(lon, lat)}/json"
-        return await self._get(path, params, key)
+        return await self._get("routing/calculateReachableRange", path, params, key)
 
     async def incident_details(
         self, bbox: Sequence[float], *, key: str | None, params: Params = ()
     ) -> dict[str, Any]:
         """`GET /traffic/services/5/incidentDetails?bbox=minLon,minLat,maxLon,maxLat`."""
         box = ",".join(coordinate(v) for v in bbox)
-        return await self._get("/traffic/services/5/incidentDetails", [("bbox", box), *params], key)
+        path = "/traffic/services/5/incidentDetails"
+        return await self._get("traffic/incidentDetails", path, [("bbox", box), *params], key)
 
-    async def _get(self, path: str, params: Params, key: str | None) -> dict[str, Any]:
-        return await self._request("GET", path, params, key)
+    async def _get(
+        self, endpoint: str, path: str, params: Params, key: str | None
+    ) -> dict[str, Any]:
+        return await self._request(endpoint, "GET", path, params, key)
 
     async def _request(
         self,
+        endpoint: str,
         method: str,
         path: str,
         params: Params,
@@ -206,12 +229,34 @@ class TomTomClient:
         query = list(params) + ([("key", key)] if key else [])
         headers = {"content-type": "application/json"} if content is not None else None
         started = time.perf_counter()
+        outcome = "unavailable"
+        try:
+            body = await self._send(method, path, query, key, content, headers)
+            outcome = "ok"
+            return body
+        except TomTomError as exc:
+            outcome = _OUTCOMES.get(type(exc), "unavailable")
+            raise
+        finally:
+            elapsed = time.perf_counter() - started
+            metrics.UPSTREAM_SECONDS.labels(endpoint, outcome).observe(elapsed)
+            level = logging.INFO if outcome == "ok" else logging.WARNING
+            logger.log(level, "TomTom %s %s: %s in %.1f ms", method, path, outcome, elapsed * 1000)
+
+    async def _send(
+        self,
+        method: str,
+        path: str,
+        query: list[tuple[str, Any]],
+        key: str | None,
+        content: bytes | None,
+        headers: dict[str, str] | None,
+    ) -> dict[str, Any]:
         try:
             response = await self._http.request(
                 method, self._base_url + path, params=query, content=content, headers=headers
             )
-        except httpx.TimeoutException as exc:
-            logger.warning("TomTom %s %s timed out (%s)", method, path, type(exc).__name__)
+        except httpx.TimeoutException:
             raise UpstreamTimeoutError(
                 "TomTom did not answer in time. The request may succeed if tried again later, "
                 "or with a smaller area or fewer waypoints."
@@ -222,17 +267,13 @@ class TomTomClient:
             raise UpstreamUnavailableError(
                 f"TomTom could not be reached ({type(exc).__name__}). Try again later."
             ) from None
-        elapsed_ms = (time.perf_counter() - started) * 1000
-        status = response.status_code
-        logger.info("TomTom %s %s -> %d in %.1f ms", method, path, status, elapsed_ms)
-        if status >= 400:
+        if response.status_code >= 400:
             raise _error_for(response, key)
         try:
             body = orjson.loads(response.content)
         except orjson.JSONDecodeError:
             raise UpstreamUnavailableError(
-                f"TomTom answered {path.split('/')[1]} with a body that is not JSON. "
-                "Try again later."
+                "TomTom answered with a body that is not JSON. Try again later."
             ) from None
         if not isinstance(body, dict):
             raise UpstreamUnavailableError("TomTom answered with an unexpected JSON shape.")

@@ -23,6 +23,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent
 from pydantic import Field, ValidationError
 
+from server import metrics
 from server.delivery import app_data_page
 from server.runtime import Runtime
 from server.tools._params import caller_key
@@ -33,6 +34,14 @@ from widgets import DATA_VIZ_URI, MAP_URI
 logger = logging.getLogger(__name__)
 
 MAP_CONFIG_KEY = "com.tomtom/map-config"
+WIDGET_TOOLS = frozenset(
+    {
+        "tomtom-geocode", "tomtom-reverse-geocode", "tomtom-fuzzy-search", "tomtom-poi-search",
+        "tomtom-nearby", "tomtom-search-along-route", "tomtom-routing", "tomtom-reachable-range",
+        "tomtom-traffic", "tomtom-dynamic-map", "tomtom-data-viz",
+    }
+)  # fmt: skip
+"""Tools whose widgets report; any other name is counted as `other` (bounded label values)."""
 
 
 def tile_templates(api_base_url: str) -> dict[str, str]:
@@ -108,6 +117,7 @@ def register(apps: Apps, runtime: Runtime) -> None:
                 "detail": detail,
             },
         )
+        metrics.WIDGET_STATUS.labels(tool if tool in WIDGET_TOOLS else "other", status).inc()
         return CallToolResult(content=[TextContent(type="text", text='{"logged": true}')])
 
     @apps.tool(

@@ -10,6 +10,7 @@ import numpy as np
 import orjson
 import pytest
 
+from server import metrics
 from server.tomtom import (
     BadRequestError,
     InvalidKeyError,
@@ -189,3 +190,21 @@ async def test_a_body_that_is_not_json_is_reported_as_unavailable() -> None:
     client, _ = client_for(lambda _: httpx.Response(200, content=b"<html>proxy page</html>"))
     with pytest.raises(UpstreamUnavailableError, match="not JSON"):
         await client.geocode("Amsterdam", key=None)
+
+
+def upstream_count(endpoint: str, outcome: str) -> float:
+    labels = {"endpoint": endpoint, "outcome": outcome}
+    value = metrics.REGISTRY.get_sample_value("tomtom_mcp_upstream_seconds_count", labels)
+    return value or 0.0
+
+
+async def test_every_request_is_timed_by_endpoint_and_outcome() -> None:
+    before_ok = upstream_count("routing/calculateRoute", "ok")
+    before_refused = upstream_count("search/geocode", "invalid_key")
+    client, _ = client_for(ok({"routes": []}))
+    await client.calculate_route([(4.9, 52.37), (5.1, 52.09)], key=None)
+    refusing, _ = client_for(lambda _: httpx.Response(403, content=b"{}"))
+    with pytest.raises(InvalidKeyError):
+        await refusing.geocode("Amsterdam", key=None)
+    assert upstream_count("routing/calculateRoute", "ok") == before_ok + 1
+    assert upstream_count("search/geocode", "invalid_key") == before_refused + 1

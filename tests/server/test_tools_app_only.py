@@ -6,6 +6,7 @@ import logging
 
 import pytest
 
+from server import metrics
 from server.tools.app_only import MAP_CONFIG_KEY
 from tests.server.test_tools_harness import tool_client
 
@@ -42,6 +43,32 @@ async def test_an_ok_status_is_logged_at_info(caplog: pytest.LogCaptureFixture) 
         )
     (record,) = [r for r in caplog.records if r.name == "server.tools.app_only"]
     assert record.levelno == logging.INFO
+
+
+def widget_count(tool: str, status: str) -> float:
+    labels = {"tool": tool, "status": status}
+    value = metrics.REGISTRY.get_sample_value("tomtom_mcp_widget_status_total", labels)
+    return value or 0.0
+
+
+async def test_reports_are_counted_with_unknown_tool_names_folded_into_other() -> None:
+    before_known = widget_count("tomtom-routing", "error")
+    before_other = widget_count("other", "ok")
+    async with tool_client() as tools:
+        await tools.call(
+            "tomtom-report-app-status", {"tool": "tomtom-routing", "status": "error", "reason": "r"}
+        )
+        await tools.call(
+            "tomtom-report-app-status", {"tool": "made-up-tool", "status": "ok", "reason": "r"}
+        )
+    assert widget_count("tomtom-routing", "error") == before_known + 1
+    assert widget_count("other", "ok") == before_other + 1
+    assert (
+        metrics.REGISTRY.get_sample_value(
+            "tomtom_mcp_widget_status_total", {"tool": "made-up-tool", "status": "ok"}
+        )
+        is None
+    )
 
 
 @pytest.mark.parametrize(
