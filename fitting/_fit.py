@@ -144,8 +144,7 @@ class _Fitter:
         if compressed is not None:
             return FitResult(_codec.to_text(compressed), None)
 
-        sent = parts.e5 / 1e5
-        xy = project(sent, parts.offsets)
+        x, y = project(parts.e5, parts.offsets)
         anchor = parts.anchor.copy()
         ring_starts = parts.offsets[:-1][parts.is_ring]
         ring_ends = parts.offsets[1:][parts.is_ring]
@@ -153,9 +152,9 @@ class _Fitter:
             if e - s <= 4:  # nothing to drop: a ring needs 4 positions
                 anchor[s:e] = True
                 continue
-            far = s + int(np.argmax(((xy[s:e] - xy[s]) ** 2).sum(axis=1)))
+            far = s + int(np.argmax((x[s:e] - x[s]) ** 2 + (y[s:e] - y[s]) ** 2))
             anchor[far] = True
-        self.sig = sig = rank(xy, parts.offsets, anchor)
+        self.sig = sig = rank(x, y, parts.offsets, anchor)
         for s, e in zip(ring_starts.tolist(), ring_ends.tolist(), strict=True):
             # A ring keeps at least 4 positions: its two anchors, its closure, and one more.
             inner = sig[s + 1 : e - 1]
@@ -165,7 +164,7 @@ class _Fitter:
         self.order = _Ranking(sig[np.isfinite(sig)], self.budget // 2)
 
         k, keep, size = self._search(as_is)
-        return self._final(k, keep, size, sent)
+        return self._final(k, keep, size)
 
     def _keep(self, k: int) -> np.ndarray:
         """The vertices of ranking prefix `k`: anchors plus the k most significant."""
@@ -221,11 +220,11 @@ class _Fitter:
             f"the budget is {self.budget} ({size - self.budget} over)"
         )
 
-    def _final(self, k: int, keep: np.ndarray, size: int, sent: np.ndarray) -> FitResult:
+    def _final(self, k: int, keep: np.ndarray, size: int) -> FitResult:
         """Encodes the chosen prefix with its true report, stepping back if that overflows."""
         parts = self.parts
         while True:
-            error = max_error(parts.lonlat, parts.dedup_of, sent, keep, parts.offsets)
+            error = max_error(parts.lonlat, parts.dedup_of, parts.e5, keep)
             report = {
                 "original_points": parts.original_points,
                 "points": int(keep.sum()),

@@ -26,14 +26,17 @@ def _wrap(d: float) -> float:
 
 
 @njit(cache=True)
-def project(lonlat: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """Equirectangular metres about each part's mean latitude, longitudes unwrapped.
+def project(e5: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Equirectangular metres (x, y arrays) about each part's mean latitude, longitudes unwrapped.
 
-    Unwrapping (each step taken the short way) keeps a part that crosses the
-    antimeridian continuous; distances within a part are then plain Euclidean.
+    Takes the vertices as sent (int64, 1e-5 degrees). Unwrapping (each step
+    taken the short way) keeps a part that crosses the antimeridian
+    continuous; distances within a part are then plain Euclidean. Separate
+    x and y arrays stream faster through the ranking than interleaved pairs.
     """
-    n = lonlat.shape[0]
-    xy = np.empty((n, 2), dtype=np.float64)
+    n = e5.shape[0]
+    x = np.empty(n, dtype=np.float64)
+    y = np.empty(n, dtype=np.float64)
     for p in range(offsets.shape[0] - 1):
         s = offsets[p]
         e = offsets[p + 1]
@@ -41,20 +44,33 @@ def project(lonlat: np.ndarray, offsets: np.ndarray) -> np.ndarray:
             continue
         lat_sum = 0.0
         for i in range(s, e):
-            lat_sum += lonlat[i, 1]
+            lat_sum += e5[i, 1] / 1e5
         kx = M_PER_DEG * math.cos(math.radians(lat_sum / (e - s)))
-        lon = lonlat[s, 0]
+        lon = e5[s, 0] / 1e5
         prev = lon
         for i in range(s, e):
-            lon += _wrap(lonlat[i, 0] - prev)
-            prev = lonlat[i, 0]
-            xy[i, 0] = lon * kx
-            xy[i, 1] = lonlat[i, 1] * M_PER_DEG
-    return xy
+            here = e5[i, 0] / 1e5
+            lon += _wrap(here - prev)
+            prev = here
+            x[i] = lon * kx
+            y[i] = e5[i, 1] / 1e5 * M_PER_DEG
+    return x, y
 
 
 @njit(cache=True)
-def rank(xy: np.ndarray, offsets: np.ndarray, anchor: np.ndarray) -> np.ndarray:
+def _grown(a: np.ndarray, b: np.ndarray, c: np.ndarray):
+    size = 2 * a.shape[0]
+    a2 = np.empty(size, dtype=a.dtype)
+    b2 = np.empty(size, dtype=b.dtype)
+    c2 = np.empty(size, dtype=c.dtype)
+    a2[: a.shape[0]] = a
+    b2[: b.shape[0]] = b
+    c2[: c.shape[0]] = c
+    return a2, b2, c2
+
+
+@njit(cache=True)
+def rank(x: np.ndarray, y: np.ndarray, offsets: np.ndarray, anchor: np.ndarray) -> np.ndarray:
     """Douglas-Peucker significance of every vertex; anchors get +inf.
 
     A vertex's significance is the tolerance at which DP between consecutive
@@ -63,11 +79,12 @@ def rank(xy: np.ndarray, offsets: np.ndarray, anchor: np.ndarray) -> np.ndarray:
     exactly DP at tolerance t, and every threshold prefix is a DP result.
     Distances are to the segment (as GEOS computes them), first farthest wins.
     """
-    n = xy.shape[0]
+    n = x.shape[0]
     sig = np.empty(n, dtype=np.float64)
-    st_a = np.empty(n + 1, dtype=np.int64)
-    st_b = np.empty(n + 1, dtype=np.int64)
-    st_s = np.empty(n + 1, dtype=np.float64)
+    # Pending segments; grown on demand (depth is small for real lines, O(n) only for spirals).
+    st_a = np.empty(1024, dtype=np.int64)
+    st_b = np.empty(1024, dtype=np.int64)
+    st_s = np.empty(1024, dtype=np.float64)
     top = 0
     for p in range(offsets.shape[0] - 1):
         s = offsets[p]
@@ -77,6 +94,8 @@ def rank(xy: np.ndarray, offsets: np.ndarray, anchor: np.ndarray) -> np.ndarray:
             if anchor[i] or i == s or i == e - 1:
                 sig[i] = np.inf
                 if i > prev + 1:
+                    if top + 2 > st_a.shape[0]:
+                        st_a, st_b, st_s = _grown(st_a, st_b, st_s)
                     st_a[top] = prev
                     st_b[top] = i
                     st_s[top] = np.inf
@@ -87,17 +106,17 @@ def rank(xy: np.ndarray, offsets: np.ndarray, anchor: np.ndarray) -> np.ndarray:
         a = st_a[top]
         b = st_b[top]
         parent = st_s[top]
-        ax = xy[a, 0]
-        ay = xy[a, 1]
-        dx = xy[b, 0] - ax
-        dy = xy[b, 1] - ay
+        ax = x[a]
+        ay = y[a]
+        dx = x[b] - ax
+        dy = y[b] - ay
         len2 = dx * dx + dy * dy
         inv = 1.0 / len2 if len2 > 0.0 else 0.0
         best = -1.0
         k = a + 1
         for i in range(a + 1, b):
-            px = xy[i, 0] - ax
-            py = xy[i, 1] - ay
+            px = x[i] - ax
+            py = y[i] - ay
             t = px * dx + py * dy
             if t <= 0.0 or len2 == 0.0:
                 d2 = px * px + py * py
@@ -115,6 +134,8 @@ def rank(xy: np.ndarray, offsets: np.ndarray, anchor: np.ndarray) -> np.ndarray:
         if d > parent:
             d = parent
         sig[k] = d
+        if top + 2 > st_a.shape[0]:
+            st_a, st_b, st_s = _grown(st_a, st_b, st_s)
         if k > a + 1:
             st_a[top] = a
             st_b[top] = k
@@ -150,53 +171,41 @@ def _segment_distance(px, py, ax, ay, bx, by) -> float:
 def max_error(
     lonlat: np.ndarray,
     dedup_of: np.ndarray,
-    sent: np.ndarray,
+    e5: np.ndarray,
     keep: np.ndarray,
-    offsets: np.ndarray,
 ) -> float:
     """Largest distance in metres from any original vertex to the kept segment spanning it.
 
     `lonlat` are the original (unrounded) vertices, `dedup_of` maps each to its
-    deduplicated vertex, `sent` are the deduplicated vertices as sent (rounded
-    to 1e-5 degrees), `keep` marks the kept ones and `offsets` delimits the
-    deduplicated parts (whose ends are always kept). Each distance is measured
-    in an equirectangular frame about the spanning segment's own latitude, so
-    the figure stays honest on long routes far from any part's mean latitude.
+    merged vertex (non-decreasing), `e5` are the merged vertices as sent and
+    `keep` marks the kept ones (every part's ends among them, so a span never
+    crosses parts). Each distance is measured in an equirectangular frame about
+    the spanning segment's own latitude, so the figure stays honest on long
+    routes far from any part's mean latitude.
     """
-    m = sent.shape[0]
-    prev_k = np.empty(m, dtype=np.int64)
-    next_k = np.empty(m, dtype=np.int64)
-    for p in range(offsets.shape[0] - 1):
-        s = offsets[p]
-        e = offsets[p + 1]
-        last = s
-        for i in range(s, e):
-            if keep[i]:
-                last = i
-            prev_k[i] = last
-        last = e - 1
-        for i in range(e - 1, s - 1, -1):
-            if keep[i]:
-                last = i
-            next_k[i] = last
+    m = e5.shape[0]
     worst = 0.0
-    last_a = -1
-    last_b = -1
-    kx = 0.0
+    a = 0  # last kept merged vertex at or before d
+    b = 0  # first kept merged vertex at or after d
+    kx = M_PER_DEG
     for j in range(lonlat.shape[0]):
         d = dedup_of[j]
-        a = prev_k[d]
-        b = next_k[d]
-        if a != last_a or b != last_b:
-            kx = M_PER_DEG * math.cos(math.radians(0.5 * (sent[a, 1] + sent[b, 1])))
-            last_a = a
-            last_b = b
+        if d > b or j == 0:
+            a = d if keep[d] else b
+            b = d
+            while b < m - 1 and not keep[b]:
+                b += 1
+            kx = M_PER_DEG * math.cos(math.radians(0.5 * (e5[a, 1] + e5[b, 1]) / 1e5))
+        elif keep[d] and d != a:
+            a = d
+            b = d
+            kx = M_PER_DEG * math.cos(math.radians(e5[d, 1] / 1e5))
         plon = lonlat[j, 0]
         plat = lonlat[j, 1]
-        ax = _wrap(sent[a, 0] - plon) * kx
-        ay = (sent[a, 1] - plat) * M_PER_DEG
-        bx = _wrap(sent[b, 0] - plon) * kx
-        by = (sent[b, 1] - plat) * M_PER_DEG
+        ax = _wrap(e5[a, 0] / 1e5 - plon) * kx
+        ay = (e5[a, 1] / 1e5 - plat) * M_PER_DEG
+        bx = _wrap(e5[b, 0] / 1e5 - plon) * kx
+        by = (e5[b, 1] / 1e5 - plat) * M_PER_DEG
         dist = _segment_distance(0.0, 0.0, ax, ay, bx, by)
         if dist > worst:
             worst = dist

@@ -22,8 +22,8 @@ def ranked(lonlat: np.ndarray, anchors: tuple[int, ...] = ()) -> tuple[np.ndarra
     assert parts.e5.shape[0] == len(lonlat), "test lines carry no consecutive duplicates"
     anchor = parts.anchor.copy()
     anchor[list(anchors)] = True
-    xy = _kernels.project(parts.e5 / 1e5, parts.offsets)
-    return xy, _kernels.rank(xy, parts.offsets, anchor)
+    x, y = _kernels.project(parts.e5, parts.offsets)
+    return np.column_stack([x, y]), _kernels.rank(x, y, parts.offsets, anchor)
 
 
 steps = hnp.arrays(
