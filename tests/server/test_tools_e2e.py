@@ -18,7 +18,13 @@ from server.delivery import APP_DATA_KEY
 from server.tools.app_only import MAP_CONFIG_KEY
 from tests.conftest import TEST_KEY
 from tests.processes import Process
-from tests.server.test_tools_harness import AMSTERDAM, BERLIN, UTRECHT, coordinate_lists
+from tests.server.test_tools_harness import (
+    AMSTERDAM,
+    BERLIN,
+    UTRECHT,
+    assert_adr_0001,
+    coordinate_lists,
+)
 
 BUDGET = 120_000
 CALLS: list[tuple[str, dict[str, Any]]] = [
@@ -75,8 +81,8 @@ async def test_every_tool_answers_over_http_within_the_contract(
     if tool == "tomtom-data-viz":
         assert data["geojson"] == arguments["geojson"]
     else:
-        assert data["type"] == "FeatureCollection" and data["features"]
-        assert all("kind" in f["properties"] for f in data["features"])
+        assert data["features"]
+        assert_adr_0001(data)
 
 
 async def test_traffic_over_http_answers_in_text_only(mcp_url: str) -> None:

@@ -142,6 +142,45 @@ def assert_model_text(outcome: Outcome, tool: str, *, show_ui: bool = True) -> d
     return answer
 
 
+KIND_GEOMETRIES = {
+    "result": {"Point"},
+    "waypoint": {"Point"},
+    "route": {"LineString"},
+    "range": {"Polygon", "MultiPolygon"},
+    "origin": {"Point"},
+    "marker": {"Point"},
+    "area": {"Polygon", "MultiPolygon"},
+}
+ROUTE_PROPERTIES = {"route_index", "summary", "legs", "sections", "guidance", "progress"}
+
+
+def assert_adr_0001(data: dict[str, Any]) -> None:
+    """`data` is the FeatureCollection of docs/adr/0001: known kinds on their geometries,
+    lines and rings as e5 integer deltas, points as 5-decimal coordinates."""
+    assert data["type"] == "FeatureCollection"
+    assert set(data) <= {"type", "features", "bbox", "title", "summary"}
+    if "bbox" in data:
+        west, south, east, north = data["bbox"]
+        assert west <= east and south <= north
+    for feature in data["features"]:
+        assert feature["type"] == "Feature"
+        kind = feature["properties"]["kind"]
+        geometry = feature["geometry"]
+        assert geometry["type"] in KIND_GEOMETRIES[kind], (kind, geometry["type"])
+        if geometry["type"] == "Point":
+            lon, lat = geometry["coordinates"]
+            assert round(lon, 5) == lon and round(lat, 5) == lat
+        else:
+            assert "coordinates" not in geometry and "e5" in geometry
+            parts = [geometry["e5"]] if geometry["type"] == "LineString" else geometry["e5"]
+            for part in parts:
+                assert len(part) >= 4 and len(part) % 2 == 0
+                assert all(isinstance(v, int) for v in part)
+        if kind == "route":
+            assert set(feature["properties"]) >= ROUTE_PROPERTIES
+            assert "instructions" in feature["properties"]["guidance"]
+
+
 def features_of(envelope: dict[str, Any], kind: str) -> list[dict[str, Any]]:
     return [f for f in envelope["data"]["features"] if f["properties"]["kind"] == kind]
 
