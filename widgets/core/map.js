@@ -77,20 +77,22 @@ const mapCore = (() => {
   }
 
   /**
-   * Faint latitude/longitude lines around `box`, so that data drawn without
-   * basemap tiles still reads as a place on a map, with a sense of scale.
+   * Faint latitude/longitude lines around the current view, so that data drawn
+   * without basemap tiles still reads as a place on a map, with a sense of scale.
+   * Call after `fit`.
    */
-  function addGraticule(map, box, theme) {
-    if (!box) return;
-    const span = Math.max(box[2] - box[0], box[3] - box[1], 1e-4);
-    const raw = span / 5;
+  function addGraticule(map, theme) {
+    const v = map.getBounds();
+    const spanX = v.getEast() - v.getWest();
+    const spanY = v.getNorth() - v.getSouth();
+    const raw = Math.max(spanX, spanY, 1e-5) / 8;
     const mag = 10 ** Math.floor(Math.log10(raw));
-    const step = [1, 2, 5, 10].map((f) => f * mag).find((v) => v >= raw);
+    const step = [1, 2, 5, 10].map((f) => f * mag).find((x) => x >= raw);
+    const w = Math.max(-180, Math.floor((v.getWest() - 2 * spanX) / step) * step);
+    const e = Math.min(180, v.getEast() + 2 * spanX);
+    const s = Math.max(-85, Math.floor((v.getSouth() - 2 * spanY) / step) * step);
+    const n = Math.min(85, v.getNorth() + 2 * spanY);
     const lines = [];
-    const w = Math.max(-180, Math.floor((box[0] - 2 * span) / step) * step);
-    const e = Math.min(180, box[2] + 2 * span);
-    const s = Math.max(-85, Math.floor((box[1] - 2 * span) / step) * step);
-    const n = Math.min(85, box[3] + 2 * span);
     for (let x = w; x <= e; x += step) lines.push([[x, s], [x, n]]);
     for (let y = s; y <= n; y += step) lines.push([[w, y], [e, y]]);
     map.addSource("graticule", { type: "geojson", data: { type: "MultiLineString", coordinates: lines } });
@@ -120,12 +122,35 @@ const mapCore = (() => {
     map.on("mouseleave", layer, () => (map.getCanvas().style.cursor = ""));
   }
 
+  /**
+   * Fit the view to `box`, keeping clear of the title, legend and notes that
+   * float over the map (the legend is avoided on whichever side costs less room).
+   */
   function fit(map, box, padding = 48) {
     if (!box) return;
     const [w, s, e, n] = box;
     const single = w === e && s === n;
-    const el = map.getContainer();
-    const pad = Math.max(8, Math.min(padding, el.clientWidth / 6, el.clientHeight / 6));
+    const frame = map.getContainer();
+    const W = frame.clientWidth;
+    const H = frame.clientHeight;
+    const base = Math.max(8, Math.min(padding, W / 8, H / 8));
+    const pad = { top: base, right: base, bottom: base, left: base };
+    const size = (id) => {
+      const el = document.getElementById(id);
+      return el && !el.hidden && el.offsetHeight ? { w: el.offsetWidth + 16, h: el.offsetHeight + 16 } : null;
+    };
+    const title = size("title");
+    if (title) pad.top = Math.max(pad.top, title.h + 8);
+    const legend = size("legend");
+    if (legend) {
+      if (legend.w * H < legend.h * W) pad.left = Math.max(pad.left, legend.w + 8);
+      else pad.bottom = Math.max(pad.bottom, legend.h + 8);
+    }
+    const notes = size("notes");
+    if (notes && notes.h > 16) pad.bottom = Math.max(pad.bottom, Math.min(notes.h + 8, H / 4));
+    // Never squeeze the data into less than a third of the frame.
+    if (pad.left + pad.right > (2 * W) / 3) pad.left = pad.right = base;
+    if (pad.top + pad.bottom > (2 * H) / 3) pad.top = pad.bottom = base;
     map.fitBounds(
       [
         [w, s],
@@ -334,6 +359,7 @@ const mapCore = (() => {
         routePoints,
         sections: sections.length,
         points: points.length + waypoints.length,
+        places: points.filter((f) => f.properties.kind === "result" || f.properties.kind === "marker").length,
         areas: areas.length,
       },
       legend,

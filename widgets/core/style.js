@@ -31,7 +31,7 @@ const style = (() => {
     TOLL_ROAD: { color: "#ae3ec9", label: "Toll road", width: 3, dash: [1.5, 1] },
     TOLL_VIGNETTE: { color: "#ae3ec9", label: "Toll (vignette)", width: 3, dash: [1.5, 1] },
     TOLL: { color: "#ae3ec9", label: "Toll road", width: 3, dash: [1.5, 1] },
-    MOTORWAY: { color: "#0b3d91", label: "Motorway", width: 2 },
+    MOTORWAY: { color: "#e7f0ff", label: "Motorway", width: 1.5 },
     TUNNEL: { color: "#343a40", label: "Tunnel", width: 4, dash: [0.6, 0.6] },
     FERRY: { color: "#1098ad", label: "Ferry", width: 4, dash: [1, 1] },
     CARTRAIN: { color: "#1098ad", label: "Car train", width: 4, dash: [1, 1] },

@@ -112,12 +112,12 @@
     if (drawnLayers === 0) {
       throw new envelope.ViewError("bad_layers", `None of the layers could be drawn: ${problems.join("; ")}`);
     }
-    mapCore.fit(map, bounds.boundsOf(geojson));
-    if (!basemap) mapCore.addGraticule(map, bounds.boundsOf(geojson), ctx.theme());
     mapCore.markIdle(map);
     const n = featureCount(geojson);
     ctx.setTitle(data.title || "Data", `${n.toLocaleString("en-US")} ${n === 1 ? "feature" : "features"}`);
     ctx.setLegend(legend.length > 1 ? legend : []);
+    mapCore.fit(map, bounds.boundsOf(geojson));
+    if (!basemap) mapCore.addGraticule(map, ctx.theme());
     for (const p of problems) ctx.addNote(p);
     const counts = { features: n, layers: drawnLayers, labels };
     if (n === 0) return ctx.empty("No features", "The data has no features to show.", counts);

@@ -34,19 +34,19 @@
     const tiles = dark && config.tiles.basemap_night ? ["basemap_night"] : ["basemap"];
     const basemap = mapCore.addRaster(map, config, tiles, (msg) => ctx.addNote(msg), "© TomTom");
     const drawn = mapCore.drawFeatures(map, fc, ctx.theme());
-    mapCore.fit(map, fc.bbox || bounds.boundsOf(fc));
 
     const c = drawn.counts;
     const first = drawn.routes[0];
     const subtitle = first
       ? mapCore.routeSummary(first) + (drawn.routes.length > 1 ? ` · ${drawn.routes.length} routes` : "")
-      : c.points
-        ? `${c.points} ${c.points === 1 ? "place" : "places"}`
+      : c.places
+        ? `${c.places} ${c.places === 1 ? "place" : "places"}`
         : "";
-    if (!basemap) mapCore.addGraticule(map, fc.bbox || bounds.boundsOf(fc), ctx.theme());
     mapCore.markIdle(map);
     ctx.setTitle(fc.title || TITLES[env.tool] || "Map", subtitle);
     ctx.setLegend(drawn.legend);
+    mapCore.fit(map, fc.bbox || bounds.boundsOf(fc));
+    if (!basemap) mapCore.addGraticule(map, ctx.theme());
     const note = style.fittedNote(env.fitted);
     if (note) ctx.addNote(note);
     for (const w of drawn.warnings) console.warn(w);

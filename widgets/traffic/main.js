@@ -39,8 +39,6 @@
     map.addSource("bbox", { type: "geojson", data: bboxFeature(box) });
     map.addLayer({ id: "bbox-fill", type: "fill", source: "bbox", paint: { "fill-color": "#1f6feb", "fill-opacity": tiles ? 0.04 : 0.1 } });
     map.addLayer({ id: "bbox-line", type: "line", source: "bbox", paint: { "line-color": "#1f6feb", "line-width": 2, "line-dasharray": [2, 1] } });
-    mapCore.fit(map, box, 24);
-    if (!tiles) mapCore.addGraticule(map, box, ctx.theme());
     mapCore.markIdle(map);
     let incidents = null;
     try {
@@ -60,6 +58,8 @@
           ]
         : [{ label: "Requested area", color: "#1f6feb", shape: "line", dashed: true }],
     );
+    mapCore.fit(map, box, 24);
+    if (!tiles) mapCore.addGraticule(map, ctx.theme());
     ctx.ok(`bbox ${box.join(",")}, ${tiles ? "live traffic tiles" : "no traffic tiles (offline)"}`, {
       features: 1,
       trafficTiles: tiles ? 1 : 0,

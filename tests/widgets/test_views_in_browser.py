@@ -1,0 +1,317 @@
+"""Every view, driven through the real `/preview` host against a keyless offline server.
+
+Debian's chromium runs the page; the page speaks MCP to the server, renders the
+tool's `ui://` view in a sandboxed iframe with AppBridge, and the view reports
+its outcome back to the server, whose JSON log the tests read. Screenshots of
+each view land in test-artifacts/.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.parse
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Frame, Page, sync_playwright
+
+from tests.processes import ROOT, Process
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+ARTIFACTS = ROOT / "test-artifacts"
+WAIT_MS = 45_000
+AMSTERDAM = [4.8897, 52.374]
+SETTLED = """() => {
+  const d = document.body && document.body.dataset;
+  return d && d.status !== "loading" && (d.reported || d.status === "error")
+    && (d.status === "error" || d.reason === "empty" || d.idle === "1");
+}"""
+# Pixels that are neither the plain background nor the graticule, light and dark.
+INK = """() => {
+  const c = document.querySelector("#map canvas");
+  const g = document.createElement("canvas");
+  g.width = c.width; g.height = c.height;
+  const x = g.getContext("2d");
+  x.drawImage(c, 0, 0);
+  const d = x.getImageData(0, 0, g.width, g.height).data;
+  const plain = [[238, 241, 244], [213, 219, 226], [32, 37, 43], [46, 53, 61]];
+  let ink = 0;
+  for (let i = 0; i < d.length; i += 16) {
+    const off = ([r, gg, b]) =>
+      Math.abs(d[i] - r) + Math.abs(d[i + 1] - gg) + Math.abs(d[i + 2] - b) > 40;
+    if (plain.every(off)) ink++;
+  }
+  return ink / (d.length / 16);
+}"""
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": 1100, "height": 760})
+    p = context.new_page()
+    p.set_default_timeout(WAIT_MS)
+    errors: list[str] = []
+    p.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        yield p
+    finally:
+        context.close()
+    assert not errors, f"uncaught errors in the page: {errors}"
+
+
+def open_view(
+    page: Page, base: str, tool: str, args: dict[str, Any], **query: str
+) -> tuple[Frame, dict[str, str]]:
+    """Run `tool` in the preview host and wait until its view has drawn or failed."""
+    qs = urllib.parse.urlencode({"tool": tool, "args": json.dumps(args), **query})
+    page.goto(f"{base}/preview?{qs}")
+    page.wait_for_function(
+        "window.previewHost && ['done', 'error'].includes(window.previewHost.status)"
+    )
+    host = page.evaluate("({status: previewHost.status, error: previewHost.error})")
+    assert host["status"] == "done", host
+    frame = page.wait_for_selector("iframe#view").content_frame()
+    assert frame is not None
+    frame.wait_for_function(SETTLED)
+    return frame, frame.evaluate("({...document.body.dataset})")
+
+
+def shoot(page: Page, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.locator("#stage").screenshot(path=str(ARTIFACTS / f"view-{name}.png"))
+
+
+def app_status_events(server: Process, tool: str) -> list[dict]:
+    return [
+        e for e in server.log_events() if e.get("event") == "app_status" and e.get("tool") == tool
+    ]
+
+
+def test_routing_draws_the_route_its_sections_and_waypoints(
+    page: Page, preview_server: Process
+) -> None:
+    args = {"locations": [AMSTERDAM, [6.5665, 53.2194], [13.405, 52.52]]}
+    frame, drawn = open_view(page, preview_server.url, "tomtom-routing", args)
+    assert drawn["status"] == "ok", drawn
+    assert drawn["view"] == "map"
+    assert int(drawn["routePoints"]) > 1000
+    assert int(drawn["sections"]) > 0
+    assert int(drawn["points"]) == 3  # the three waypoints
+    assert frame.evaluate(INK) > 0.002, "the route should put ink on the canvas"
+    assert "km" in frame.inner_text("#title")
+    legend = frame.inner_text("#legend")
+    assert "Route" in legend and "Waypoints (3)" in legend
+    assert "Offline" in frame.inner_text("#notes")
+    shoot(page, "routing")
+
+
+def test_the_view_reports_its_outcome_to_the_server(page: Page, preview_server: Process) -> None:
+    args = {"query": "Damrak 1, Amsterdam"}
+    _, drawn = open_view(page, preview_server.url, "tomtom-geocode", args)
+    assert drawn["reported"] == "ok"
+    events = app_status_events(preview_server, "tomtom-geocode")
+    assert events, "the server logged no app_status event for tomtom-geocode"
+    assert events[-1]["status"] == "ok"
+    assert events[-1]["reason"] in ("drawn", "empty")
+
+
+@pytest.mark.parametrize(
+    ("tool", "args", "kind_count"),
+    [
+        ("tomtom-geocode", {"query": "Damrak 1, Amsterdam"}, "points"),
+        ("tomtom-reverse-geocode", {"position": AMSTERDAM}, "points"),
+        ("tomtom-fuzzy-search", {"query": "coffee", "position": AMSTERDAM}, "points"),
+        ("tomtom-poi-search", {"query": "museum", "position": AMSTERDAM}, "points"),
+        ("tomtom-nearby", {"position": AMSTERDAM, "radius": 1500}, "points"),
+        (
+            "tomtom-search-along-route",
+            {"locations": [AMSTERDAM, [5.1214, 52.0907]], "query": "fuel"},
+            "routePoints",
+        ),
+        ("tomtom-reachable-range", {"origin": AMSTERDAM, "timeBudgetInSec": 1800}, "areas"),
+        (
+            "tomtom-dynamic-map",
+            {
+                "markers": [{"position": AMSTERDAM, "label": "Start"}],
+                "routes": [{"locations": [AMSTERDAM, [4.4777, 51.9244]], "label": "Rotterdam"}],
+                "polygons": [{"center": AMSTERDAM, "radius": 3000, "label": "Zone"}],
+            },
+            "areas",
+        ),
+    ],
+)
+def test_every_map_tool_draws_in_the_map_view(
+    page: Page, preview_server: Process, tool: str, args: dict, kind_count: str
+) -> None:
+    frame, drawn = open_view(page, preview_server.url, tool, args)
+    assert drawn["status"] == "ok", drawn
+    assert drawn["reason"] == "drawn", drawn
+    assert int(drawn[kind_count]) >= 1, drawn
+    assert frame.evaluate(INK) > 0.0005, f"{tool} left the canvas blank"
+    shoot(page, tool.removeprefix("tomtom-"))
+
+
+def test_a_route_too_long_to_send_whole_is_drawn_simplified_with_a_note(
+    page: Page, preview_server: Process
+) -> None:
+    args = {"locations": [[-9.14, 38.72], [21.01, 52.23]]}
+    frame, drawn = open_view(page, preview_server.url, "tomtom-routing", args)
+    assert drawn["status"] == "ok", drawn
+    assert drawn["fitted"] == drawn["routePoints"], "the note counts the points actually drawn"
+    note = frame.inner_text("#notes")
+    assert f"Simplified to {int(drawn['fitted']):,} of" in note
+    assert "→" in frame.inner_text("#map"), "border crossings are marked"
+    shoot(page, "routing-fitted")
+
+
+def test_data_viz_draws_the_callers_layers_from_inline_app_data(
+    page: Page, preview_server: Process
+) -> None:
+    args = {
+        "title": "Parks",
+        "geojson": {
+            "type": "FeatureCollection",
+            "features": [
+                {
+                    "type": "Feature",
+                    "properties": {"name": "Vondelpark"},
+                    "geometry": {
+                        "type": "Polygon",
+                        "coordinates": [
+                            [[4.857, 52.356], [4.881, 52.362], [4.884, 52.359], [4.857, 52.356]]
+                        ],
+                    },
+                },
+                {
+                    "type": "Feature",
+                    "properties": {"name": "Dam"},
+                    "geometry": {"type": "Point", "coordinates": [4.8932, 52.3731]},
+                },
+            ],
+        },
+        "layers": [
+            {"type": "fill", "paint": {"fill-color": "#2f9e44", "fill-opacity": 0.5}},
+            {"type": "circle", "paint": {"circle-color": "#e33", "circle-radius": 8}},
+            {"type": "symbol", "label": "name"},
+        ],
+    }
+    frame, drawn = open_view(page, preview_server.url, "tomtom-data-viz", args)
+    assert drawn["status"] == "ok", drawn
+    assert drawn["view"] == "data-viz"
+    assert drawn["features"] == "2"
+    assert drawn["layers"] == "3"
+    assert drawn["labels"] == "2"
+    assert "fetched" not in drawn, "inline app data needs no second request"
+    assert frame.inner_text("#title").startswith("Parks")
+    assert frame.evaluate(INK) > 0.002
+    shoot(page, "data-viz")
+
+
+def test_data_viz_without_meta_fetches_its_data_with_its_own_tool_input(
+    page: Page, preview_server: Process
+) -> None:
+    points = [
+        {
+            "type": "Feature",
+            "properties": {"i": i},
+            "geometry": {"type": "Point", "coordinates": [4.8 + i * 0.01, 52.3 + (i % 7) * 0.01]},
+        }
+        for i in range(40)
+    ]
+    args = {"geojson": {"type": "FeatureCollection", "features": points}, "title": "Fetched"}
+    frame, drawn = open_view(page, preview_server.url, "tomtom-data-viz", args, strip_meta="1")
+    assert drawn["status"] == "ok", drawn
+    assert drawn["fetched"] == "1"
+    assert drawn["features"] == "40"
+    calls = page.evaluate("previewHost.viewCalls")
+    assert "tomtom-get-app-data" in calls
+    assert frame.evaluate(INK) > 0.0005
+
+
+def test_traffic_draws_the_requested_area_and_says_tiles_need_a_key(
+    page: Page, preview_server: Process
+) -> None:
+    frame, drawn = open_view(
+        page, preview_server.url, "tomtom-traffic", {"bbox": [4.82, 52.33, 4.96, 52.41]}
+    )
+    assert drawn["status"] == "ok", drawn
+    assert drawn["view"] == "traffic"
+    assert drawn["features"] == "1"
+    assert drawn["trafficTiles"] == "0"
+    assert "no live traffic tiles" in frame.inner_text("#notes")
+    assert frame.evaluate(INK) > 0.002, "the bbox outline and fill are drawn"
+    shoot(page, "traffic")
+
+
+def test_a_view_whose_host_dropped_meta_says_so_and_reports_the_error(
+    page: Page, preview_server: Process
+) -> None:
+    args = {"locations": [AMSTERDAM, [5.1214, 52.0907]]}
+    frame, drawn = open_view(page, preview_server.url, "tomtom-routing", args, strip_meta="1")
+    assert drawn["status"] == "error"
+    assert drawn["reason"] == "meta_dropped"
+    message = frame.inner_text("#message")
+    assert "did not pass the tool result's _meta" in message
+    frame.wait_for_function("document.body.dataset.reported === 'error'")
+    events = app_status_events(preview_server, "tomtom-routing")
+    assert any(e["status"] == "error" and e["reason"] == "meta_dropped" for e in events), events
+    shoot(page, "error-meta-dropped")
+
+
+def test_a_tool_error_is_shown_in_the_view_not_an_empty_frame(
+    page: Page, preview_server: Process
+) -> None:
+    frame, drawn = open_view(
+        page, preview_server.url, "tomtom-traffic", {"bbox": [-10.0, 35.0, 30.0, 60.0]}
+    )
+    assert drawn["status"] == "error"
+    assert drawn["reason"] == "tool_error"
+    assert "km²" in frame.inner_text("#message")
+
+
+def test_the_view_follows_the_host_dark_theme(page: Page, preview_server: Process) -> None:
+    frame, drawn = open_view(
+        page, preview_server.url, "tomtom-geocode", {"query": "Dam, Amsterdam"}, theme="dark"
+    )
+    assert drawn["status"] == "ok"
+    assert frame.evaluate("document.documentElement.dataset.theme") == "dark"
+    corner = frame.evaluate(
+        """() => { const c = document.querySelector('#map canvas');
+        const g = document.createElement('canvas'); g.width = 4; g.height = 4;
+        g.getContext('2d').drawImage(c, 0, 0, 4, 4, 0, 0, 4, 4);
+        return Array.from(g.getContext('2d').getImageData(0, 0, 1, 1).data).slice(0, 3); }"""
+    )
+    assert sum(corner) < 200, f"dark background expected, got {corner}"
+    shoot(page, "geocode-dark")
+
+
+def test_fullscreen_is_offered_and_granted_by_the_host(page: Page, preview_server: Process) -> None:
+    frame, _ = open_view(page, preview_server.url, "tomtom-geocode", {"query": "Dam, Amsterdam"})
+    button = frame.locator("#fullscreen")
+    assert button.is_visible()
+    button.click()
+    frame.wait_for_function("document.body.dataset.display === 'fullscreen'")
+    assert page.evaluate("document.getElementById('stage').classList.contains('fullscreen')")
