@@ -152,8 +152,7 @@ def _positions(
     items = _list(coords, path)
     array = _as_array(items)
     if array is None:
-        _explain(items, path, single)
-    assert array is not None
+        raise _explain(items, path, single)
     if len(array) < minimum:
         raise GeoJsonError(f"{path}: needs at least {minimum} positions, has {len(array)}")
     if len(array) == 0:
@@ -187,20 +186,20 @@ def _as_array(items: list[Any]) -> np.ndarray | None:
     return array.astype(np.float64, copy=False)
 
 
-def _explain(items: list[Any], path: str, single: bool) -> None:
-    """Raise the error for the first malformed position (the slow path)."""
+def _explain(items: list[Any], path: str, single: bool) -> GeoJsonError:
+    """The error for the first malformed position (the slow path, only once a fault is known)."""
     for i, position in enumerate(items):
         where = path if single else f"{path}[{i}]"
         if not isinstance(position, list):
-            raise GeoJsonError(f"{where}: expected a position [lon, lat], got {_kind(position)}")
+            return GeoJsonError(f"{where}: expected a position [lon, lat], got {_kind(position)}")
         if len(position) not in (2, 3):
-            raise GeoJsonError(
+            return GeoJsonError(
                 f"{where}: a position has 2 or 3 numbers [lon, lat(, alt)], got {len(position)}"
             )
         for value in position:
             if isinstance(value, bool) or not isinstance(value, int | float):
-                raise GeoJsonError(f"{where}: {_kind(value)} {value!r} is not a number")
-    raise GeoJsonError(f"{path}: positions are not all [lon, lat] number pairs")
+                return GeoJsonError(f"{where}: {_kind(value)} {value!r} is not a number")
+    return GeoJsonError(f"{path}: positions are not all [lon, lat] number pairs")
 
 
 def _list(value: Any, path: str) -> list[Any]:

@@ -121,17 +121,18 @@ def register(apps: Apps, runtime: Runtime) -> None:
         if not (markers or routes or polygons):
             raise ToolError("Give at least one of markers, routes or polygons.")
         key = caller_key(ctx)
-        calculated = await asyncio.gather(
+        outcomes = await asyncio.gather(
             *(_route(runtime, r, i, key) for i, r in enumerate(routes or [])),
-            return_exceptions=True,
+            return_exceptions=True,  # every request finishes before the first error is raised
         )
-        for result in calculated:
-            if isinstance(result, BaseException):
-                raise result
+        calculated: list[dict[str, Any]] = []
+        for outcome in outcomes:
+            if isinstance(outcome, BaseException):
+                raise outcome
+            calculated.append(outcome)
         features: list[dict[str, Any]] = []
         answer_routes: list[dict[str, Any]] = []
         for i, (spec, route) in enumerate(zip(routes or [], calculated, strict=True)):
-            assert isinstance(route, dict)
             label = spec.label or f"Route {i + 1}"
             features.append(route_feature(route, i, label=label, color=spec.color))
             answer_routes.append({"label": label, **route_answer(route, i)})
