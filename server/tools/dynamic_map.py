@@ -112,9 +112,33 @@ def register(apps: Apps, runtime: Runtime) -> None:
     )
     async def dynamic_map(
         ctx: Context,
-        markers: Annotated[list[Marker] | None, Field(max_length=500)] = None,
-        routes: Annotated[list[MapRoute] | None, Field(max_length=10)] = None,
-        polygons: Annotated[list[Area] | None, Field(max_length=100)] = None,
+        markers: Annotated[
+            list[Marker] | None,
+            Field(
+                max_length=500,
+                description="Points to mark: [{position: [lon, lat], label?, color?}], up to 500",
+            ),
+        ] = None,
+        routes: Annotated[
+            list[MapRoute] | None,
+            Field(
+                max_length=10,
+                description=(
+                    "Routes to calculate and draw: [{locations: [[lon, lat], ...], label?, "
+                    "color?, routeType?, travelMode?}], up to 10"
+                ),
+            ),
+        ] = None,
+        polygons: Annotated[
+            list[Area] | None,
+            Field(
+                max_length=100,
+                description=(
+                    "Areas: [{coordinates: [[lon, lat], ...]}] polygons or [{center: [lon, lat], "
+                    "radius: metres}] circles, each with label? and color?; up to 100"
+                ),
+            ),
+        ] = None,
         title: Annotated[str | None, Field(max_length=200, description="Map title")] = None,
         show_ui: ShowUi = True,
     ) -> CallToolResult:
