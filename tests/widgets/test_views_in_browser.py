@@ -315,3 +315,24 @@ def test_fullscreen_is_offered_and_granted_by_the_host(page: Page, preview_serve
     button.click()
     frame.wait_for_function("document.body.dataset.display === 'fullscreen'")
     assert page.evaluate("document.getElementById('stage').classList.contains('fullscreen')")
+
+
+def test_a_data_viz_layer_maplibre_refuses_is_noted_while_the_rest_draws(
+    page: Page, preview_server: Process
+) -> None:
+    args = {
+        "geojson": {
+            "type": "Feature",
+            "properties": {},
+            "geometry": {"type": "LineString", "coordinates": [[4.88, 52.36], [4.9, 52.38]]},
+        },
+        "layers": [
+            {"type": "line", "paint": {"line-width": "very wide"}},
+            {"type": "line", "paint": {"line-color": "#e33", "line-width": 4}},
+        ],
+    }
+    frame, drawn = open_view(page, preview_server.url, "tomtom-data-viz", args)
+    assert drawn["status"] == "ok", drawn
+    assert drawn["layers"] == "1"
+    assert "layer 1 was refused" in frame.inner_text("#notes")
+    assert frame.evaluate(INK) > 0.0005

@@ -57,10 +57,23 @@
     const names = { circle: "Points", line: "Lines", fill: "Areas", heatmap: "Density", "fill-extrusion": "Volumes" };
     return {
       layer,
-      label: `${names[type]}${spec.filter ? " (filtered)" : ""}`,
+      label: spec.name || `${names[type]}${spec.filter ? " (filtered)" : ""}`,
       color: typeof paintColor === "string" ? paintColor : c,
       type,
     };
+  }
+
+  /** MapLibre reports an invalid layer as an error event, not a throw: turn it into one. */
+  function addChecked(layer, i) {
+    let message = null;
+    const listen = (e) => (message = e.error?.message || String(e.error));
+    map.on("error", listen);
+    try {
+      map.addLayer(layer);
+    } finally {
+      map.off("error", listen);
+    }
+    if (!map.getLayer(layer.id)) throw new Error(`layer ${i + 1} was refused: ${message || "invalid layer"}`);
   }
 
   function defaultLayers() {
@@ -101,7 +114,7 @@
       }
       try {
         const { layer, label, color, type } = toLayer(spec || {}, i, style.PALETTE[i % style.PALETTE.length]);
-        map.addLayer(layer);
+        addChecked(layer, i);
         mapCore.popupOnClick(map, layer.id, (p) => popupHtml(p, spec.label));
         legend.push({ label, color, shape: type === "line" ? "line" : type === "circle" || type === "heatmap" ? "dot" : "area" });
       } catch (err) {
