@@ -21,12 +21,18 @@ from tests.processes import Process
 from tests.server.test_tools_harness import (
     AMSTERDAM,
     BERLIN,
+    BUDGET,
+    LISBON,
+    MADRID,
     UTRECHT,
+    WARSAW,
     assert_adr_0001,
+    assert_indices_hit_their_vertices,
     coordinate_lists,
+    features_of,
+    wire_size,
 )
 
-BUDGET = 120_000
 CALLS: list[tuple[str, dict[str, Any]]] = [
     ("tomtom-geocode", {"query": "Damrak 1, Amsterdam"}),
     ("tomtom-reverse-geocode", {"position": AMSTERDAM}),
@@ -54,15 +60,6 @@ async def connected(mcp_url: str, key: str | None = None, mode: str = "auto"
             yield client
 
 
-def wire_size(result: Any) -> int:
-    body = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "result": result.model_dump(by_alias=True, exclude_none=True),
-    }
-    return len(orjson.dumps(body))
-
-
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 @pytest.mark.parametrize(("tool", "arguments"), CALLS, ids=[c[0] for c in CALLS])
 async def test_every_tool_answers_over_http_within_the_contract(
@@ -83,6 +80,31 @@ async def test_every_tool_answers_over_http_within_the_contract(
     else:
         assert data["features"]
         assert_adr_0001(data)
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("tomtom-routing", {"locations": [LISBON, WARSAW]}),
+        (
+            "tomtom-dynamic-map",
+            {"routes": [{"locations": [AMSTERDAM, MADRID]}, {"locations": [LISBON, WARSAW]}]},
+        ),
+    ],
+    ids=["3300-km-route", "dynamic-map-of-long-routes"],
+)
+async def test_long_routes_are_fitted_in_the_pool_under_the_budget_with_indices_intact(
+    mcp_url: str, tool: str, arguments: dict
+) -> None:
+    async with connected(mcp_url) as client:
+        result = await client.call_tool(tool, arguments)
+    assert not result.is_error, result.content[0].text
+    assert wire_size(result) <= BUDGET
+    envelope = fitting.decode(result.meta[APP_DATA_KEY])
+    assert envelope["fitted"]["original_points"] > 40_000
+    assert_adr_0001(envelope["data"])
+    for route in features_of(envelope, "route"):
+        assert_indices_hit_their_vertices(route)
 
 
 async def test_traffic_over_http_answers_in_text_only(mcp_url: str) -> None:

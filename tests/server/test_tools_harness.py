@@ -15,6 +15,7 @@ from typing import Any
 
 import httpx
 import orjson
+import pytest
 from mcp import Client
 from mcp_types import CallToolResult
 
@@ -45,6 +46,10 @@ APP_TOOLS = {"tomtom-get-app-data", "tomtom-report-app-status", "tomtom-get-map-
 AMSTERDAM = [4.8897, 52.3740]
 UTRECHT = [5.1214, 52.0907]
 BERLIN = [13.4050, 52.5200]
+LISBON = [-9.1393, 38.7223]
+WARSAW = [21.0122, 52.2297]
+MADRID = [-3.7038, 40.4168]
+BUDGET = 120_000
 
 
 @dataclasses.dataclass
@@ -179,6 +184,40 @@ def assert_adr_0001(data: dict[str, Any]) -> None:
         if kind == "route":
             assert set(feature["properties"]) >= ROUTE_PROPERTIES
             assert "instructions" in feature["properties"]["guidance"]
+
+
+def line_of(feature: dict[str, Any]) -> list[list[float]]:
+    return fitting.to_geojson(feature["geometry"])["coordinates"]
+
+
+def wire_size(result: CallToolResult) -> int:
+    """Characters of `result` inside a JSON-RPC response, as sent."""
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "result": result.model_dump(by_alias=True, exclude_none=True),
+    }
+    return len(orjson.dumps(body))
+
+
+def assert_indices_hit_their_vertices(route: dict[str, Any]) -> None:
+    """Every index-bearing property points inside the line, and each guidance instruction's
+    pointIndex is the vertex at the instruction's own position."""
+    line = line_of(route)
+    props = route["properties"]
+    last = len(line) - 1
+    for leg in props["legs"]:
+        assert 0 <= leg["startPointIndex"] < leg["endPointIndex"] <= last
+    for section in props["sections"]:
+        assert 0 <= section["startPointIndex"] <= section["endPointIndex"] <= last
+    for progress in props["progress"]:
+        assert 0 <= progress["pointIndex"] <= last
+    instructions = props["guidance"]["instructions"]
+    assert instructions
+    for instruction in instructions:
+        vertex = line[instruction["pointIndex"]]
+        point = instruction["point"]
+        assert vertex == pytest.approx([point["longitude"], point["latitude"]], abs=2e-5)
 
 
 def features_of(envelope: dict[str, Any], kind: str) -> list[dict[str, Any]]:

@@ -3,58 +3,24 @@ whole lines with TomTom's indices for the map, inside the budget."""
 
 from __future__ import annotations
 
-from typing import Any
-
-import orjson
 import pytest
 
 import fitting
 from tests.server.test_tools_harness import (
     AMSTERDAM,
     BERLIN,
+    BUDGET,
+    LISBON,
+    MADRID,
     UTRECHT,
+    WARSAW,
+    assert_indices_hit_their_vertices,
     assert_model_text,
     features_of,
+    line_of,
     tool_client,
+    wire_size,
 )
-
-LISBON = [-9.1393, 38.7223]
-WARSAW = [21.0122, 52.2297]
-MADRID = [-3.7038, 40.4168]
-BUDGET = 120_000
-
-
-def line_of(feature: dict[str, Any]) -> list[list[float]]:
-    return fitting.to_geojson(feature["geometry"])["coordinates"]
-
-
-def wire_size(outcome: Any) -> int:
-    body = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "result": outcome.result.model_dump(by_alias=True, exclude_none=True),
-    }
-    return len(orjson.dumps(body))
-
-
-def assert_indices_hit_their_vertices(route: dict[str, Any]) -> None:
-    """Every index-bearing property points inside the line, and each guidance instruction's
-    pointIndex is the vertex at the instruction's own position."""
-    line = line_of(route)
-    props = route["properties"]
-    last = len(line) - 1
-    for leg in props["legs"]:
-        assert 0 <= leg["startPointIndex"] < leg["endPointIndex"] <= last
-    for section in props["sections"]:
-        assert 0 <= section["startPointIndex"] <= section["endPointIndex"] <= last
-    for progress in props["progress"]:
-        assert 0 <= progress["pointIndex"] <= last
-    instructions = props["guidance"]["instructions"]
-    assert instructions
-    for instruction in instructions:
-        vertex = line[instruction["pointIndex"]]
-        point = instruction["point"]
-        assert vertex == pytest.approx([point["longitude"], point["latitude"]], abs=2e-5)
 
 
 async def test_a_route_answers_with_figures_sections_and_guidance_but_no_line() -> None:
@@ -126,7 +92,7 @@ async def test_a_3300_km_route_is_fitted_under_the_budget_with_indices_renumbere
     async with tool_client() as tools:
         outcome = await tools.call("tomtom-routing", {"locations": [LISBON, WARSAW]})
     assert_model_text(outcome, "tomtom-routing")
-    assert wire_size(outcome) <= BUDGET
+    assert wire_size(outcome.result) <= BUDGET
     envelope = outcome.envelope
     fitted = envelope["fitted"]
     assert fitted is not None and fitted["original_points"] > 30_000
@@ -204,7 +170,7 @@ async def test_a_dynamic_map_of_several_long_routes_stays_under_the_budget() -> 
         outcome = await tools.call("tomtom-dynamic-map", {"routes": routes})
     answer = assert_model_text(outcome, "tomtom-dynamic-map")
     assert len(answer["routes"]) == 3
-    assert wire_size(outcome) <= BUDGET
+    assert wire_size(outcome.result) <= BUDGET
     envelope = outcome.envelope
     assert envelope["fitted"] is not None
     for route in features_of(envelope, "route"):
