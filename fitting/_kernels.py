@@ -69,6 +69,45 @@ def _grown(a: np.ndarray, b: np.ndarray, c: np.ndarray):
     return a2, b2, c2
 
 
+@njit(cache=True, inline="always")
+def _farthest(x: np.ndarray, y: np.ndarray, a: int, b: int) -> tuple[int, float]:
+    """The first vertex strictly between a and b farthest from segment a-b, squared distance."""
+    ax = x[a]
+    ay = y[a]
+    dx = x[b] - ax
+    dy = y[b] - ay
+    len2 = dx * dx + dy * dy
+    best = -1.0
+    k = a + 1
+    if len2 == 0.0:
+        for i in range(a + 1, b):
+            px = x[i] - ax
+            py = y[i] - ay
+            d2 = px * px + py * py
+            if d2 > best:
+                best = d2
+                k = i
+        return k, best
+    inv = 1.0 / len2
+    for i in range(a + 1, b):
+        px = x[i] - ax
+        py = y[i] - ay
+        t = px * dx + py * dy
+        if t <= 0.0:
+            d2 = px * px + py * py
+        elif t >= len2:
+            qx = px - dx
+            qy = py - dy
+            d2 = qx * qx + qy * qy
+        else:
+            c = px * dy - py * dx
+            d2 = c * c * inv
+        if d2 > best:
+            best = d2
+            k = i
+    return k, best
+
+
 @njit(cache=True)
 def rank(x: np.ndarray, y: np.ndarray, offsets: np.ndarray, anchor: np.ndarray) -> np.ndarray:
     """Douglas-Peucker significance of every vertex; anchors get +inf.
@@ -94,7 +133,7 @@ def rank(x: np.ndarray, y: np.ndarray, offsets: np.ndarray, anchor: np.ndarray) 
             if anchor[i] or i == s or i == e - 1:
                 sig[i] = np.inf
                 if i > prev + 1:
-                    if top + 2 > st_a.shape[0]:
+                    if top == st_a.shape[0]:
                         st_a, st_b, st_s = _grown(st_a, st_b, st_s)
                     st_a[top] = prev
                     st_b[top] = i
@@ -106,46 +145,23 @@ def rank(x: np.ndarray, y: np.ndarray, offsets: np.ndarray, anchor: np.ndarray) 
         a = st_a[top]
         b = st_b[top]
         parent = st_s[top]
-        ax = x[a]
-        ay = y[a]
-        dx = x[b] - ax
-        dy = y[b] - ay
-        len2 = dx * dx + dy * dy
-        inv = 1.0 / len2 if len2 > 0.0 else 0.0
-        best = -1.0
-        k = a + 1
-        for i in range(a + 1, b):
-            px = x[i] - ax
-            py = y[i] - ay
-            t = px * dx + py * dy
-            if t <= 0.0 or len2 == 0.0:
-                d2 = px * px + py * py
-            elif t >= len2:
-                qx = px - dx
-                qy = py - dy
-                d2 = qx * qx + qy * qy
-            else:
-                c = px * dy - py * dx
-                d2 = c * c * inv
-            if d2 > best:
-                best = d2
-                k = i
-        d = math.sqrt(best)
-        if d > parent:
-            d = parent
-        sig[k] = d
-        if top + 2 > st_a.shape[0]:
-            st_a, st_b, st_s = _grown(st_a, st_b, st_s)
-        if k > a + 1:
-            st_a[top] = a
-            st_b[top] = k
-            st_s[top] = d
-            top += 1
-        if b > k + 1:
-            st_a[top] = k
-            st_b[top] = b
-            st_s[top] = d
-            top += 1
+        while True:  # walk down the left halves; right halves wait on the stack
+            k, best = _farthest(x, y, a, b)
+            d = math.sqrt(best)
+            if d > parent:
+                d = parent
+            sig[k] = d
+            if b > k + 1:
+                if top == st_a.shape[0]:
+                    st_a, st_b, st_s = _grown(st_a, st_b, st_s)
+                st_a[top] = k
+                st_b[top] = b
+                st_s[top] = d
+                top += 1
+            if k == a + 1:
+                break
+            b = k
+            parent = d
     return sig
 
 
