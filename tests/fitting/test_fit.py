@@ -69,6 +69,14 @@ def test_small_data_goes_as_is_with_no_report_and_fitted_null() -> None:
     np.testing.assert_array_equal(sent, np.round(route, 5))
 
 
+def test_data_larger_than_one_compression_chunk_still_goes_as_is_when_it_fits() -> None:
+    route = route_with_points(12_000, seed=3)
+    result = fitting.fit(envelope(line_feature(route)), 120_000)
+    assert result.report is None
+    sent = np.array(sent_features(result.app_data)[0]["geometry"]["coordinates"])
+    np.testing.assert_array_equal(sent, np.round(route, 5))
+
+
 def test_as_is_lines_are_e5_deltas_with_an_absolute_first_pair() -> None:
     coords = [[4.9, 52.37], [4.90001, 52.37002], [4.90011, 52.36999]]
     result = fitting.fit(envelope(line_feature(coords)), 10_000)
