@@ -154,24 +154,13 @@ def register(apps: Apps, runtime: Runtime) -> None:
             if isinstance(outcome, BaseException):
                 raise outcome
             calculated.append(outcome)
-        features: list[dict[str, Any]] = []
+        labels = [spec.label or f"Route {i + 1}" for i, spec in enumerate(routes or [])]
         answer_routes: list[dict[str, Any]] = []
-        for i, (spec, route) in enumerate(zip(routes or [], calculated, strict=True)):
-            label = spec.label or f"Route {i + 1}"
-            features.append(route_feature(route, i, label=label, color=spec.color))
-            answer_routes.append({"label": label, **route_answer(route, i)})
-            answer_routes[-1].pop("instructions", None)
-            answer_routes[-1].pop("instructions_omitted", None)
-            features += waypoint_features(spec.locations)
-        for area in polygons or []:
-            features.append(_area_feature(area))
-        for marker in markers or []:
-            features.append(
-                point_feature(
-                    marker.position,
-                    {"kind": "marker", "label": marker.label, "color": marker.color},
-                )
-            )
+        for i, (label, route) in enumerate(zip(labels, calculated, strict=True)):
+            summary = route_answer(route, i)
+            summary.pop("instructions", None)
+            summary.pop("instructions_omitted", None)
+            answer_routes.append({"label": label, **summary})
         answer: dict[str, Any] = {
             "markers": len(markers or []),
             "areas": len(polygons or []),
@@ -179,7 +168,23 @@ def register(apps: Apps, runtime: Runtime) -> None:
         }
         if title:
             answer["title"] = title
-        data = collection(features, title=title)
+        data = None  # without a widget the route lines are never converted
+        if show_ui:
+            features: list[dict[str, Any]] = []
+            for i, (spec, label, route) in enumerate(
+                zip(routes or [], labels, calculated, strict=True)
+            ):
+                features.append(route_feature(route, i, label=label, color=spec.color))
+                features += waypoint_features(spec.locations)
+            features += [_area_feature(area) for area in polygons or []]
+            features += [
+                point_feature(
+                    marker.position,
+                    {"kind": "marker", "label": marker.label, "color": marker.color},
+                )
+                for marker in markers or []
+            ]
+            data = collection(features, title=title)
         return await deliver(
             runtime, tool="tomtom-dynamic-map", answer=answer, data=data, show_ui=show_ui
         )

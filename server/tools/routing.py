@@ -198,9 +198,11 @@ def register(apps: Apps, runtime: Runtime) -> None:
             "locations": len(locations),
             "routes": [route_answer(route, i) for i, route in enumerate(routes)],
         }
-        features = [route_feature(route, i) for i, route in enumerate(routes)]
-        features += waypoint_features(locations)
-        data = collection(features, summary={"routes": len(routes)})
+        data = None  # without a widget the lines are never converted (up to 100,000 points)
+        if show_ui:
+            features = [route_feature(route, i) for i, route in enumerate(routes)]
+            features += waypoint_features(locations)
+            data = collection(features, summary={"routes": len(routes)})
         return await deliver(
             runtime, tool="tomtom-routing", answer=answer, data=data, show_ui=show_ui
         )

@@ -256,3 +256,20 @@ async def test_upstream_failures_become_tool_errors_and_the_next_call_still_work
     async with tool_client() as working:
         again = await working.call("tomtom-routing", {"locations": [AMSTERDAM, UTRECHT]})
     assert not again.is_error
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("tomtom-routing", {"locations": [AMSTERDAM, BERLIN]}),
+        ("tomtom-dynamic-map", {"routes": [{"locations": [AMSTERDAM, BERLIN]}]}),
+    ],
+)
+async def test_without_a_widget_routes_still_answer_with_their_figures(
+    tool: str, arguments: dict
+) -> None:
+    async with tool_client() as tools:
+        outcome = await tools.call(tool, {**arguments, "show_ui": False})
+    answer = assert_model_text(outcome, tool, show_ui=False)
+    assert "com.tomtom/app-data" not in outcome.meta
+    assert answer["routes"][0]["length_km"] > 500
