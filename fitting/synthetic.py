@@ -1,8 +1,8 @@
 """Seeded, road-like synthetic routes for the offline upstream, tests and benchmarks.
 
 Real TomTom routes alternate curvy, densely sampled stretches (towns, hills:
-a vertex every 10 to 50 m) with straight, sparse ones (motorways: one every
-100 to 300 m), giving a median spacing near 40 m and a mean near 80 m, so a
+a vertex every 15 to 70 m) with straight, sparse ones (motorways: one every
+100 to 300 m), giving a median spacing near 50 m and a mean near 80 m, so a
 3,300 km route carries about 40,000 points. Simplification speed and error
 depend on that mix, so benchmarks on straight or uniformly noisy lines would
 mislead.
@@ -88,7 +88,7 @@ def _leg(a: Sequence[float], b: Sequence[float], rng: np.random.Generator) -> np
     while total < target:
         curvy = rng.random() < 0.55
         block_m = rng.exponential(4_000.0 if curvy else 9_000.0) + 200.0
-        mean_step = rng.uniform(14.0, 45.0) if curvy else rng.uniform(110.0, 260.0)
+        mean_step = rng.uniform(20.0, 60.0) if curvy else rng.uniform(110.0, 260.0)
         count = max(int(block_m / mean_step), 1)
         s = rng.gamma(4.0, mean_step / 4.0, size=count)
         steps.append(s)

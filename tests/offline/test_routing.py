@@ -31,11 +31,6 @@ async def _route(client: httpx.AsyncClient, locations: str, params: list | None 
     return response.json()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="fitting.synthetic.road_like_legs spaces vertices ~55 m apart (its docstring says"
-    " ~80 m): Lisbon-Warsaw gets 46k-61k points by seed, 60,960 for this request's seed",
-)
 async def test_lisbon_to_warsaw_carries_tens_of_thousands_of_points(client: httpx.AsyncClient):
     route = (await _route(client, LISBON_WARSAW, FULL))["routes"][0]
     assert 30_000 <= len(route_points(route)) <= 60_000
