@@ -57,18 +57,6 @@ def project(e5: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return x, y
 
 
-@njit(cache=True)
-def _grown(a: np.ndarray, b: np.ndarray, c: np.ndarray):
-    size = 2 * a.shape[0]
-    a2 = np.empty(size, dtype=a.dtype)
-    b2 = np.empty(size, dtype=b.dtype)
-    c2 = np.empty(size, dtype=c.dtype)
-    a2[: a.shape[0]] = a
-    b2[: b.shape[0]] = b
-    c2[: c.shape[0]] = c
-    return a2, b2, c2
-
-
 @njit(cache=True, inline="always")
 def _farthest(x: np.ndarray, y: np.ndarray, a: int, b: int) -> tuple[int, float]:
     """The first vertex strictly between a and b farthest from segment a-b, squared distance."""
@@ -118,12 +106,21 @@ def rank(x: np.ndarray, y: np.ndarray, offsets: np.ndarray, anchor: np.ndarray) 
     exactly DP at tolerance t, and every threshold prefix is a DP result.
     Distances are to the segment (as GEOS computes them), first farthest wins.
     """
-    n = x.shape[0]
-    sig = np.empty(n, dtype=np.float64)
-    # Pending segments; grown on demand (depth is small for real lines, O(n) only for spirals).
-    st_a = np.empty(1024, dtype=np.int64)
-    st_b = np.empty(1024, dtype=np.int64)
-    st_s = np.empty(1024, dtype=np.float64)
+    sig = np.empty(x.shape[0], dtype=np.float64)
+    # The stack of pending segments holds the anchor runs plus about the DP depth
+    # (tens for real lines); only pathological lines (spirals) need up to n.
+    capacity = min(x.shape[0] + 1, int(anchor.sum()) + offsets.shape[0] + 4096)
+    if not _rank_into(sig, x, y, offsets, anchor, capacity):
+        _rank_into(sig, x, y, offsets, anchor, x.shape[0] + 1)
+    return sig
+
+
+@njit(cache=True)
+def _rank_into(sig, x, y, offsets, anchor, capacity: int) -> bool:
+    """Fills `sig`; False if the stack of `capacity` segments overflowed (then retry larger)."""
+    st_a = np.empty(capacity, dtype=np.int64)
+    st_b = np.empty(capacity, dtype=np.int64)
+    st_s = np.empty(capacity, dtype=np.float64)
     top = 0
     for p in range(offsets.shape[0] - 1):
         s = offsets[p]
@@ -133,8 +130,6 @@ def rank(x: np.ndarray, y: np.ndarray, offsets: np.ndarray, anchor: np.ndarray) 
             if anchor[i] or i == s or i == e - 1:
                 sig[i] = np.inf
                 if i > prev + 1:
-                    if top == st_a.shape[0]:
-                        st_a, st_b, st_s = _grown(st_a, st_b, st_s)
                     st_a[top] = prev
                     st_b[top] = i
                     st_s[top] = np.inf
@@ -152,8 +147,8 @@ def rank(x: np.ndarray, y: np.ndarray, offsets: np.ndarray, anchor: np.ndarray) 
                 d = parent
             sig[k] = d
             if b > k + 1:
-                if top == st_a.shape[0]:
-                    st_a, st_b, st_s = _grown(st_a, st_b, st_s)
+                if top == capacity:
+                    return False
                 st_a[top] = k
                 st_b[top] = b
                 st_s[top] = d
@@ -162,7 +157,7 @@ def rank(x: np.ndarray, y: np.ndarray, offsets: np.ndarray, anchor: np.ndarray) 
                 break
             b = k
             parent = d
-    return sig
+    return True
 
 
 @njit(cache=True)

@@ -156,3 +156,14 @@ def test_a_fitted_line_always_fits_its_budget(budget: int) -> None:
     coords = 4.9 + np.cumsum(rng.normal(0, 1e-4, size=(2_000, 2)), axis=0)
     result = fitting.fit(envelope(line_feature(coords)), budget)
     assert len(result.app_data) <= budget
+
+
+def test_a_ranking_stack_too_small_is_reported_so_it_can_be_retried_larger() -> None:
+    rng = np.random.default_rng(5)
+    lonlat = walk(rng.integers(-300, 300, size=(2_000, 2)))
+    parts = _parts.collect(envelope(line_feature(lonlat))["data"])
+    x, y = _kernels.project(parts.e5, parts.offsets)
+    sig = np.empty_like(x)
+    assert not _kernels._rank_into(sig, x, y, parts.offsets, parts.anchor, 3)
+    assert _kernels._rank_into(sig, x, y, parts.offsets, parts.anchor, len(x) + 1)
+    np.testing.assert_array_equal(sig, _kernels.rank(x, y, parts.offsets, parts.anchor))
