@@ -24,8 +24,8 @@ import httpx
 
 from loadtest.mix import LONG_ROUTE
 from loadtest.stats import format_table, percentile
-from loadtest.topology import Service, run_topology
-from loadtest.wire import CallFailed, ToolError, call_tool
+from loadtest.topology import Service, peak_rss, run_topology
+from loadtest.wire import CallFailed, ToolError, call_tool, result_text
 
 CHEAP = ("tomtom-geocode", {"query": "Dam 1, Amsterdam"})
 LONG = ("tomtom-routing", {"locations": LONG_ROUTE})
@@ -47,7 +47,7 @@ async def level(url: str, call: tuple[str, dict], concurrency: int, seconds: flo
                 try:
                     result = await call_tool(client, url, *call)
                     if result.get("isError"):
-                        errors.append("tool error")
+                        errors.append(f"tool error: {result_text(result)}")
                         continue
                     latencies.append((time.perf_counter() - started) * 1000.0)
                 except (CallFailed, ToolError) as exc:
@@ -60,21 +60,14 @@ async def level(url: str, call: tuple[str, dict], concurrency: int, seconds: flo
             "errors": errors}
 
 
-async def _peak_rss(service: Service, stop: asyncio.Event) -> int:
-    peak = 0
-    while not stop.is_set():
-        peak = max(peak, await asyncio.to_thread(service.rss_bytes))
-        await asyncio.sleep(0.25)
-    return peak
-
-
 async def run(service: Service, levels: list[int], cheap_s: float, long_s: float
-              ) -> tuple[list[list[object]], int]:
+              ) -> tuple[list[list[object]], list[str], int]:
     url = f"{service.url}/mcp"
     rows: list[list[object]] = []
+    notes: list[str] = []
     await level(url, CHEAP, 1, 0.5)  # first calls out of the way
     stop = asyncio.Event()
-    sampler = asyncio.create_task(_peak_rss(service, stop))
+    sampler = asyncio.create_task(peak_rss(service, stop))
     for label, call, seconds in (("cheap (geocode)", CHEAP, cheap_s),
                                  ("long route (40k points)", LONG, long_s)):
         reference = None
@@ -86,8 +79,10 @@ async def run(service: Service, levels: list[int], cheap_s: float, long_s: float
                          f"{result['rps'] / reference:.1f}x",
                          percentile(result["latencies"], 50), percentile(result["latencies"], 99),
                          len(result["errors"])])
+            if result["errors"]:
+                notes.append(f"{label} at {concurrency}: {result['errors'][0][:200]}")
     stop.set()
-    return rows, await sampler
+    return rows, notes, await sampler
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -104,10 +99,12 @@ def main(argv: list[str] | None = None) -> int:
     with run_topology(replicas=1, with_balancer=False, fit_workers=args.fit_workers) as topology:
         replica = topology.replicas[0]
         warm_rss = replica.rss_bytes()
-        rows, peak_rss = asyncio.run(run(replica, levels, args.cheap_s, args.long_s))
+        rows, notes, peak_rss = asyncio.run(run(replica, levels, args.cheap_s, args.long_s))
     print(f"\none replica, FIT_WORKERS={args.fit_workers}, offline upstream in its own process\n")
     print(format_table(["calls", "concurrency", "done", "req/s", "vs c=1", "p50 ms", "p99 ms",
                         "errors"], rows))
+    for note in notes:
+        print(f"error, e.g. {note}")
     print(f"\nreplica RSS (server + {args.fit_workers} fitting workers): "
           f"{warm_rss / MIB:,.0f} MiB warm and idle, {peak_rss / MIB:,.0f} MiB peak under load")
     return 0

@@ -10,6 +10,7 @@ fitting workers with it, as a pod's death would.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
 import os
 import signal
@@ -88,6 +89,16 @@ class Topology:
         service = next(s for s in self.services() if s.name == name)
         _signal_group(service.process, signal.SIGKILL)
         service.process.wait(timeout=10)
+
+
+async def peak_rss(service: Service, stop: asyncio.Event, every_s: float = 0.25) -> int:
+    """The highest `rss_bytes` of `service` seen until `stop` is set."""
+    peak = 0
+    while not stop.is_set():
+        peak = max(peak, await asyncio.to_thread(service.rss_bytes))
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), every_s)
+    return peak
 
 
 def free_port() -> int:
