@@ -160,22 +160,19 @@ def _rank_into(sig, x, y, offsets, anchor, capacity: int) -> bool:
     return True
 
 
-@njit(cache=True)
-def _segment_distance(px, py, ax, ay, bx, by) -> float:
+@njit(cache=True, inline="always")
+def _segment_distance2(ax, ay, bx, by) -> float:
+    """Squared distance from the origin to segment a-b."""
     dx = bx - ax
     dy = by - ay
     len2 = dx * dx + dy * dy
-    qx = px - ax
-    qy = py - ay
-    t = qx * dx + qy * dy
+    t = -(ax * dx + ay * dy)
     if t <= 0.0 or len2 == 0.0:
-        return math.sqrt(qx * qx + qy * qy)
+        return ax * ax + ay * ay
     if t >= len2:
-        rx = px - bx
-        ry = py - by
-        return math.sqrt(rx * rx + ry * ry)
-    c = qx * dy - qy * dx
-    return abs(c) / math.sqrt(len2)
+        return bx * bx + by * by
+    c = ax * dy - ay * dx
+    return c * c / len2
 
 
 @njit(cache=True)
@@ -188,39 +185,41 @@ def max_error(
     """Largest distance in metres from any original vertex to the kept segment spanning it.
 
     `lonlat` are the original (unrounded) vertices, `dedup_of` maps each to its
-    merged vertex (non-decreasing), `e5` are the merged vertices as sent and
-    `keep` marks the kept ones (every part's ends among them, so a span never
-    crosses parts). Each distance is measured in an equirectangular frame about
-    the spanning segment's own latitude, so the figure stays honest on long
-    routes far from any part's mean latitude.
+    merged vertex (non-decreasing, steps of 0 or 1), `e5` are the merged
+    vertices as sent and `keep` marks the kept ones (every part's ends among
+    them, so a span never crosses parts). Each distance is measured in an
+    equirectangular frame about the spanning segment's own latitude, so the
+    figure stays honest on long routes far from any part's mean latitude.
     """
     m = e5.shape[0]
     worst = 0.0
-    a = 0  # last kept merged vertex at or before d
-    b = 0  # first kept merged vertex at or after d
+    a = -1  # last kept merged vertex at or before d
+    b = -1  # first kept merged vertex at or after d
+    alon = alat = blon = blat = 0.0
     kx = M_PER_DEG
     for j in range(lonlat.shape[0]):
         d = dedup_of[j]
-        if d > b or j == 0:
+        if d > b or (keep[d] and d != a):
             a = d if keep[d] else b
             b = d
             while b < m - 1 and not keep[b]:
                 b += 1
-            kx = M_PER_DEG * math.cos(math.radians(0.5 * (e5[a, 1] + e5[b, 1]) / 1e5))
-        elif keep[d] and d != a:
-            a = d
-            b = d
-            kx = M_PER_DEG * math.cos(math.radians(e5[d, 1] / 1e5))
+            alon = e5[a, 0] / 1e5
+            alat = e5[a, 1] / 1e5
+            blon = e5[b, 0] / 1e5
+            blat = e5[b, 1] / 1e5
+            kx = M_PER_DEG * math.cos(math.radians(0.5 * (alat + blat)))
         plon = lonlat[j, 0]
         plat = lonlat[j, 1]
-        ax = _wrap(e5[a, 0] / 1e5 - plon) * kx
-        ay = (e5[a, 1] / 1e5 - plat) * M_PER_DEG
-        bx = _wrap(e5[b, 0] / 1e5 - plon) * kx
-        by = (e5[b, 1] / 1e5 - plat) * M_PER_DEG
-        dist = _segment_distance(0.0, 0.0, ax, ay, bx, by)
-        if dist > worst:
-            worst = dist
-    return worst
+        dist2 = _segment_distance2(
+            _wrap(alon - plon) * kx,
+            (alat - plat) * M_PER_DEG,
+            _wrap(blon - plon) * kx,
+            (blat - plat) * M_PER_DEG,
+        )
+        if dist2 > worst:
+            worst = dist2
+    return math.sqrt(worst)
 
 
 @njit(cache=True)
