@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Frame, Page, sync_playwright
 
-from tests.processes import ROOT, Process
+from tests.processes import ROOT, Process, running
 
 pytestmark = pytest.mark.browser
 
@@ -80,6 +80,14 @@ def page(browser: Browser) -> Iterator[Page]:
     finally:
         context.close()
     assert not errors, f"uncaught errors in the page: {errors}"
+
+
+@pytest.fixture(scope="module")
+def keyed_preview_server(upstream: Process) -> Iterator[Process]:
+    """A replica with a TomTom key whose API (and so tiles) origin is the offline upstream."""
+    env = {"TOMTOM_API_KEY": "test-key", "TOMTOM_API_BASE_URL": upstream.url}
+    with running(["serve", "--preview", "--fit-workers", "1"], env) as process:
+        yield process
 
 
 def open_view(
@@ -336,3 +344,36 @@ def test_a_data_viz_layer_maplibre_refuses_is_noted_while_the_rest_draws(
     assert drawn["layers"] == "1"
     assert "layer 1 was refused" in frame.inner_text("#notes")
     assert frame.evaluate(INK) > 0.0005
+
+
+def test_with_a_key_tiles_are_requested_and_their_failure_leaves_the_data_drawn(
+    page: Page, keyed_preview_server: Process, upstream: Process
+) -> None:
+    requested: list[str] = []
+    page.on("request", lambda r: requested.append(r.url))
+    args = {"locations": [AMSTERDAM, [5.1214, 52.0907]]}
+    frame, drawn = open_view(page, keyed_preview_server.url, "tomtom-routing", args)
+    assert drawn["status"] == "ok", drawn
+    frame.wait_for_function("document.body.dataset.tiles === 'failed'")
+    tiles = [u for u in requested if u.startswith(f"{upstream.url}/map/1/tile/basic/main/")]
+    assert tiles, f"no basemap tile requested from the API origin: {requested[-5:]}"
+    assert all(u.endswith("key=test-key") for u in tiles)
+    assert "Map tiles could not load" in frame.inner_text("#notes")
+    assert frame.evaluate(INK) > 0.002, "the route still draws without tiles"
+    frame.wait_for_function("document.body.dataset.reported === 'ok'")
+    events = app_status_events(keyed_preview_server, "tomtom-routing")
+    assert any(e["reason"] == "tiles_failed" for e in events), events
+
+
+def test_with_a_key_the_traffic_view_requests_flow_and_incident_tiles(
+    page: Page, keyed_preview_server: Process, upstream: Process
+) -> None:
+    requested: list[str] = []
+    page.on("request", lambda r: requested.append(r.url))
+    _, drawn = open_view(
+        page, keyed_preview_server.url, "tomtom-traffic", {"bbox": [4.82, 52.33, 4.96, 52.41]}
+    )
+    assert drawn["status"] == "ok", drawn
+    assert drawn["trafficTiles"] == "1"
+    for layer in ("/traffic/map/4/tile/flow/", "/traffic/map/4/tile/incidents/"):
+        assert any(u.startswith(upstream.url + layer) for u in requested), layer

@@ -50,10 +50,9 @@ const mapCore = (() => {
    */
   function addRaster(map, config, names, onFail, attribution) {
     if (!config.key) {
-      onFail(config.error ? `No TomTom tiles: ${config.error}.` : "Offline: no TomTom key, so no map tiles.");
+      onFail(config.error ? `No TomTom tiles: ${config.error}.` : "Offline: no TomTom key, so no map tiles.", "none");
       return false;
     }
-    let failed = false;
     let added = 0;
     for (const name of names) {
       const url = tileUrl(config.tiles[name], config.key);
@@ -63,13 +62,16 @@ const mapCore = (() => {
       added++;
     }
     if (added === 0) {
-      onFail("No TomTom tile address was configured, so no map tiles.");
+      onFail("No TomTom tile address was configured, so no map tiles.", "none");
       return false;
     }
+    document.body.dataset.tiles = "requested";
+    let failed = false;
     map.on("error", (e) => {
       if (!failed && e.sourceId && e.sourceId.startsWith("tiles-")) {
         failed = true;
-        onFail("Map tiles could not load; drawing on a plain background.");
+        const status = e.error && e.error.status ? ` (HTTP ${e.error.status})` : "";
+        onFail(`Map tiles could not load${status}; drawing on a plain background.`, "failed");
       }
     });
     map.addControl(new maplibregl.AttributionControl({ compact: true }), "bottom-right");
@@ -103,10 +105,25 @@ const mapCore = (() => {
     );
   }
 
-  /** Mark the document once everything drawn so far is on the canvas (tests wait for it). */
+  /**
+   * Mark the document once every data source (not the tiles: they may never
+   * arrive, and the data draws regardless) is on the canvas. Tests wait for it.
+   */
   function markIdle(map) {
     delete document.body.dataset.idle;
-    map.once("idle", () => (document.body.dataset.idle = "1"));
+    let ready = false;
+    const check = () => {
+      if (ready) {
+        map.off("render", check);
+        document.body.dataset.idle = "1";
+        return;
+      }
+      const ids = Object.keys(map.getStyle().sources).filter((id) => !id.startsWith("tiles-"));
+      ready = ids.every((id) => map.isSourceLoaded(id)) && !map.isMoving();
+      map.triggerRepaint();
+    };
+    map.on("render", check);
+    map.triggerRepaint();
   }
 
   function popupAt(map, lngLat, html) {

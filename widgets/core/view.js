@@ -72,6 +72,7 @@ const view = (() => {
     );
     let configPromise = null;
     let reported = null;
+    let tilesProblem = null;
     let gotResult = false;
     let connected = false;
 
@@ -103,7 +104,18 @@ const view = (() => {
       ok(detail, counts = {}) {
         hideMessage();
         setCounts(counts);
-        report("ok", "drawn", detail);
+        report("ok", "drawn", tilesProblem ? `${detail}; ${tilesProblem}` : detail);
+      },
+      /**
+       * Tiles are missing or failed: a note, not an error (ADR 0041). A failure
+       * after the ok report is reported again, so the server log shows it.
+       */
+      tilesFailed(message, state = "failed") {
+        if (tilesProblem) return;
+        tilesProblem = message;
+        document.body.dataset.tiles = state;
+        addNote(message);
+        if (document.body.dataset.status === "ok") report("ok", "tiles_failed", message);
       },
       /** The answer itself is empty (nothing found): say so; that is not a failure. */
       empty(title, message, counts = {}) {

@@ -32,7 +32,7 @@
     map = m;
     const dark = ctx.theme() === "dark";
     const tiles = dark && config.tiles.basemap_night ? ["basemap_night"] : ["basemap"];
-    const basemap = mapCore.addRaster(map, config, tiles, (msg) => ctx.addNote(msg), "© TomTom");
+    const basemap = mapCore.addRaster(map, config, tiles, (msg, state) => ctx.tilesFailed(msg, state), "© TomTom");
     const drawn = mapCore.drawFeatures(map, fc, ctx.theme());
 
     const c = drawn.counts;

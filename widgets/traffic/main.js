@@ -33,7 +33,7 @@
       map,
       config,
       ["basemap", "traffic_flow", "traffic_incidents"],
-      (msg) => ctx.addNote(msg.replace("no map tiles", "no live traffic tiles")),
+      (msg, state) => ctx.tilesFailed(msg.replace("no map tiles", "no live traffic tiles"), state),
       "© TomTom",
     );
     map.addSource("bbox", { type: "geojson", data: bboxFeature(box) });
