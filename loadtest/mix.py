@@ -4,7 +4,7 @@ Sizes on the offline upstream (road-like geometry, about 12 points per km):
 Amsterdam to Rotterdam is a few thousand points and goes inline as is;
 Lisbon to Warsaw is about 40,000 points and must be fitted; the dynamic map
 carries three long routes (about 100,000 points); the large data-viz set is
-20,000 points (about 1.4 MB of GeoJSON), more than one get-app-data page.
+10,000 points (about 0.7 MB of GeoJSON), two get-app-data pages.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ ROME = [12.4964, 41.9028]
 
 LONG_ROUTE = [LISBON, WARSAW]
 DATA_VIZ_SMALL_POINTS = 500
-DATA_VIZ_LARGE_POINTS = 20_000
+DATA_VIZ_LARGE_POINTS = 10_000
 
 
 def replay_mix(geojson_base_url: str) -> list[Scenario]:
