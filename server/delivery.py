@@ -46,7 +46,7 @@ async def deliver(
         text_obj["tool"] = tool
     meta: dict[str, Any] = {"show_ui": show_ui, "tool": tool}
     if not has_data:
-        outcome = "none" if data is None else "omitted_show_ui_false"
+        outcome = "omitted_show_ui_false" if not show_ui else "none"
         metrics.APP_DATA_OUTCOMES.labels(tool, outcome).inc()
         return _result(text_obj, meta)
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 from urllib.parse import quote
 
@@ -30,6 +30,7 @@ import orjson
 from mcp.server.mcpserver.exceptions import ToolError
 
 from server import metrics
+from server.route_body import parse_route_body
 
 __all__ = [
     "BadRequestError",
@@ -184,7 +185,8 @@ class TomTomClient:
         params: Params = (),
     ) -> dict[str, Any]:
         """`GET /routing/1/calculateRoute/{lat,lon:lat,lon...}/json` with text guidance,
-        the requested section types and per-point progress (distance and travel time)."""
+        the requested section types and per-point progress (distance and travel time).
+        Leg points come back as float64 `(n, 2)` `[lon, lat]` arrays (`server.route_body`)."""
         path = ":".join(_latlon(lon, lat) for lon, lat in locations)
         full: list[tuple[str, str | int | float | bool]] = [
             ("instructionsType", "text"),
@@ -194,7 +196,9 @@ class TomTomClient:
         full.extend(("sectionType", s) for s in section_types)
         full.extend(params)
         path = f"/routing/1/calculateRoute/{path}/json"
-        return await self._get("routing/calculateRoute", path, full, key)
+        return await self._request(
+            "routing/calculateRoute", "GET", path, full, key, parse=parse_route_body
+        )
 
     async def calculate_reachable_range(
         self, lon: float, lat: float, *, key: str | None, params: Params = ()
@@ -224,6 +228,7 @@ class TomTomClient:
         params: Params,
         key: str | None,
         content: bytes | None = None,
+        parse: Callable[[bytes], Any] = orjson.loads,
     ) -> dict[str, Any]:
         key = key or self._default_key
         query = list(params) + ([("key", key)] if key else [])
@@ -231,7 +236,7 @@ class TomTomClient:
         started = time.perf_counter()
         outcome = "unavailable"
         try:
-            body = await self._send(method, path, query, key, content, headers)
+            body = await self._send(method, path, query, key, content, headers, parse)
             outcome = "ok"
             return body
         except TomTomError as exc:
@@ -251,6 +256,7 @@ class TomTomClient:
         key: str | None,
         content: bytes | None,
         headers: dict[str, str] | None,
+        parse: Callable[[bytes], Any],
     ) -> dict[str, Any]:
         try:
             response = await self._http.request(
@@ -270,7 +276,7 @@ class TomTomClient:
         if response.status_code >= 400:
             raise _error_for(response, key)
         try:
-            body = orjson.loads(response.content)
+            body = parse(response.content)
         except orjson.JSONDecodeError:
             raise UpstreamUnavailableError(
                 "TomTom answered with a body that is not JSON. Try again later."

@@ -20,8 +20,12 @@ _MAX_INSTRUCTIONS = 25
 """Guidance messages quoted to the model; the widget gets them all."""
 
 
-def point_array(points: Sequence[dict[str, float]]) -> np.ndarray:
-    """TomTom `[{latitude, longitude}, ...]` as a float64 `(n, 2)` `[lon, lat]` array."""
+def point_array(points: Sequence[dict[str, float]] | np.ndarray | None) -> np.ndarray:
+    """TomTom `[{latitude, longitude}, ...]` as a float64 `(n, 2)` `[lon, lat]` array
+    (already one when the client parsed a route body: `server.route_body`)."""
+    if isinstance(points, np.ndarray):
+        return points
+    points = points or []
     n = len(points)
     out = np.empty((n, 2), dtype=np.float64)
     out[:, 0] = np.fromiter(map(_LON, points), dtype=np.float64, count=n)
@@ -138,7 +142,7 @@ def search_results(results: Sequence[dict[str, Any]]) -> tuple[list[dict], list[
 def route_feature(route: dict[str, Any], index: int, **extra: Any) -> dict[str, Any]:
     """One `route` feature: all leg points concatenated, as TomTom's indices count them."""
     legs = route.get("legs") or []
-    arrays = [point_array(leg.get("points") or []) for leg in legs]
+    arrays = [point_array(leg.get("points")) for leg in legs]
     line = np.concatenate(arrays) if arrays else np.empty((0, 2), dtype=np.float64)
     leg_props: list[dict[str, Any]] = []
     start = 0

@@ -1,0 +1,73 @@
+"""Fast parsing of calculateRoute bodies: leg points straight into numpy arrays.
+
+A 95,000-point route is a 4 MB body whose bulk is `{"latitude":..,"longitude":..}`
+objects. `orjson.loads` builds a dict per point (the largest single cost of a
+long routing call), and the tool then copies them into an array. Here each
+`"points":[...]` array is cut out of the raw bytes, stripped to a flat
+`[lat,lon,lat,lon,...]` number list with one `bytes.translate`, parsed as
+plain floats and reshaped to `[lon, lat]`; the rest of the body (sections,
+guidance, summaries) is parsed as usual. Any body that does not have exactly
+that compact shape is parsed the ordinary way, so the fast path can only be
+faster, never different.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import orjson
+
+_POINTS = b'"points":['
+_STRIP = b'{}":latitudeong'
+"""Everything in a compact point object except the numbers and the commas."""
+
+
+def parse_route_body(raw: bytes) -> dict[str, Any]:
+    """The decoded body, with every `routes[].legs[].points` as a float64 `(n, 2)` `[lon, lat]`."""
+    pieces: list[bytes] = []
+    arrays: list[np.ndarray] = []
+    pos = 0
+    while (found := raw.find(_POINTS, pos)) >= 0:
+        start = found + len(_POINTS) - 1
+        end = raw.find(b"]", start)
+        points = _points(raw[start : end + 1]) if end > 0 else None
+        if points is None:
+            return orjson.loads(raw)
+        pieces += [raw[pos:start], b'"\\u0000points-%d"' % len(arrays)]
+        arrays.append(points)
+        pos = end + 1
+    if not arrays:
+        return orjson.loads(raw)
+    pieces.append(raw[pos:])
+    body = orjson.loads(b"".join(pieces))
+    placed = 0
+    for route in body.get("routes") or ():
+        for leg in route.get("legs") or ():
+            marker = leg.get("points")
+            if marker == f"\0points-{placed}":
+                leg["points"] = arrays[placed]
+                placed += 1
+    return body if placed == len(arrays) else orjson.loads(raw)
+
+
+def _points(segment: bytes) -> np.ndarray | None:
+    """`[{"latitude":a,"longitude":b},...]` as `[[b, a], ...]`, or None for any other shape."""
+    count = segment.count(b"{")
+    # Each object spells "e" twice (latitude, longitude); any other "e"/"E" is an exponent
+    # or a different key, which the strip below would corrupt.
+    if segment.count(b"e") != 2 * count or b"E" in segment:
+        return None
+    if count and not segment.startswith(b'[{"latitude":'):
+        return None
+    try:
+        flat = orjson.loads(segment.translate(None, _STRIP))
+    except orjson.JSONDecodeError:
+        return None
+    if len(flat) != 2 * count:
+        return None
+    try:
+        pairs = np.array(flat, dtype=np.float64).reshape(-1, 2)
+    except (TypeError, ValueError):
+        return None
+    return np.ascontiguousarray(pairs[:, ::-1])
