@@ -143,6 +143,8 @@ class _Fitter:
         compressed, as_is = self._encode_within(everything)
         if compressed is not None:
             return FitResult(_codec.to_text(compressed), None)
+        if not everything.size:
+            return _as_is(self.envelope, self.budget, "it has no lines or rings to simplify")
 
         x, y = project(parts.e5, parts.offsets)
         anchor = parts.anchor.copy()

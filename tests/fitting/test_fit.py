@@ -192,6 +192,16 @@ def test_anchors_that_alone_exceed_the_budget_raise_does_not_fit_saying_by_how_m
         fitting.fit(env, 300)
 
 
+def test_points_alone_over_the_budget_raise_does_not_fit_saying_nothing_can_shrink() -> None:
+    point = {"type": "Point", "coordinates": [4.9, 52.37]}
+    results = [
+        {"type": "Feature", "properties": {"name": f"place {i}"}, "geometry": point}
+        for i in range(200)
+    ]
+    with pytest.raises(fitting.DoesNotFit, match=r"budget is 500 \(\d+ over\); it has no lines"):
+        fitting.fit(envelope(*results, tool="tomtom-poi-search"), 500)
+
+
 def test_data_viz_data_is_sent_exactly_as_given() -> None:
     geojson = {
         "type": "FeatureCollection",
