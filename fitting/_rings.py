@@ -28,18 +28,22 @@ class RingGuard:
         self._simple: dict[int, bool] = {}
 
     def repair(self, keep: np.ndarray, sig: np.ndarray) -> None:
-        """Adds vertices to `keep` (in place) until every originally simple ring is simple."""
+        """Adds vertices to `keep` (in place) until every originally simple ring is simple.
+
+        The whole ring as sent is checked only once one of its simplified
+        versions crosses itself, so rings that simplify cleanly never pay for it.
+        """
         for p in self._rings:
             s, e = int(self._offsets[p]), int(self._offsets[p + 1])
-            if keep[s:e].all() or not self._is_simple(p, s, e):
+            if keep[s:e].all():
                 continue
-            ring = self._unwrapped[p]
+            ring = self._unwrap(p, s, e)
             part_keep = keep[s:e]
             part_sig = sig[s:e]
             while True:
                 kept = np.flatnonzero(part_keep)
                 bad = np.flatnonzero(ring_crossings(ring[kept]))
-                if bad.size == 0:
+                if bad.size == 0 or not self._is_simple(p):
                     break
                 added = False
                 for seg in bad:
@@ -50,12 +54,16 @@ class RingGuard:
                 if not added:
                     break
 
-    def _is_simple(self, p: int, s: int, e: int) -> bool:
-        if p not in self._simple:
+    def _unwrap(self, p: int, s: int, e: int) -> np.ndarray:
+        if p not in self._unwrapped:
             ring = self._e5[s:e].copy()
             step = np.diff(ring[:, 0])
             step = (step + _FULL_TURN // 2) % _FULL_TURN - _FULL_TURN // 2
             ring[1:, 0] = ring[0, 0] + np.cumsum(step)
             self._unwrapped[p] = ring
-            self._simple[p] = not ring_crossings(ring).any()
+        return self._unwrapped[p]
+
+    def _is_simple(self, p: int) -> bool:
+        if p not in self._simple:
+            self._simple[p] = not ring_crossings(self._unwrapped[p]).any()
         return self._simple[p]
