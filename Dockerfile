@@ -27,7 +27,7 @@ COPY widgets ./widgets
 COPY loadtest ./loadtest
 # Install, then compile every numba kernel once (from /, so the installed copy is
 # the one compiled) into NUMBA_CACHE_DIR. The app user owns the cache: numba
-# refuses to import a cached module whose cache directory is not writable.
+# uses a cache directory only if it can write to it, else it compiles again.
 RUN pip install . \
     && cd / && rm -rf /src \
     && mkdir -p "$NUMBA_CACHE_DIR" \

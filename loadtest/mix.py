@@ -1,9 +1,9 @@
 """The replayed mix of widget fetches, cycled in this order.
 
-Sizes on the offline upstream (road-like geometry, about 12 points per km):
-Amsterdam to Rotterdam is a few thousand points and goes inline as is;
-Lisbon to Warsaw is about 40,000 points and must be fitted; the dynamic map
-carries three long routes (about 100,000 points); the large data-viz set is
+Sizes on the offline upstream (seeded road-like geometry): Amsterdam to
+Rotterdam is about 1,500 points and goes inline as is; Lisbon to Warsaw is
+about 61,000 points and must be fitted; the dynamic map carries three long
+routes (over 100,000 points) and is fitted; the large data-viz set is
 10,000 points (about 0.7 MB of GeoJSON), two get-app-data pages.
 """
 
