@@ -69,7 +69,7 @@ const envelope = (() => {
     if (!ours) {
       throw new ViewError(
         "meta_dropped",
-        "No map data arrived: the host did not pass the tool result's _meta to this view.",
+        "The host did not pass the tool result's _meta to this view, so its map data never arrived.",
       );
     }
     if (typeof meta[KEY] === "string" && meta[KEY] !== "") return decode(meta[KEY]);
@@ -81,11 +81,11 @@ const envelope = (() => {
       const [reason, ...rest] = meta[OMITTED].split(":");
       const detail = rest.join(":").trim();
       if (reason.trim() === "too_large") {
-        throw new ViewError("too_large", `The map data was too large to send, even simplified (${detail}).`);
+        throw new ViewError("too_large", `It was too large to send, even simplified (${detail}).`);
       }
       throw new ViewError(reason.trim() || "no_app_data", `The server left the map data out: ${meta[OMITTED]}`);
     }
-    throw new ViewError("no_app_data", "No map data arrived with this result.");
+    throw new ViewError("no_app_data", "The tool result carried no map data and no reason why.");
   }
 
   /**

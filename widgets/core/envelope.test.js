@@ -25,7 +25,7 @@ test("each way of having no data names its own reason", async () => {
     [{ isError: true, content: [{ type: "text", text: "bad location" }] }, "tool_error", /bad location/],
     [{ content: [] }, "meta_dropped", /did not pass the tool result's _meta/],
     [{ content: [], _meta: { "io.modelcontextprotocol/x": 1 } }, "meta_dropped", /_meta/],
-    [{ content: [], _meta: { tool: "tomtom-routing", show_ui: true } }, "no_app_data", /No map data/],
+    [{ content: [], _meta: { tool: "tomtom-routing", show_ui: true } }, "no_app_data", /no map data/],
     [
       { content: [], _meta: { tool: "tomtom-routing", "com.tomtom/app-data-omitted": "too_large: anchors need 130000 chars" } },
       "too_large",

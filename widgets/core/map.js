@@ -336,12 +336,13 @@ const mapCore = (() => {
       const popup = new maplibregl.Popup({ offset: 14 }).setHTML(`<strong>${esc(p.label || `Waypoint ${el.textContent}`)}</strong>`);
       new maplibregl.Marker({ element: el }).setLngLat(f.geometry.coordinates).setPopup(popup).addTo(map);
     });
-    points.forEach((f, i) => {
+    let resultNo = 0;
+    points.forEach((f) => {
       const p = f.properties;
       if (p.kind === "result" && points.length <= 99) {
         const el = document.createElement("div");
         el.className = "tt-num";
-        el.textContent = String(i + 1);
+        el.textContent = String(++resultNo);
         new maplibregl.Marker({ element: el }).setLngLat(f.geometry.coordinates).addTo(map);
       } else if (p.kind === "marker" && p.name) {
         const el = document.createElement("div");

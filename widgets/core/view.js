@@ -9,6 +9,16 @@ const view = (() => {
   const INLINE_MAX = 500;
   const INLINE_DEFAULT = 440;
   const $ = (id) => document.getElementById(id);
+  const TITLES = {
+    tool_error: "The tool failed",
+    meta_dropped: "No map data",
+    no_app_data: "No map data",
+    too_large: "Map data too large",
+    invalid: "Map data refused",
+    ui_disabled: "No map requested",
+    decode_failed: "Map data unreadable",
+    fetch_failed: "Data could not be loaded",
+  };
 
   function escapeHtml(value) {
     return String(value ?? "").replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -124,7 +134,7 @@ const view = (() => {
         report("ok", "empty", message);
       },
       /** Nothing (more) to draw: say why on screen and to the server. */
-      fail(reason, message, title = "Nothing to show") {
+      fail(reason, message, title = TITLES[reason] || "Nothing to show") {
         showMessage("error", title, message);
         report("error", reason, message);
       },
