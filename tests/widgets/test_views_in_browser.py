@@ -377,3 +377,21 @@ def test_with_a_key_the_traffic_view_requests_flow_and_incident_tiles(
     assert drawn["trafficTiles"] == "1"
     for layer in ("/traffic/map/4/tile/flow/", "/traffic/map/4/tile/incidents/"):
         assert any(u.startswith(upstream.url + layer) for u in requested), layer
+
+
+def test_a_theme_change_from_the_host_restyles_the_drawn_view(
+    page: Page, preview_server: Process
+) -> None:
+    frame, _ = open_view(
+        page, preview_server.url, "tomtom-traffic", {"bbox": [4.82, 52.33, 4.96, 52.41]}
+    )
+    assert frame.evaluate("document.documentElement.dataset.theme") == "light"
+    page.select_option("#theme", "dark")
+    frame.wait_for_function("document.documentElement.dataset.theme === 'dark'")
+    frame.wait_for_function(
+        """() => { const c = document.querySelector('#map canvas');
+        const g = document.createElement('canvas'); g.width = 1; g.height = 1;
+        g.getContext('2d').drawImage(c, 0, 0, 1, 1, 0, 0, 1, 1);
+        const [r, gg, b] = g.getContext('2d').getImageData(0, 0, 1, 1).data;
+        return r + gg + b < 200; }"""
+    )

@@ -101,6 +101,7 @@
     document.getElementById("notes").replaceChildren();
     const [m, config] = await Promise.all([mapCore.create(document.getElementById("map"), ctx.theme()), ctx.mapConfig()]);
     map = m;
+    ctx.onHostContext = (hc) => hc.theme && map && mapCore.setTheme(map, hc.theme);
     const basemap = mapCore.addRaster(map, config, ["basemap"], (msg, state) => ctx.tilesFailed(msg, state), "© TomTom");
     map.addSource("data", { type: "geojson", data: geojson });
     const specs = Array.isArray(data.layers) && data.layers.length ? data.layers : defaultLayers();

@@ -29,6 +29,7 @@
     }
     const [m, config] = await Promise.all([mapCore.create(document.getElementById("map"), ctx.theme()), ctx.mapConfig()]);
     map = m;
+    ctx.onHostContext = (hc) => hc.theme && map && mapCore.setTheme(map, hc.theme);
     const tiles = mapCore.addRaster(
       map,
       config,
