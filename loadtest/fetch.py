@@ -6,8 +6,10 @@ data-viz widget pages through `tomtom-get-app-data` (which runs data-viz
 again on whichever replica receives it). A fetch ends in one of three ways:
 
 - `ok`: the widget would draw data;
-- `miss`: every call completed but the widget would get no data (no app data,
-  a decode failure, empty data, a tool error or a get-app-data error);
+- `miss`: the tool succeeded but its widget would get no data (no app data,
+  a decode failure, empty data, a get-app-data error or short pages);
+- `tool_error`: the tool call itself answered with an error (TomTom timed out,
+  bad input): the host shows that error, there was no data to deliver;
 - `failed`: a call never completed (replica gone, proxy 5xx, timeout), which
   a host shows as a failed tool call, not as an empty widget.
 """
@@ -41,7 +43,7 @@ class Scenario:
 @dataclass(frozen=True)
 class Outcome:
     scenario: Scenario
-    status: Literal["ok", "miss", "failed"]
+    status: Literal["ok", "miss", "tool_error", "failed"]
     reason: str
     ms: float
     chars: int = 0
@@ -66,7 +68,13 @@ async def replay_fetch(
     pages: list[str] = []
     try:
         result = await call_tool(client, tool_url, scenario.tool, arguments)
-        _check_result(result, scenario.tool)
+        if result.get("isError"):
+            raise ToolError(f"{scenario.tool}: {result_text(result)[:200]}")
+    except CallFailed as exc:
+        return Outcome(scenario, "failed", str(exc), _ms(started))
+    except ToolError as exc:
+        return await _ended(client, widget_url, scenario, "tool_error", str(exc), started)
+    try:
         if scenario.paged:
             app_data = await _get_app_data(client, widget_url, scenario.tool, arguments, pages)
         else:
@@ -75,18 +83,22 @@ async def replay_fetch(
     except CallFailed as exc:
         return Outcome(scenario, "failed", str(exc), _ms(started))
     except (_Miss, ToolError) as exc:
-        ms = _ms(started)
-        failed = await _report(client, widget_url, scenario.tool, "error", str(exc))
-        return Outcome(scenario, "miss", str(exc), ms, len(app_data), report_failed=failed)
+        return await _ended(client, widget_url, scenario, "miss", str(exc), started,
+                            len(app_data))
     ms = _ms(started)
     failed = await _report(client, widget_url, scenario.tool, "ok", "drawn")
     return Outcome(scenario, "ok", "", ms, len(app_data), envelope.get("fitted") is not None,
                    len(pages), report_failed=failed)
 
 
-def _check_result(result: dict[str, Any], tool: str) -> None:
-    if result.get("isError"):
-        raise _Miss(f"{tool} returned a tool error: {result_text(result)[:200]}")
+async def _ended(
+    client: httpx.AsyncClient, widget_url: str, scenario: Scenario,
+    status: Literal["miss", "tool_error"], reason: str, started: float, chars: int = 0,
+) -> Outcome:
+    """An outcome without data: the widget shows the error and reports it."""
+    ms = _ms(started)
+    failed = await _report(client, widget_url, scenario.tool, "error", reason)
+    return Outcome(scenario, status, reason, ms, chars, report_failed=failed)
 
 
 def _inline_app_data(result: dict[str, Any]) -> str:

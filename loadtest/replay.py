@@ -7,8 +7,11 @@
 
 Fetch i calls its tool on replica i and obtains the widget's data on replica
 i+1 (mod the number of replicas); through a load balancer both go to the
-balancer. Prints a table per fetch kind and a last line `misses: M/N`; exits
-1 on any miss, 2 on failed calls that no `--kill-one-after` explains.
+balancer. Prints a table per fetch kind and a last line `misses: M/N`.
+A miss is a widget left without data after its tool succeeded; tool errors
+(the tool call itself answered with an error) and failed calls (no answer at
+all) are counted apart. Exits 1 on any miss, 2 on tool errors or on failed
+calls that no `--kill-one-after` explains.
 """
 
 from __future__ import annotations
@@ -85,22 +88,28 @@ def summary(outcomes: Sequence[Outcome]) -> str:
         chars = [o.chars for o in group if o.status == "ok"]
         rows.append([
             label, group[0].scenario.tool, len(group),
-            sum(o.status == "miss" for o in group), len(group) - len(done),
+            sum(o.status == "miss" for o in group),
+            sum(o.status == "tool_error" for o in group), len(group) - len(done),
             sum(o.fitted for o in group),
             percentile([o.ms for o in done], 50), percentile([o.ms for o in done], 99),
             int(percentile(chars, 50)) if chars else "-",
         ])
     lines = [format_table(
-        ["fetch", "tool", "count", "misses", "failed", "fitted", "p50 ms", "p99 ms",
+        ["fetch", "tool", "count", "misses", "tool errors", "failed", "fitted", "p50 ms",
+         "p99 ms",
          "app-data chars p50"], rows)]
     misses = [o for o in outcomes if o.status == "miss"]
+    errors = [o for o in outcomes if o.status == "tool_error"]
     failed = [o for o in outcomes if o.status == "failed"]
     reports = sum(o.report_failed for o in outcomes)
-    for title, group in (("miss", misses), ("failed", failed)):
+    for title, group in (("miss", misses), ("tool error", errors), ("failed", failed)):
         reasons = sorted({(o.scenario.label, o.reason) for o in group})
         lines += [f"{title}: {label}: {reason}" for label, reason in reasons[:10]]
     if reports:
         lines.append(f"status reports that failed to send: {reports}")
+    if errors:
+        lines.append(f"tool errors (the host shows the error; not misses): "
+                     f"{len(errors)}/{len(outcomes)}")
     if failed:
         lines.append(f"failed calls (never completed; not misses): {len(failed)}/{len(outcomes)}")
     lines.append(f"misses: {len(misses)}/{len(outcomes)}")
@@ -110,6 +119,8 @@ def summary(outcomes: Sequence[Outcome]) -> str:
 def exit_code(outcomes: Sequence[Outcome], *, failures_expected: bool) -> int:
     if any(o.status == "miss" for o in outcomes):
         return 1
+    if any(o.status == "tool_error" for o in outcomes):
+        return 2
     if any(o.status == "failed" for o in outcomes) and not failures_expected:
         return 2
     return 0

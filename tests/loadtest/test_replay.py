@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 
 from loadtest import replay
-from loadtest.fetch import Outcome
+from loadtest.fetch import Outcome, Scenario
 from loadtest.geojson_site import serve_geojson
 from loadtest.mix import replay_mix
 from loadtest.replay import Route, run_replay, summary
@@ -78,6 +78,17 @@ def test_fetches_without_app_data_count_as_misses_and_the_replay_exits_non_zero(
     assert code == 1
     assert out.splitlines()[-1] == f"misses: {inline}/{MIX_SIZE}"
     assert "no app data in the tool result's _meta" in out
+
+
+async def test_a_tool_that_answers_with_an_error_is_a_tool_error_not_a_miss(
+    topology: Topology,
+) -> None:
+    one_stop = Scenario("one stop", "tomtom-routing", {"locations": [[4.89, 52.37]]})
+    outcomes = await run_replay([one_stop], Route(topology.replica_urls), count=2,
+                                concurrency=2, timeout=60)
+    assert [o.status for o in outcomes] == ["tool_error", "tool_error"]
+    assert replay.exit_code(outcomes, failures_expected=True) == 2
+    assert summary(outcomes).splitlines()[-1] == "misses: 0/2"
 
 
 async def test_a_replica_killed_mid_replay_fails_calls_but_no_completed_fetch_misses(
