@@ -84,8 +84,13 @@ def page(browser: Browser) -> Iterator[Page]:
 
 @pytest.fixture(scope="module")
 def keyed_preview_server(upstream: Process) -> Iterator[Process]:
-    """A replica with a TomTom key whose API (and so tiles) origin is the offline upstream."""
-    env = {"TOMTOM_API_KEY": "test-key", "TOMTOM_API_BASE_URL": upstream.url}
+    """A replica with a TomTom key whose API (and so tiles) origin is the offline upstream,
+    and the smallest app-data budget, so that data-viz pages its data."""
+    env = {
+        "TOMTOM_API_KEY": "test-key",
+        "TOMTOM_API_BASE_URL": upstream.url,
+        "APP_DATA_BUDGET": "10000",
+    }
     with running(["serve", "--preview", "--fit-workers", "1"], env) as process:
         yield process
 
@@ -94,8 +99,9 @@ def open_view(
     page: Page, base: str, tool: str, args: dict[str, Any], **query: str
 ) -> tuple[Frame, dict[str, str]]:
     """Run `tool` in the preview host and wait until its view has drawn or failed."""
-    qs = urllib.parse.urlencode({"tool": tool, "args": json.dumps(args), **query})
-    page.goto(f"{base}/preview?{qs}")
+    qs = urllib.parse.urlencode({"tool": tool, **query})
+    fragment = urllib.parse.urlencode({"args": json.dumps(args)})
+    page.goto(f"{base}/preview?{qs}#{fragment}")
     page.wait_for_function(
         "window.previewHost && ['done', 'error'].includes(window.previewHost.status)"
     )
@@ -395,3 +401,32 @@ def test_a_theme_change_from_the_host_restyles_the_drawn_view(
         const [r, gg, b] = g.getContext('2d').getImageData(0, 0, 1, 1).data;
         return r + gg + b < 200; }"""
     )
+
+
+def test_data_viz_too_large_to_send_is_paged_in_with_its_own_tool_input(
+    page: Page, keyed_preview_server: Process
+) -> None:
+    points = [
+        {
+            "type": "Feature",
+            "properties": {"n": i},
+            "geometry": {
+                "type": "Point",
+                "coordinates": [
+                    4.7 + (i * 7919 % 3001) / 10000,
+                    52.3 + (i * 104729 % 1999) / 10000,
+                ],
+            },
+        }
+        for i in range(1500)
+    ]
+    args = {"geojson": {"type": "FeatureCollection", "features": points}, "title": "Paged"}
+    frame, drawn = open_view(page, keyed_preview_server.url, "tomtom-data-viz", args)
+    assert drawn["status"] == "ok", drawn
+    assert drawn["features"] == "1500"
+    assert drawn["fetched"] == "1"
+    assert int(drawn["pages"]) >= 2, drawn
+    calls = page.evaluate("previewHost.viewCalls")
+    assert calls.count("tomtom-get-app-data") == int(drawn["pages"])
+    assert frame.evaluate(INK) > 0.002
+    shoot(page, "data-viz-paged")

@@ -72,6 +72,7 @@ const mapCore = (() => {
         failed = true;
         const status = e.error && e.error.status ? ` (HTTP ${e.error.status})` : "";
         onFail(`Map tiles could not load${status}; drawing on a plain background.`, "failed");
+        if (!map.getSource("graticule")) addGraticule(map, document.documentElement.dataset.theme || "light");
       }
     });
     map.addControl(new maplibregl.AttributionControl({ compact: true }), "bottom-right");

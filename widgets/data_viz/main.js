@@ -181,14 +181,16 @@
           `${err.message} The host sent no tool input either, so the data cannot be fetched.`,
         );
       }
-      env = await envelope.fetchPaged(ctx.callTool, input, (got, total) =>
+      let pages = 0;
+      env = await envelope.fetchPaged(ctx.callTool, input, (got, total) => {
+        document.body.dataset.pages = String(++pages);
         ctx.showMessage(
           "loading",
           "Loading data…",
           `${Math.round((100 * got) / total)}% of ${(total / 1024).toFixed(0)} KB`,
           got / total,
-        ),
-      );
+        );
+      });
       document.body.dataset.fetched = "1";
     }
     ctx.tool = "tomtom-data-viz";

@@ -6,7 +6,8 @@
  * ext-apps' AppBridge (tool input, tool result, host context; the view's own
  * tool calls are proxied to the server by the bridge).
  *
- * Test hook: ?tool=<name>&args=<json>[&strip_meta=1][&theme=dark] runs at once;
+ * Test hook: ?tool=<name>&args=<json>[&strip_meta=1][&theme=dark] (in the query or
+ * the #fragment) runs at once;
  * window.previewHost exposes the state.
  */
 (() => {
@@ -15,7 +16,9 @@
   const MIME = "text/html;profile=mcp-app";
   const INLINE_MAX = 500;
   const $ = (id) => document.getElementById(id);
-  const query = new URLSearchParams(location.search);
+  // The hook reads the query and the fragment (large `args` fit in a fragment:
+  // it never reaches the server's request line).
+  const query = new URLSearchParams(`${location.search.slice(1)}&${location.hash.slice(1)}`);
   const state = (window.previewHost = {
     status: "starting",
     tools: [],
