@@ -8,6 +8,7 @@
 const view = (() => {
   const INLINE_MAX = 500;
   const INLINE_DEFAULT = 440;
+  const RESULT_WAIT_MS = 120000;
   const $ = (id) => document.getElementById(id);
   const TITLES = {
     tool_error: "The tool failed",
@@ -18,6 +19,7 @@ const view = (() => {
     ui_disabled: "No map requested",
     decode_failed: "Map data unreadable",
     fetch_failed: "Data could not be loaded",
+    no_result: "No tool result",
   };
 
   function escapeHtml(value) {
@@ -229,6 +231,11 @@ const view = (() => {
       return ctx;
     }
     applyContext(app.getHostContext());
+    // A host that never sends the result still gets an answer on screen and in
+    // the log; a result arriving later is drawn as usual.
+    setTimeout(() => {
+      if (!gotResult) ctx.fail("no_result", "The host has not sent the tool result after two minutes.");
+    }, RESULT_WAIT_MS);
     if (document.body.dataset.status && document.body.dataset.status !== "loading") {
       const { status, reason } = document.body.dataset;
       report(status, reason, $("message").innerText || "drawn before connect");
