@@ -47,7 +47,7 @@ const style = (() => {
     if (section.sectionType === "TRAFFIC") {
       const m = Number.isInteger(section.magnitudeOfDelay) ? section.magnitudeOfDelay : 0;
       const d = DELAY[m] || DELAY[0];
-      return { color: d.color, label: d.label, width: 5, dash: null, order: 3 };
+      return { color: d.color, label: d.label, width: 5, dash: null, order: 3, rank: m };
     }
     const s = SECTION[section.sectionType];
     return s ? { dash: null, order: s.dash ? 1 : 2, ...s } : null;
@@ -82,6 +82,7 @@ const style = (() => {
           width: s.width,
           dashed: Boolean(s.dash),
           order: s.order,
+          rank: s.rank ?? 0,
         },
         geometry: { type: "LineString", coordinates: coords.slice(a, b + 1) },
       });
@@ -106,10 +107,13 @@ const style = (() => {
     return out;
   }
 
-  /** Legend rows for the section styles present, each label once, in drawing order. */
+  /** Legend rows for the section styles present, each label once, traffic by severity. */
   function sectionLegend(segments) {
     const seen = new Map();
-    for (const f of segments) {
+    const sorted = [...segments].sort(
+      (a, b) => a.properties.order - b.properties.order || a.properties.rank - b.properties.rank,
+    );
+    for (const f of sorted) {
       const p = f.properties;
       if (!seen.has(p.label)) seen.set(p.label, { label: p.label, color: p.color, dashed: p.dashed });
     }

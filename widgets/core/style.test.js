@@ -73,3 +73,18 @@ test("distances, durations and the fitted note read naturally", () => {
   );
   assert.equal(style.fittedNote(null), null);
 });
+
+test("the legend lists traffic from minor to major delay whatever the route order", () => {
+  const { features } = style.sectionSegments(line, [
+    { sectionType: "TRAFFIC", startPointIndex: 1, endPointIndex: 2, magnitudeOfDelay: 3 },
+    { sectionType: "TRAFFIC", startPointIndex: 3, endPointIndex: 4, magnitudeOfDelay: 1 },
+    { sectionType: "TUNNEL", startPointIndex: 5, endPointIndex: 6 },
+    { sectionType: "TRAFFIC", startPointIndex: 6, endPointIndex: 8, magnitudeOfDelay: 2 },
+  ]);
+  assert.deepEqual(style.sectionLegend(features).map((r) => r.label), [
+    "Tunnel",
+    "Traffic: minor delay",
+    "Traffic: moderate delay",
+    "Traffic: major delay",
+  ]);
+});
