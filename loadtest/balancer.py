@@ -42,6 +42,9 @@ http {{
     upstream mcp_replicas {{
 {servers}
         keepalive 64;
+        # Below uvicorn's 5 s keep-alive: nginx must close an idle connection before the
+        # replica does, or it sends a POST down a closing socket and answers 502.
+        keepalive_timeout 4s;
     }}
 
     server {{
@@ -84,7 +87,7 @@ def render_nginx_conf(replicas: Sequence[str], listen: str) -> str:
     if not replicas:
         raise ValueError("the balancer needs at least one replica address")
     servers = "\n".join(
-        f"        server {address} max_fails=1 fail_timeout=5s;" for address in replicas
+        f"        server {address} max_fails=2 fail_timeout=5s;" for address in replicas
     )
     return _TEMPLATE.format(servers=servers, listen=listen)
 

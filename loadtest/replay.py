@@ -22,6 +22,7 @@ import contextlib
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import httpx
 
@@ -142,6 +143,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--kill-one-after", type=int, metavar="N",
                         help="SIGKILL the second replica after N fetches completed")
     parser.add_argument("--fit-workers", type=int, help="FIT_WORKERS of started replicas")
+    parser.add_argument("--logs", type=Path, metavar="DIR",
+                        help="keep the started services' logs in DIR (default: a temporary "
+                             "directory, removed at the end)")
     parser.add_argument("--no-ui", dest="show_ui", action="store_false",
                         help="send show_ui: false (no app data): every fetch must count as a miss")
     return parser
@@ -167,7 +171,8 @@ def main(argv: list[str] | None = None) -> int:
             print("starting the offline upstream and two replicas...", file=sys.stderr)
             try:
                 topology: Topology = stack.enter_context(
-                    run_topology(with_balancer=args.balancer, fit_workers=args.fit_workers))
+                    run_topology(with_balancer=args.balancer, fit_workers=args.fit_workers,
+                                 workdir=args.logs))
             except TopologyError as exc:
                 print(exc, file=sys.stderr)
                 return 3

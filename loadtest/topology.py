@@ -138,6 +138,7 @@ def run_topology(
     with contextlib.ExitStack() as stack:
         if workdir is None:
             workdir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="topology-")))
+        workdir.mkdir(parents=True, exist_ok=True)
         topology = Topology(replicas=[], workdir=workdir)
         stack.callback(_stop_all, topology)
         if with_upstream:
