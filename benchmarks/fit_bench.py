@@ -1,13 +1,15 @@
 """Fitting benchmark: ranking speed, whole-fit time, vertices per budget, peak memory.
 
 Inputs are seeded road-like routes from `fitting.synthetic` (curvy dense and
-straight sparse stretches, ~40 m median vertex spacing) of about 40,000 and
+straight sparse stretches, ~50 m median vertex spacing) of about 40,000 and
 1,000,000 vertices, each one route feature with 3 legs and a 300-vertex
 traffic section every 2,000 vertices (their ends are anchors). Every figure
-is the median of warm runs, measured side by side in this process;
-references run on the same projected coordinates at the same output size
-(the tolerance at which DP keeps exactly our count), and the float-JSON
-reference is the same fit writing `coordinates` instead of e5 deltas.
+is the median of warm runs, measured side by side in this process (wall
+and CPU time: the machine is shared). The simplification references take
+the same projected coordinates, array in and array out, at the same output
+size (the tolerance at which DP keeps exactly our count; ours starts from
+e5 integers and projects them too); the float-JSON reference is the same
+fit writing `coordinates` instead of e5 deltas.
 
     .venv/bin/python -m benchmarks.fit_bench [--sizes 40000 1000000] [--repeats 7]
 
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -72,17 +75,27 @@ def envelope(line: np.ndarray) -> dict[str, Any]:
     return {"v": 1, "tool": "tomtom-routing", "data": data, "fitted": None}
 
 
-def medians(runs: dict[str, Callable[[], object]], repeats: int) -> dict[str, float]:
-    """Median milliseconds of each callable, interleaved so machine noise hits all alike."""
-    times: dict[str, list[float]] = {name: [] for name in runs}
+def medians(runs: dict[str, Callable[[], object]], repeats: int) -> dict[str, tuple[float, float]]:
+    """Median wall and CPU milliseconds of each callable, interleaved so noise hits all alike.
+
+    All work here runs on the calling thread, so its CPU time is what the
+    work costs on a core of its own, whatever else the machine is doing.
+    """
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name in runs}
     for run in runs.values():
         run()  # warm
     for _ in range(repeats):
         for name, run in runs.items():
-            started = time.perf_counter()
+            wall, cpu = time.perf_counter(), time.thread_time()
             run()
-            times[name].append((time.perf_counter() - started) * 1000.0)
-    return {name: statistics.median(t) for name, t in times.items()}
+            times[name].append((time.perf_counter() - wall, time.thread_time() - cpu))
+    return {
+        name: (
+            statistics.median(w for w, _ in t) * 1000.0,
+            statistics.median(c for _, c in t) * 1000.0,
+        )
+        for name, t in times.items()
+    }
 
 
 class FloatJsonFitter(_fit._Fitter):
@@ -125,10 +138,15 @@ def measure(points: int, repeats: int) -> dict[str, Any]:
     )
     x, y = _kernels.project(parts.e5, parts.offsets)
     xy = np.column_stack([x, y])
-    sig = _kernels.rank(x, y, parts.offsets, parts.anchor)
+    sig = _kernels.rank(x, y, parts.offsets, parts.anchor, -1.0)
     finite = -np.sort(-sig[np.isfinite(sig)])
     tolerance = float((finite[kept - 3] + finite[kept - 2]) / 2)  # keeps `kept` incl. both ends
     geometry = shapely.linestrings(xy)
+
+    def xy_kept(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        kept = _kernels.rank(x, y, parts.offsets, parts.anchor, -1.0) > tolerance
+        return np.column_stack([x[kept], y[kept]])
+
     sizes = {
         "ours": int((sig > tolerance).sum()),
         "shapely": int(
@@ -140,10 +158,13 @@ def measure(points: int, repeats: int) -> dict[str, Any]:
     }
     times = medians(
         {
-            "rank": lambda: _kernels.rank(
-                *_kernels.project(parts.e5, parts.offsets), parts.offsets, parts.anchor
+            "rank": lambda: xy_kept(*_kernels.project(parts.e5, parts.offsets)),
+            "shapely": lambda: shapely.get_coordinates(
+                shapely.simplify(shapely.linestrings(xy), tolerance, preserve_topology=False)
             ),
-            "shapely": lambda: shapely.simplify(geometry, tolerance, preserve_topology=False),
+            "shapely simplify alone": lambda: shapely.simplify(
+                geometry, tolerance, preserve_topology=False
+            ),
             "simplification": lambda: simplify_coords(xy, tolerance),
             "fit": lambda: fitting.fit(env, BUDGET),
         },
@@ -204,7 +225,11 @@ def main() -> None:
     memory = peak_memory(max(args.sizes))
 
     head = "| measure | " + " | ".join(f"{r['points']:,} points" for r in results) + " |"
-    print(f"Fitting benchmark: median of {args.repeats} warm runs, budget {BUDGET:,} chars\n")
+    load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
+    print(
+        f"Fitting benchmark: median of {args.repeats} warm runs, budget {BUDGET:,} chars; "
+        f"{os.cpu_count()} CPUs, load average {load}\n"
+    )
     print(head)
     print("|---|" + "---|" * len(results))
 
@@ -215,16 +240,25 @@ def main() -> None:
         "output size (ours / shapely / simplification)",
         ["{ours:,} / {shapely:,} / {simplification:,}".format(**r["sizes"]) for r in results],
     )
-    row("rank: project + DP significance (ms)", [f"{r['times']['rank']:.1f}" for r in results])
-    for ref in ("shapely", "simplification"):
+
+    def ms(r: dict[str, Any], name: str) -> str:
+        wall, cpu = r["times"][name]
+        return f"{wall:.1f} ({cpu:.1f})"
+
+    row(
+        "ours: project e5 + rank + keep, array to array, ms wall (CPU)",
+        [ms(r, "rank") for r in results],
+    )
+    for ref, label in (
+        ("shapely", "shapely: linestrings + simplify + coordinates"),
+        ("shapely simplify alone", "shapely: simplify alone on a built geometry"),
+        ("simplification", "simplification: simplify_coords (RDP)"),
+    ):
         row(
-            f"{ref} simplify, same size (ms, ratio to rank)",
-            [
-                f"{r['times'][ref]:.1f} ({r['times'][ref] / r['times']['rank']:.1f}x)"
-                for r in results
-            ],
+            f"{label}, ms wall (CPU); CPU ratio to ours",
+            [f"{ms(r, ref)}; {r['times'][ref][1] / r['times']['rank'][1]:.1f}x" for r in results],
         )
-    row("whole fit to 120,000 chars (ms)", [f"{r['times']['fit']:.1f}" for r in results])
+    row("whole fit to 120,000 chars, ms wall (CPU)", [ms(r, "fit") for r in results])
     row(
         "vertices kept, e5 deltas (max error m)",
         [f"{r['report']['points']:,} ({r['report']['max_error_m']})" for r in results],

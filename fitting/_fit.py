@@ -25,6 +25,9 @@ from ._rings import RingGuard
 # _MAX_ENCODES candidate encodes.
 _AIM = 0.999
 _FILL = 0.998
+# Ranking cut off below the budget's tolerance: from this many vertices, sampled 1 in 16.
+_CUTOFF_MIN_POINTS = 50_000
+_SAMPLE_STEP = 16
 _MAX_ENCODES = 12
 # During the search the report carries a stand-in max_error_m (the DP threshold
 # plus the rounding's worst case, usually the real figure's length) and the budget
@@ -108,24 +111,35 @@ class _Ranking:
     """Significances in descending order, sorting only the head until more is asked for.
 
     A budget of B characters rarely holds more than B / 2 vertices, so the
-    head is found by partition (linear) and only it is sorted.
+    head is found by partition (linear) and only it is sorted. A ranking cut
+    off below some significance (`complete=False`) raises `_PastHead` when
+    asked past its end, and the fitter ranks everything.
     """
 
-    def __init__(self, values: np.ndarray, head: int) -> None:
+    def __init__(self, values: np.ndarray, head: int, total: int, complete: bool) -> None:
         self._values = values
+        self._total = total
+        self._complete = complete
         self._sorted = np.empty(0)
         if 0 < head < values.shape[0] // 2:
             top = np.partition(values, values.shape[0] - head)[values.shape[0] - head :]
             self._sorted = -np.sort(-top)
 
     def __len__(self) -> int:
-        return int(self._values.shape[0])
+        """How many vertices can move (ranked or not)."""
+        return self._total
 
     def value(self, i: int) -> float:
         """The (i+1)-th largest significance."""
         if i >= self._sorted.shape[0]:
+            if i >= self._values.shape[0] and not self._complete:
+                raise _PastHead
             self._sorted = -np.sort(-self._values)
         return float(self._sorted[i])
+
+
+class _PastHead(Exception):
+    pass
 
 
 class _Fitter:
@@ -156,26 +170,72 @@ class _Fitter:
                 continue
             far = s + int(np.argmax((x[s:e] - x[s]) ** 2 + (y[s:e] - y[s]) ** 2))
             anchor[far] = True
-        self.sig = sig = rank(x, y, parts.offsets, anchor)
-        for s, e in zip(ring_starts.tolist(), ring_ends.tolist(), strict=True):
+        self.x, self.y, self.anchor = x, y, anchor
+        self._rank(self._cutoff(as_is))
+        self.rings = RingGuard(parts.e5, parts.offsets, parts.is_ring)
+        k, keep, size = self._search(as_is)
+        return self._final(k, keep, size)
+
+    def _cutoff(self, as_is: int) -> float:
+        """A significance safely below the budget's threshold, or -1 to rank everything.
+
+        A long line that must shrink a lot need not be ranked below the
+        tolerance the budget allows (ADR 0010). That tolerance is estimated by
+        ranking a 1-in-16 sample at a generous vertex count (the count that
+        would fit were every vertex as cheap as in the as-is encoding), then
+        halved. Rings always rank everything, for their guards.
+        """
+        parts = self.parts
+        m = parts.e5.shape[0]
+        estimate = int(m * self.budget / as_is)
+        if parts.is_ring.any() or m < _CUTOFF_MIN_POINTS or estimate > m // 8:
+            return -1.0
+        sample = np.unique(
+            np.concatenate(
+                [
+                    np.arange(0, m, _SAMPLE_STEP),
+                    parts.offsets[:-1],
+                    parts.offsets[1:] - 1,
+                    np.flatnonzero(self.anchor),
+                ]
+            )
+        )
+        offsets = np.searchsorted(sample, parts.offsets)
+        sig = rank(self.x[sample], self.y[sample], offsets, self.anchor[sample], -1.0)
+        values = sig[np.isfinite(sig)]
+        if values.shape[0] <= estimate:
+            return -1.0
+        return 0.5 * float(np.partition(values, values.shape[0] - estimate)[-estimate])
+
+    def _rank(self, cutoff: float) -> None:
+        parts = self.parts
+        self.sig = sig = rank(self.x, self.y, parts.offsets, self.anchor, cutoff)
+        starts = parts.offsets[:-1][parts.is_ring].tolist()
+        ends = parts.offsets[1:][parts.is_ring].tolist()
+        for s, e in zip(starts, ends, strict=True):
             # A ring keeps at least 4 positions: its two anchors, its closure, and one more.
             inner = sig[s + 1 : e - 1]
             if np.isfinite(inner).sum() and np.isinf(inner).sum() < 2:
                 inner[np.argmax(np.where(np.isinf(inner), -1.0, inner))] = np.inf
-        self.rings = RingGuard(parts.e5, parts.offsets, parts.is_ring)
-        self.order = _Ranking(sig[np.isfinite(sig)], self.budget // 2)
-
-        k, keep, size = self._search(as_is)
-        return self._final(k, keep, size)
+        movable = int(np.count_nonzero(~np.isinf(sig)))
+        ranked = sig[np.isfinite(sig)]
+        self.order = _Ranking(ranked, self.budget // 2, movable, complete=cutoff < 0.0)
 
     def _keep(self, k: int) -> np.ndarray:
         """The vertices of ranking prefix `k`: anchors plus the k most significant."""
-        keep = self.sig >= self._threshold(k)
+        threshold = self._threshold(k)  # first: it may complete the ranking
+        keep = self.sig >= threshold
         self.rings.repair(keep, self.sig)
         return keep
 
     def _threshold(self, k: int) -> float:
-        return self.order.value(k - 1) if k > 0 else np.inf
+        if k == 0:
+            return np.inf
+        try:
+            return self.order.value(k - 1)
+        except _PastHead:
+            self._rank(-1.0)
+            return self.order.value(k - 1)
 
     def _search(self, as_is: int) -> tuple[int, np.ndarray, int]:
         """The longest prefix that fits: secant steps kept inside the bracket, else bisection.

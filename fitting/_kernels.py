@@ -97,7 +97,9 @@ def _farthest(x: np.ndarray, y: np.ndarray, a: int, b: int) -> tuple[int, float]
 
 
 @njit(cache=True)
-def rank(x: np.ndarray, y: np.ndarray, offsets: np.ndarray, anchor: np.ndarray) -> np.ndarray:
+def rank(
+    x: np.ndarray, y: np.ndarray, offsets: np.ndarray, anchor: np.ndarray, cutoff: float
+) -> np.ndarray:
     """Douglas-Peucker significance of every vertex; anchors get +inf.
 
     A vertex's significance is the tolerance at which DP between consecutive
@@ -105,18 +107,22 @@ def rank(x: np.ndarray, y: np.ndarray, offsets: np.ndarray, anchor: np.ndarray) 
     by its parent's. Keeping every vertex with significance > t is then
     exactly DP at tolerance t, and every threshold prefix is a DP result.
     Distances are to the segment (as GEOS computes them), first farthest wins.
+
+    With `cutoff` >= 0 the splitting stops like DP at that tolerance: vertices
+    of significance <= cutoff stay NaN (unranked), all others get their exact
+    value. A negative cutoff ranks every vertex.
     """
-    sig = np.empty(x.shape[0], dtype=np.float64)
+    sig = np.full(x.shape[0], np.nan) if cutoff >= 0.0 else np.empty(x.shape[0])
     # The stack of pending segments holds the anchor runs plus about the DP depth
     # (tens for real lines); only pathological lines (spirals) need up to n.
     capacity = min(x.shape[0] + 1, int(anchor.sum()) + offsets.shape[0] + 4096)
-    if not _rank_into(sig, x, y, offsets, anchor, capacity):
-        _rank_into(sig, x, y, offsets, anchor, x.shape[0] + 1)
+    if not _rank_into(sig, x, y, offsets, anchor, capacity, cutoff):
+        _rank_into(sig, x, y, offsets, anchor, x.shape[0] + 1, cutoff)
     return sig
 
 
 @njit(cache=True)
-def _rank_into(sig, x, y, offsets, anchor, capacity: int) -> bool:
+def _rank_into(sig, x, y, offsets, anchor, capacity: int, cutoff: float) -> bool:
     """Fills `sig`; False if the stack of `capacity` segments overflowed (then retry larger)."""
     st_a = np.empty(capacity, dtype=np.int64)
     st_b = np.empty(capacity, dtype=np.int64)
@@ -145,6 +151,8 @@ def _rank_into(sig, x, y, offsets, anchor, capacity: int) -> bool:
             d = math.sqrt(best)
             if d > parent:
                 d = parent
+            if d <= cutoff:
+                break  # the whole segment is below the cutoff
             sig[k] = d
             if b > k + 1:
                 if top == capacity:

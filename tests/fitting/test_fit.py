@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fitting
+from fitting import _fit
 from fitting.synthetic import road_like_route, route_with_points
 
 from .support import envelope, line_feature, metres, sent_features
@@ -282,3 +283,31 @@ def test_multilinestring_parts_keep_their_ends_and_indices_count_parts_concatena
         np.testing.assert_array_equal(part[[0, -1]], np.round(original[[0, -1]], 5))
     index = sent["properties"]["progress"][0]["pointIndex"]
     np.testing.assert_array_equal(np.concatenate(parts)[index], np.round(second[5], 5))
+
+
+def test_ranking_cut_off_below_the_budgets_tolerance_gives_the_same_fit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    env, _ = route_envelope(120_000, seed=6)
+    cutoffs: list[float] = []
+    rank = _fit._Fitter._rank
+    monkeypatch.setattr(
+        _fit._Fitter, "_rank", lambda self, cutoff: (cutoffs.append(cutoff), rank(self, cutoff))
+    )
+    for budget in (4_000, 9_000):
+        cut = fitting.fit(env, budget)
+        assert cutoffs.pop(0) > 0.0
+        with monkeypatch.context() as patch:
+            patch.setattr(_fit, "_CUTOFF_MIN_POINTS", 10**9)
+            full = fitting.fit(env, budget)
+        assert cutoffs.pop(0) < 0.0
+        assert cut == full
+
+
+def test_a_cut_off_ranking_that_proves_too_short_is_completed_with_the_same_fit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    env, _ = route_envelope(60_000, seed=7)
+    full = fitting.fit(env, 9_000)
+    monkeypatch.setattr(_fit._Fitter, "_cutoff", lambda self, as_is: 1e9)
+    assert fitting.fit(env, 9_000) == full

@@ -23,7 +23,7 @@ def ranked(lonlat: np.ndarray, anchors: tuple[int, ...] = ()) -> tuple[np.ndarra
     anchor = parts.anchor.copy()
     anchor[list(anchors)] = True
     x, y = _kernels.project(parts.e5, parts.offsets)
-    return np.column_stack([x, y]), _kernels.rank(x, y, parts.offsets, anchor)
+    return np.column_stack([x, y]), _kernels.rank(x, y, parts.offsets, anchor, -1.0)
 
 
 steps = hnp.arrays(
@@ -164,6 +164,6 @@ def test_a_ranking_stack_too_small_is_reported_so_it_can_be_retried_larger() -> 
     parts = _parts.collect(envelope(line_feature(lonlat))["data"])
     x, y = _kernels.project(parts.e5, parts.offsets)
     sig = np.empty_like(x)
-    assert not _kernels._rank_into(sig, x, y, parts.offsets, parts.anchor, 3)
-    assert _kernels._rank_into(sig, x, y, parts.offsets, parts.anchor, len(x) + 1)
-    np.testing.assert_array_equal(sig, _kernels.rank(x, y, parts.offsets, parts.anchor))
+    assert not _kernels._rank_into(sig, x, y, parts.offsets, parts.anchor, 3, -1.0)
+    assert _kernels._rank_into(sig, x, y, parts.offsets, parts.anchor, len(x) + 1, -1.0)
+    np.testing.assert_array_equal(sig, _kernels.rank(x, y, parts.offsets, parts.anchor, -1.0))
