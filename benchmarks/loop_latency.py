@@ -8,7 +8,7 @@ call is timed back to back: `tomtom-report-app-status` (answered by the
 replica alone, so its latency is the event loop's), or with `--probe
 geocode` a geocode (which also waits for the offline upstream, busy
 generating the long routes on the same cores). First idle, then while
-`--routes` concurrent loops request Madrid-Warsaw routes (about 40,000
+`--routes` concurrent loops request Madrid-Warsaw routes (about 44,000
 points each, fitted to the budget) and `--maps` concurrent loops request
 dynamic maps of ten routes (about 1,000,000 points).
 Seeded by the offline upstream, so every run fits the same geometry.
@@ -26,7 +26,7 @@ import httpx
 
 import fitting
 from loadtest.fetch import APP_DATA_KEY
-from loadtest.mix import LISBON, MADRID, WARSAW
+from loadtest.mix import LISBON, MADRID_WARSAW, WARSAW
 from loadtest.stats import format_table, percentile
 from loadtest.topology import Service, peak_rss, run_topology
 from loadtest.wire import CallFailed, ToolError, call_tool, result_text
@@ -38,7 +38,6 @@ PROBES = {
     # Also waits for the offline upstream, which shares these cores with the load.
     "geocode": ("tomtom-geocode", {"query": "Dam 1, Amsterdam"}),
 }
-MADRID_WARSAW = [MADRID, WARSAW]
 LONG = ("tomtom-routing", {"locations": MADRID_WARSAW})
 # Ten routes of two Lisbon-Warsaw legs: about 1,000,000 points on the offline upstream.
 _THERE_AND_BACK = [[LISBON, WARSAW, LISBON], [WARSAW, LISBON, WARSAW]]

@@ -4,10 +4,12 @@
 
 One replica (FIT_WORKERS=2, the default) against the separate offline
 upstream on the same two cores. Cheap: `tomtom-geocode` (a few hundred bytes
-of app data). Long: Lisbon-Warsaw routing, about 40,000 points fitted into
-the 120,000-character budget. Each level runs `concurrency` callers back to
-back for the given seconds; requests/s counts completed calls over the time
-until the last one finished, beside the concurrency-1 figure of the same run.
+of app data), and a status report, the same MCP path without the upstream
+(what one replica's front end can do on its own). Long: Madrid-Warsaw
+routing, about 44,000 points fitted into the 120,000-character budget.
+Each level runs `concurrency` callers back to back for the given seconds;
+requests/s counts completed calls over the time until the last one
+finished, beside the concurrency-1 figure of the same run.
 Also prints the replica's resident memory (server plus fitting workers) warm
 and idle, and its peak under long routes: the figures the Kubernetes memory
 request is sized from.
@@ -22,13 +24,14 @@ import time
 
 import httpx
 
-from loadtest.mix import LONG_ROUTE
+from loadtest.mix import MADRID_WARSAW
 from loadtest.stats import format_table, percentile
 from loadtest.topology import Service, peak_rss, run_topology
 from loadtest.wire import CallFailed, ToolError, call_tool, result_text
 
+LOCAL = ("tomtom-report-app-status", {"tool": "tomtom-routing", "status": "ok", "reason": "probe"})
 CHEAP = ("tomtom-geocode", {"query": "Dam 1, Amsterdam"})
-LONG = ("tomtom-routing", {"locations": LONG_ROUTE})
+LONG = ("tomtom-routing", {"locations": MADRID_WARSAW})
 MIB = 1024 * 1024
 
 
@@ -68,8 +71,9 @@ async def run(service: Service, levels: list[int], cheap_s: float, long_s: float
     await level(url, CHEAP, 1, 0.5)  # first calls out of the way
     stop = asyncio.Event()
     sampler = asyncio.create_task(peak_rss(service, stop))
-    for label, call, seconds in (("cheap (geocode)", CHEAP, cheap_s),
-                                 ("long route (40k points)", LONG, long_s)):
+    for label, call, seconds in (("replica only (status report)", LOCAL, cheap_s),
+                                 ("cheap (geocode)", CHEAP, cheap_s),
+                                 ("long route (44k points)", LONG, long_s)):
         reference = None
         for concurrency in levels:
             print(f"{label}: concurrency {concurrency}...", file=sys.stderr)

@@ -21,6 +21,8 @@ PARIS = [2.3522, 48.8566]
 ROME = [12.4964, 41.9028]
 
 LONG_ROUTE = [LISBON, WARSAW]
+MADRID_WARSAW = [MADRID, WARSAW]
+"""About 44,000 points on the offline upstream: the benchmarks' "40,000-point route"."""
 DATA_VIZ_SMALL_POINTS = 500
 DATA_VIZ_LARGE_POINTS = 10_000
 
