@@ -25,7 +25,7 @@ from ._rings import RingGuard
 # _MAX_ENCODES candidate encodes.
 _AIM = 0.999
 _FILL = 0.998
-# Ranking cut off below the budget's tolerance: from this many vertices, sampled 1 in 16.
+# Ranking cut off near the budget's tolerance: from this many vertices, sampled 1 in 16.
 _CUTOFF_MIN_POINTS = 50_000
 _SAMPLE_STEP = 16
 _MAX_ENCODES = 12
@@ -180,32 +180,29 @@ class _Fitter:
         """A significance safely below the budget's threshold, or -1 to rank everything.
 
         A long line that must shrink a lot need not be ranked below the
-        tolerance the budget allows (ADR 0010). That tolerance is estimated by
-        ranking a 1-in-16 sample at a generous vertex count (the count that
-        would fit were every vertex as cheap as in the as-is encoding), then
-        halved. Rings always rank everything, for their guards.
+        tolerance the budget allows (ADR 0010). That tolerance is estimated
+        from a 1-in-16 sample, at the vertex count that would fit were every
+        vertex as cheap as in the as-is encoding. Both err low (simplified
+        vertices cost more; a sample has fewer vertices above any tolerance);
+        if it still proves too high, the search ranks everything. Rings always
+        rank everything, for their guards.
         """
         parts = self.parts
         m = parts.e5.shape[0]
         estimate = int(m * self.budget / as_is)
         if parts.is_ring.any() or m < _CUTOFF_MIN_POINTS or estimate > m // 8:
             return -1.0
-        sample = np.unique(
-            np.concatenate(
-                [
-                    np.arange(0, m, _SAMPLE_STEP),
-                    parts.offsets[:-1],
-                    parts.offsets[1:] - 1,
-                    np.flatnonzero(self.anchor),
-                ]
-            )
-        )
+        chosen = self.anchor.copy()
+        chosen[::_SAMPLE_STEP] = True
+        chosen[parts.offsets[:-1]] = True
+        chosen[parts.offsets[1:] - 1] = True
+        sample = np.flatnonzero(chosen)
         offsets = np.searchsorted(sample, parts.offsets)
         sig = rank(self.x[sample], self.y[sample], offsets, self.anchor[sample], -1.0)
         values = sig[np.isfinite(sig)]
         if values.shape[0] <= estimate:
             return -1.0
-        return 0.5 * float(np.partition(values, values.shape[0] - estimate)[-estimate])
+        return float(np.partition(values, values.shape[0] - estimate)[-estimate])
 
     def _rank(self, cutoff: float) -> None:
         parts = self.parts
