@@ -20,6 +20,7 @@ import argparse
 import asyncio
 import contextlib
 import sys
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +30,7 @@ import httpx
 from loadtest.fetch import Outcome, Scenario, replay_fetch
 from loadtest.geojson_site import serve_geojson
 from loadtest.mix import replay_mix
+from loadtest.scrape import widget_reports
 from loadtest.stats import format_table, percentile
 from loadtest.topology import Topology, TopologyError, run_topology
 
@@ -117,6 +119,14 @@ def summary(outcomes: Sequence[Outcome]) -> str:
     return "\n".join(lines)
 
 
+def server_side(outcomes: Sequence[Outcome], reports: Counter[str]) -> str:
+    """The replicas' count of widget status reports beside the replay's own."""
+    sent = Counter("error" if o.status in ("miss", "tool_error") else "ok"
+                   for o in outcomes if o.status != "failed" and not o.report_failed)
+    return (f"widget reports in the replicas' /metrics: ok {reports['ok']}, error "
+            f"{reports['error']} (the replay sent ok {sent['ok']}, error {sent['error']})")
+
+
 def exit_code(outcomes: Sequence[Outcome], *, failures_expected: bool) -> int:
     if any(o.status == "miss" for o in outcomes):
         return 1
@@ -183,6 +193,9 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"killing {victim}", file=sys.stderr)
                 topology.kill(victim)
 
+        replica_bases = [u.removesuffix("/mcp") for u in
+                         (args.replica or ([] if external else topology.replica_urls))]
+        before = widget_reports(replica_bases)
         print(f"replaying {args.count} fetches, {args.concurrency} at a time, via "
               f"{', '.join(str(u) for u in urls)}", file=sys.stderr)
         outcomes = asyncio.run(run_replay(
@@ -190,6 +203,8 @@ def main(argv: list[str] | None = None) -> int:
             concurrency=args.concurrency, show_ui=args.show_ui, timeout=args.timeout,
             kill_after=args.kill_one_after, kill=kill if args.kill_one_after else None,
         ))
+        if replica_bases and args.kill_one_after is None:
+            print(server_side(outcomes, widget_reports(replica_bases) - before))
     print(summary(outcomes), flush=True)
     return exit_code(outcomes, failures_expected=args.kill_one_after is not None)
 

@@ -78,6 +78,9 @@ def test_fetches_without_app_data_count_as_misses_and_the_replay_exits_non_zero(
     assert code == 1
     assert out.splitlines()[-1] == f"misses: {inline}/{MIX_SIZE}"
     assert "no app data in the tool result's _meta" in out
+    paged = MIX_SIZE - inline
+    assert (f"widget reports in the replicas' /metrics: ok {paged}, error {inline} "
+            f"(the replay sent ok {paged}, error {inline})") in out
 
 
 async def test_a_tool_that_answers_with_an_error_is_a_tool_error_not_a_miss(
