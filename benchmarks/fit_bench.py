@@ -107,8 +107,8 @@ class FloatJsonFitter(_fit._Fitter):
     floats in place of e5 deltas, everything else identical.
     """
 
-    def _prepare(self, keep: np.ndarray, report: dict[str, Any] | None) -> None:
-        super()._prepare(keep, report)
+    def _prepare(self, keep: np.ndarray) -> None:
+        super()._prepare(keep)
         for shape in self.parts.shapes:
             e5 = shape.geometry.pop("e5")
             shape.geometry["coordinates"] = np.cumsum(e5.reshape(-1, 2), axis=0) / 1e5

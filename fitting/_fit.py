@@ -33,6 +33,7 @@ _MAX_ENCODES = 12
 # plus the rounding's worst case, usually the real figure's length) and the budget
 # as chars, so the final encode with the real figures mostly confirms the size.
 _ROUNDING_M = 0.8
+_NULL_REPORT = b'"fitted":null}'
 
 
 @dataclass(frozen=True)
@@ -150,6 +151,8 @@ class _Fitter:
         self.envelope = envelope
         self.budget = budget
         self.encodes = 0
+        self._json_keep: np.ndarray | None = None
+        self._json = b""
 
     def run(self) -> FitResult:
         parts = self.parts
@@ -320,20 +323,39 @@ class _Fitter:
 
     def _encode_within(self, keep: np.ndarray) -> tuple[bytes | None, int]:
         """The as-is encoding if it fits, else None and its (extrapolated) characters."""
-        self._prepare(keep, None)
+        self.encodes += 1
+        self._prepare(keep)
         raw = _codec.dumps(self.envelope)
         compressed, size = _codec.compress_within(raw, self.budget * 3 // 4)
         return compressed, _codec.base64_length(size)
 
     def _encode(self, keep: np.ndarray, report: dict[str, Any] | None = None) -> bytes:
-        """gzip of the envelope with the `keep` vertices written as e5 deltas."""
-        self._prepare(keep, report)
-        return _codec.compress(_codec.dumps(self.envelope))
+        """gzip of the envelope with the `keep` vertices written as e5 deltas.
 
-    def _prepare(self, keep: np.ndarray, report: dict[str, Any] | None) -> None:
+        The JSON of the latest `keep` is kept with "fitted": null; while that is
+        the envelope's last key, a report for the same vertices is spliced in
+        rather than the whole JSON written again.
+        """
+        self.encodes += 1
+        if keep is not self._json_keep:
+            self._prepare(keep)
+            self._json = _codec.dumps(self.envelope)
+            self._json_keep = keep
+        raw = self._json
+        if report is not None:
+            if raw.endswith(_NULL_REPORT):
+                raw = b"".join(
+                    (raw[: -len(_NULL_REPORT)], b'"fitted":', _codec.dumps(report), b"}")
+                )
+            else:
+                self.envelope["fitted"] = report
+                raw = _codec.dumps(self.envelope)
+                self.envelope["fitted"] = None
+        return _codec.compress(raw)
+
+    def _prepare(self, keep: np.ndarray) -> None:
         """Writes the `keep` vertices as e5 deltas and renumbers every index into them."""
         parts = self.parts
-        self.encodes += 1
         kept_at = np.flatnonzero(keep)
         flat, bounds = deltas(parts.e5, kept_at, parts.offsets)
         for shape in parts.shapes:
@@ -358,4 +380,3 @@ class _Fitter:
             values = values.tolist()
             for (item, key), value in zip(parts.slots, values, strict=True):
                 item[key] = value
-        self.envelope["fitted"] = report

@@ -98,6 +98,16 @@ def test_a_long_route_is_fitted_under_the_budget_with_an_honest_report() -> None
     assert 0.0 < report["max_error_m"] < 50.0
 
 
+def test_the_report_is_written_wherever_the_envelope_keeps_its_fitted_key() -> None:
+    env, _ = route_envelope(6_000, seed=3)
+    reordered = {"fitted": None, **{k: v for k, v in env.items() if k != "fitted"}}
+    result = fitting.fit(reordered, 12_000)
+    decoded = fitting.decode(result.app_data)
+    assert list(decoded) == ["fitted", "v", "tool", "data"]
+    assert decoded["fitted"] == result.report
+    assert result.report["chars"] == len(result.app_data) <= 12_000
+
+
 def test_the_fitted_result_fills_the_budget_closely() -> None:
     env, _ = route_envelope(40_000, seed=2)
     result = fitting.fit(env, 60_000)
