@@ -56,13 +56,7 @@ class Service:
 
     def rss_bytes(self) -> int:
         """Resident memory of the service and its children (its process group), in bytes."""
-        total = 0
-        for status in Path("/proc").glob("[0-9]*/stat"):
-            with contextlib.suppress(OSError, ValueError, IndexError):
-                fields = status.read_text().rsplit(")", 1)[1].split()
-                if int(fields[2]) == self.process.pid:  # field 5 of stat: the process group
-                    total += int(fields[21]) * _PAGE_SIZE  # field 24: rss in pages
-        return total
+        return sum(rss for _, rss in _group_members(self.process.pid))
 
 
 @dataclass
@@ -229,6 +223,18 @@ def _signal_group(process: subprocess.Popen[bytes], sig: signal.Signals) -> None
         os.killpg(process.pid, sig)
 
 
+def _group_members(group: int) -> list[tuple[int, int]]:
+    """(pid, rss bytes) of the live (not zombie) processes in a process group."""
+    members = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            # stat fields after the command: state, ppid, pgrp, ... rss (24th overall)
+            if int(fields[2]) == group and fields[0] != "Z":
+                members.append((int(stat.parent.name), int(fields[21]) * _PAGE_SIZE))
+    return members
+
+
 def _stop_all(topology: Topology) -> None:
     services = topology.services()
     for service in services:
@@ -241,6 +247,9 @@ def _stop_all(topology: Topology) -> None:
             service.process.wait(timeout=10)
         # Fitting workers left behind by a replica that died share its process group.
         _signal_group(service.process, signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while any(_group_members(s.process.pid) for s in services) and time.monotonic() < deadline:
+        time.sleep(0.05)
 
 
 def main(argv: list[str] | None = None) -> int:

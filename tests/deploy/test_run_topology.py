@@ -1,0 +1,71 @@
+"""`deploy/run-topology`: the compose topology from one command, gone again on Ctrl-C."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import httpx
+
+from loadtest.topology import free_port
+from loadtest.wire import call_tool
+
+ROOT = Path(__file__).resolve().parents[2]
+START_TIMEOUT_S = 240.0
+
+
+def _process_groups() -> set[int]:
+    """Process groups with a live (not zombie) member."""
+    groups = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[0] != "Z":
+            groups.add(int(fields[2]))
+    return groups
+
+
+async def _geocode_four_times(url: str) -> list[dict]:
+    async with httpx.AsyncClient(timeout=30) as client:
+        return [await call_tool(client, url, "tomtom-geocode", {"query": "Dam, Amsterdam"})
+                for _ in range(4)]
+
+
+def test_run_topology_serves_mcp_through_nginx_and_ctrl_c_stops_every_process(
+    tmp_path: Path,
+) -> None:
+    port = free_port()
+    out = tmp_path / "out.txt"
+    with out.open("wb") as sink:
+        runner = subprocess.Popen(
+            [str(ROOT / "deploy" / "run-topology"), "--port", str(port), "--fit-workers", "1"],
+            stdout=sink, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+        )
+    try:
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while "Ctrl-C stops everything" not in out.read_text():
+            assert runner.poll() is None, out.read_text()
+            assert time.monotonic() < deadline, "the topology did not start in time"
+            time.sleep(0.2)
+        url = f"http://127.0.0.1:{port}/mcp"
+        assert f"MCP endpoint: {url}" in out.read_text()
+        results = asyncio.run(_geocode_four_times(url))
+        assert not [r for r in results if r.get("isError")]
+        assert httpx.get(f"http://127.0.0.1:{port}/health", timeout=10).json()["ready"] is True
+        assert httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=10).status_code == 404
+        (log,) = re.findall(r"^balancer .*log (\S+)\)$", out.read_text(), re.MULTILINE)
+        served_by = set(re.findall(r"upstream=(127\.0\.0\.1:\d+)", Path(log).read_text()))
+        assert len(served_by) == 2, "round robin reaches both replicas"
+    finally:
+        runner.send_signal(signal.SIGINT)
+        code = runner.wait(timeout=60)
+    groups = {int(p) for p in re.findall(r"\(pid (\d+),", out.read_text())}
+    assert code == 0
+    assert len(groups) == 4
+    assert not groups & _process_groups(), "a service or fitting worker outlived Ctrl-C"
