@@ -193,7 +193,7 @@ class _Fitter:
         parts = self.parts
         m = parts.e5.shape[0]
         estimate = int(m * self.budget / as_is)
-        if parts.is_ring.any() or m < _CUTOFF_MIN_POINTS or estimate > m // 8:
+        if parts.is_ring.any() or m < _CUTOFF_MIN_POINTS or not 0 < estimate <= m // 8:
             return -1.0
         chosen = self.anchor.copy()
         chosen[::_SAMPLE_STEP] = True
