@@ -321,3 +321,37 @@ def test_a_cut_off_ranking_that_proves_too_short_is_completed_with_the_same_fit(
     full = fitting.fit(env, 9_000)
     monkeypatch.setattr(_fit._Fitter, "_cutoff", lambda self, as_is: 1e9)
     assert fitting.fit(env, 9_000) == full
+
+
+walks = st.lists(
+    st.lists(st.tuples(st.integers(-300, 300), st.integers(-300, 300)), min_size=1, max_size=300),
+    min_size=1,
+    max_size=3,
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(walks=walks, budget=st.integers(150, 4_000), data=st.data())
+def test_any_lines_either_fit_the_budget_with_indices_intact_or_raise_does_not_fit(
+    walks: list[list[tuple[int, int]]], budget: int, data: st.DataObject
+) -> None:
+    features, routes = [], []
+    for steps in walks:
+        # Zero steps make duplicates; the walk may cross the antimeridian.
+        e5 = np.cumsum(np.array([(17_999_000, 6_000_000), *steps]), axis=0)
+        route = np.column_stack([(e5[:, 0] / 1e5 + 180) % 360 - 180, e5[:, 1] / 1e5])
+        marks = data.draw(st.lists(st.integers(0, len(route) - 1), max_size=5))
+        features.append(line_feature(route, progress=[{"pointIndex": i} for i in marks]))
+        routes.append(np.round(route, 5))
+    try:
+        result = fitting.fit(envelope(*features), budget)
+    except fitting.DoesNotFit:
+        return
+    assert len(result.app_data) <= budget
+    for feature, route, sent in zip(features, routes, sent_features(result.app_data), strict=True):
+        coords = np.array(sent["geometry"]["coordinates"])
+        assert len(coords) >= 2
+        np.testing.assert_array_equal(coords[[0, -1]], route[[0, -1]])
+        before = [p["pointIndex"] for p in feature["properties"]["progress"]]
+        after = [p["pointIndex"] for p in sent["properties"]["progress"]]
+        np.testing.assert_array_equal(coords[after], route[before])
