@@ -1,9 +1,9 @@
 """Fitting an envelope under a character budget: the public entry point.
 
 Pipeline: collect and merge (rounding, duplicates), encode as is; if too
-long, project, rank every vertex once (one global DP significance ranking),
-then search the threshold prefix of that ranking whose whole encoded
-envelope is the longest that fits (ADR 0012).
+long, project, rank the vertices once (one global DP significance ranking,
+ADR 0010), then search the threshold prefix of that ranking whose whole
+encoded envelope is the longest that fits (ADR 0012).
 """
 
 from __future__ import annotations
@@ -25,10 +25,10 @@ from ._rings import RingGuard
 # _MAX_ENCODES candidate encodes.
 _AIM = 0.999
 _FILL = 0.998
+_MAX_ENCODES = 12
 # Ranking cut off near the budget's tolerance: from this many vertices, sampled 1 in 16.
 _CUTOFF_MIN_POINTS = 50_000
 _SAMPLE_STEP = 16
-_MAX_ENCODES = 12
 # During the search the report carries a stand-in max_error_m (the DP threshold
 # plus the rounding's worst case, usually the real figure's length) and the budget
 # as chars, so the final encode with the real figures mostly confirms the size.
@@ -180,7 +180,7 @@ class _Fitter:
         return self._final(k, keep, size)
 
     def _cutoff(self, as_is: int) -> float:
-        """A significance safely below the budget's threshold, or -1 to rank everything.
+        """A significance likely below the budget's threshold, or -1 to rank everything.
 
         A long line that must shrink a lot need not be ranked below the
         tolerance the budget allows (ADR 0010). That tolerance is estimated
