@@ -8,9 +8,10 @@ call is timed back to back: `tomtom-report-app-status` (answered by the
 replica alone, so its latency is the event loop's), or with `--probe
 geocode` a geocode (which also waits for the offline upstream, busy
 generating the long routes on the same cores). First idle, then while
-`--routes` concurrent loops request Madrid-Warsaw routes (about 44,000
+`--routes` concurrent loops request Madrid-Warsaw routes (about 40,000
 points each, fitted to the budget) and `--maps` concurrent loops request
-dynamic maps of ten routes (about 1,000,000 points).
+dynamic maps of ten routes (about 1,000,000 points). The run starts by
+printing what each load call weighs on the upstream in use.
 Seeded by the offline upstream, so every run fits the same geometry.
 Target: with the pool, p99 under load at most 3x the idle p99.
 """

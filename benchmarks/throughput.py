@@ -6,7 +6,8 @@ One replica (FIT_WORKERS=2, the default) against the separate offline
 upstream on the same two cores. Cheap: `tomtom-geocode` (a few hundred bytes
 of app data), and a status report, the same MCP path without the upstream
 (what one replica's front end can do on its own). Long: Madrid-Warsaw
-routing, about 44,000 points fitted into the 120,000-character budget.
+routing (`loadtest.mix.MADRID_WARSAW`, about 40,000 points) fitted into the
+120,000-character budget.
 Each level runs `concurrency` callers back to back for the given seconds;
 requests/s counts completed calls over the time until the last one
 finished, beside the concurrency-1 figure of the same run.
@@ -73,7 +74,7 @@ async def run(service: Service, levels: list[int], cheap_s: float, long_s: float
     sampler = asyncio.create_task(peak_rss(service, stop))
     for label, call, seconds in (("replica only (status report)", LOCAL, cheap_s),
                                  ("cheap (geocode)", CHEAP, cheap_s),
-                                 ("long route (44k points)", LONG, long_s)):
+                                 ("long route (Madrid-Warsaw)", LONG, long_s)):
         reference = None
         for concurrency in levels:
             print(f"{label}: concurrency {concurrency}...", file=sys.stderr)
