@@ -24,12 +24,13 @@ import sys
 import time
 
 import httpx
+import orjson
 
 import fitting
 from loadtest.fetch import APP_DATA_KEY
 from loadtest.mix import LISBON, MADRID_WARSAW, WARSAW
 from loadtest.stats import format_table, percentile
-from loadtest.topology import Service, peak_rss, run_topology
+from loadtest.topology import OFFLINE_KEY, Service, peak_rss, run_topology
 from loadtest.wire import CallFailed, ToolError, call_tool, result_text
 
 PROBES = {
@@ -40,20 +41,37 @@ PROBES = {
     "geocode": ("tomtom-geocode", {"query": "Dam 1, Amsterdam"}),
 }
 LONG = ("tomtom-routing", {"locations": MADRID_WARSAW})
-# Ten routes of two Lisbon-Warsaw legs: about 1,000,000 points on the offline upstream.
-_THERE_AND_BACK = [[LISBON, WARSAW, LISBON], [WARSAW, LISBON, WARSAW]]
+# Ten routes of 25 Lisbon-Warsaw legs in all: about 1,000,000 points on the offline upstream.
+_THERE_AND_BACK = [[LISBON, WARSAW, LISBON, WARSAW], [WARSAW, LISBON, WARSAW]]
 HUGE_MAP = ("tomtom-dynamic-map", {"routes": [{"locations": _THERE_AND_BACK[i % 2]}
                                               for i in range(10)]})
 
 
-async def sizes(client: httpx.AsyncClient, url: str) -> list[str]:
+async def _upstream_points(client: httpx.AsyncClient, upstream: str,
+                           routes: list[list[list[float]]]) -> int:
+    """Route points the upstream returns for these routes (what the replica parses)."""
+    total = 0
+    for locations in routes:
+        path = ":".join(f"{lat},{lon}" for lon, lat in locations)
+        response = await client.get(f"{upstream}/routing/1/calculateRoute/{path}/json",
+                                    params={"key": OFFLINE_KEY})
+        response.raise_for_status()
+        total += sum(len(leg["points"]) for leg in orjson.loads(response.content)["routes"][0]
+                     ["legs"])
+    return total
+
+
+async def sizes(client: httpx.AsyncClient, url: str, upstream: str) -> list[str]:
     """What the load calls weigh: points from the upstream, points and characters sent."""
     lines = []
     for label, call in (("long route", LONG), ("dynamic map", HUGE_MAP)):
         meta = (await call_tool(client, url, *call)).get("_meta") or {}
         if APP_DATA_KEY not in meta:
+            routes = [r["locations"] for r in call[1].get("routes", [call[1]])]
+            points = await _upstream_points(client, upstream, routes)
             omitted = meta.get(f"{APP_DATA_KEY}-omitted", "no reason given")
-            lines.append(f"{label}: no app data sent: {omitted}")
+            lines.append(f"{label}: {points:,} points from the upstream, no app data sent: "
+                         f"{omitted}")
             continue
         fitted = fitting.decode(meta[APP_DATA_KEY])["fitted"] or {}
         lines.append(f"{label}: {fitted.get('original_points', 0):,} points from the upstream, "
@@ -81,12 +99,12 @@ async def _load(client: httpx.AsyncClient, url: str, call: tuple[str, dict], sto
             done.append(f"failed: {exc}")
 
 
-async def measure(service: Service, probe: str, probes: int, routes: int, maps: int
-                  ) -> dict[str, object]:
+async def measure(service: Service, upstream: str, probe: str, probes: int, routes: int,
+                  maps: int) -> dict[str, object]:
     """Idle and loaded probe latencies on one replica, how much load completed, peak RSS."""
     url = f"{service.url}/mcp"
     async with httpx.AsyncClient(timeout=600.0, limits=httpx.Limits(max_connections=100)) as c:
-        weights = await sizes(c, url)
+        weights = await sizes(c, url, upstream)
         await _probe(c, url, 10, probe)  # connections and first-call costs out of the way
         idle = await _probe(c, url, probes, probe)
         stop, done = asyncio.Event(), []
@@ -126,8 +144,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{mode}: starting the upstream and one replica...", file=sys.stderr)
         with run_topology(replicas=1, with_balancer=False, fit_workers=args.fit_workers,
                           env=env) as topology:
-            result = asyncio.run(measure(topology.replicas[0], args.probe, args.probes,
-                                         args.routes, args.maps))
+            assert topology.upstream is not None
+            result = asyncio.run(measure(topology.replicas[0], topology.upstream.url, args.probe,
+                                         args.probes, args.routes, args.maps))
         idle, loaded = result["idle"], result["loaded"]
         if not notes:
             notes += result["sizes"]
