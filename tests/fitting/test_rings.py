@@ -111,3 +111,16 @@ def test_a_ring_already_self_intersecting_is_fitted_without_endless_repair() -> 
     result = fitting.fit(envelope(area("Polygon", [dense])), 1_000)
     (ring,) = sent_features(result.app_data)[0]["geometry"]["coordinates"]
     assert len(ring) >= 4 and ring[0] == ring[-1]
+
+
+def test_a_ring_across_the_antimeridian_is_fitted_the_short_way_round() -> None:
+    ring = circle(180.0, -17.0, 0.5, 3_000, seed=4)
+    ring[:, 0] = (ring[:, 0] + 180.0) % 360.0 - 180.0
+    ring[-1] = ring[0]
+    result = fitting.fit(envelope(area("Polygon", [ring])), 1_500)
+    assert result.report is not None and result.report["max_error_m"] < 5_000
+    (sent,) = sent_features(result.app_data)[0]["geometry"]["coordinates"]
+    unwrapped = np.array(sent)
+    unwrapped[unwrapped[:, 0] < 0, 0] += 360.0
+    assert shapely.Polygon(unwrapped).is_valid
+    assert 20 < len(sent) < 3_000
