@@ -60,7 +60,7 @@ async def deliver(
         where, fitted = await _fit(runtime, envelope, budget)
     except fitting.DoesNotFit as exc:
         return _omitted(tool, text_obj, meta, "too_large", str(exc))
-    except fitting.InvalidGeometry as exc:
+    except fitting.FittingError as exc:  # InvalidGeometry, or data that is not JSON
         log.error(
             "app data rejected by fitting",
             extra={"event": "app_data_invalid", "tool": tool, "reason": str(exc)},
