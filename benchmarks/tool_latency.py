@@ -66,10 +66,17 @@ def describe(result: dict) -> tuple[str, str]:
     app_data = meta.get("com.tomtom/app-data")
     if not app_data:
         return "-", "-"
-    fitted = fitting.decode(app_data)["fitted"]
-    points = (
-        f"{fitted['original_points']:,} -> {fitted['points']:,}" if fitted else "as is"
-    )
+    envelope = fitting.decode(app_data)
+    fitted = envelope["fitted"]
+    if fitted:
+        points = f"{fitted['original_points']:,} -> {fitted['points']:,}"
+    else:
+        sent = sum(
+            len(fitting.to_geojson(f["geometry"])["coordinates"])
+            for f in envelope["data"].get("features", [])
+            if f.get("geometry", {}).get("type") == "LineString"
+        )
+        points = f"{sent:,} as is" if sent else "as is"
     return f"{len(app_data):,}", points
 
 
@@ -80,22 +87,36 @@ async def main_async(runs: int) -> None:
         async with httpx.AsyncClient(timeout=120) as client:
             for tool, label, args in CASES:
                 with_ui, result = await timed_calls(client, url, tool, args, runs)
-                without, _ = await timed_calls(
-                    client, url, tool, {**args, "show_ui": False}, runs
-                )
+                without, _ = await timed_calls(client, url, tool, {**args, "show_ui": False}, runs)
                 chars, points = describe(result)
                 p50, p50_ref = percentile(with_ui, 50), percentile(without, 50)
-                rows.append([
-                    tool, label, points, chars,
-                    f"{p50:.1f}", f"{percentile(with_ui, 99):.1f}",
-                    f"{p50_ref:.1f}", f"{percentile(without, 99):.1f}",
-                    f"{p50 / p50_ref:.2f}x",
-                ])
+                rows.append(
+                    [
+                        tool,
+                        label,
+                        points,
+                        chars,
+                        f"{p50:.1f}",
+                        f"{percentile(with_ui, 99):.1f}",
+                        f"{p50_ref:.1f}",
+                        f"{percentile(without, 99):.1f}",
+                        f"{p50 / p50_ref:.2f}x",
+                    ]
+                )
         print(f"tool latency over HTTP, {runs} calls per cell, one replica, offline upstream")
         print(
             format_table(
-                ["tool", "case", "points", "app-data chars", "p50 ms", "p99 ms",
-                 "p50 ms no UI", "p99 ms no UI", "p50 ratio"],
+                [
+                    "tool",
+                    "case",
+                    "points",
+                    "app-data chars",
+                    "p50 ms",
+                    "p99 ms",
+                    "p50 ms no UI",
+                    "p99 ms no UI",
+                    "p50 ratio",
+                ],
                 rows,
             )
         )
