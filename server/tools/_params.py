@@ -8,17 +8,27 @@ path, e.g. `locations.1`).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from typing import Annotated, Any, Literal
+from collections.abc import Callable, Sequence
+from typing import Annotated, Any, Literal, TypeVar
 
+from mcp.server.apps import Apps
 from mcp.server.mcpserver import Context
 from mcp_types import ToolAnnotations
 from pydantic import AfterValidator, BeforeValidator, Field
 
 KEY_HEADER = "tomtom-api-key"
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=True, idempotent_hint=True)
 """Every TomTom tool reads from TomTom and changes nothing."""
+
+
+def model_tool(apps: Apps, view: str, **kwargs: Any) -> Callable[[_F], _F]:
+    """`apps.tool` for a model-visible TomTom tool shown in `view`: linked for MCP Apps hosts
+    (`_meta.ui.resourceUri`) and for older ChatGPT builds (`openai/outputTemplate`)."""
+    return apps.tool(
+        resource_uri=view, meta={"openai/outputTemplate": view}, annotations=READ_ONLY, **kwargs
+    )
 
 
 def check_position(value: Sequence[float]) -> list[float]:

@@ -22,7 +22,7 @@ from server.tools._features import (
     search_results,
     waypoint_features,
 )
-from server.tools._params import READ_ONLY, Language, Locations, ShowUi, caller_key
+from server.tools._params import Language, Locations, ShowUi, caller_key, model_tool
 from server.tools.routing import (
     AvoidParam,
     RouteTypeParam,
@@ -37,9 +37,9 @@ from widgets import MAP_URI
 def register(apps: Apps, runtime: Runtime) -> None:
     """Add `tomtom-search-along-route` to `apps`."""
 
-    @apps.tool(
-        resource_uri=MAP_URI,
-        meta={"openai/outputTemplate": MAP_URI},
+    @model_tool(
+        apps,
+        MAP_URI,
         name="tomtom-search-along-route",
         title="Search along a route",
         description=(
@@ -48,7 +48,6 @@ def register(apps: Apps, runtime: Runtime) -> None:
             "station', 'EV charging', 'restaurant'. Returns the route figures and the places "
             "with their detour times."
         ),
-        annotations=READ_ONLY,
     )
     async def search_along_route(
         locations: Locations,

@@ -27,7 +27,7 @@ from server import data_url
 from server.delivery import deliver
 from server.runtime import Runtime
 from server.tools._geojson import GeoJsonError, Summary, validate
-from server.tools._params import READ_ONLY, ShowUi
+from server.tools._params import ShowUi, model_tool
 from widgets import DATA_VIZ_URI
 
 TOOL = "tomtom-data-viz"
@@ -189,9 +189,9 @@ def _default_layers(summary: Summary) -> list[Layer]:
 def register(apps: Apps, runtime: Runtime) -> None:
     """Add `tomtom-data-viz` to `apps`."""
 
-    @apps.tool(
-        resource_uri=DATA_VIZ_URI,
-        meta={"openai/outputTemplate": DATA_VIZ_URI},
+    @model_tool(
+        apps,
+        DATA_VIZ_URI,
         name=TOOL,
         title="Map of your GeoJSON",
         description=(
@@ -200,7 +200,6 @@ def register(apps: Apps, runtime: Runtime) -> None:
             "symbol with MapLibre paint and filter) and a title. The data is shown as given; "
             "the answer summarises features, geometry types, extent and property names."
         ),
-        annotations=READ_ONLY,
     )
     async def data_viz(
         data_url: DataUrl = None,

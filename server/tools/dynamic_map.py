@@ -24,13 +24,13 @@ from server.tools._features import (
     waypoint_features,
 )
 from server.tools._params import (
-    READ_ONLY,
     Locations,
     Position,
     RouteType,
     ShowUi,
     TravelMode,
     caller_key,
+    model_tool,
 )
 from server.tools.routing import calculate, route_params
 from widgets import MAP_URI
@@ -98,9 +98,9 @@ class Area(BaseModel):
 def register(apps: Apps, runtime: Runtime) -> None:
     """Add `tomtom-dynamic-map` to `apps`."""
 
-    @apps.tool(
-        resource_uri=MAP_URI,
-        meta={"openai/outputTemplate": MAP_URI},
+    @model_tool(
+        apps,
+        MAP_URI,
         name="tomtom-dynamic-map",
         title="Map of markers, routes and areas",
         description=(
@@ -108,7 +108,6 @@ def register(apps: Apps, runtime: Runtime) -> None:
             "through its [longitude, latitude] locations) and areas (polygons, or circles with "
             "a centre and radius in metres). Returns each route's distance and travel time."
         ),
-        annotations=READ_ONLY,
     )
     async def dynamic_map(
         ctx: Context,

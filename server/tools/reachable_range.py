@@ -14,7 +14,7 @@ from pydantic import Field
 from server.delivery import deliver
 from server.runtime import Runtime
 from server.tools._features import collection, point_array, point_feature, rounded
-from server.tools._params import READ_ONLY, Position, ShowUi, caller_key
+from server.tools._params import Position, ShowUi, caller_key, model_tool
 from server.tools.routing import (
     AvoidParam,
     DepartAt,
@@ -31,9 +31,9 @@ _EARTH_RADIUS_M = 6_371_008.8
 def register(apps: Apps, runtime: Runtime) -> None:
     """Add `tomtom-reachable-range` to `apps`."""
 
-    @apps.tool(
-        resource_uri=MAP_URI,
-        meta={"openai/outputTemplate": MAP_URI},
+    @model_tool(
+        apps,
+        MAP_URI,
         name="tomtom-reachable-range",
         title="Reachable area",
         description=(
@@ -41,7 +41,6 @@ def register(apps: Apps, runtime: Runtime) -> None:
             "budget (timeBudgetInSec) or a distance budget (distanceBudgetInMeters): give "
             "exactly one. Returns the area's extent and size; the map shows its boundary."
         ),
-        annotations=READ_ONLY,
     )
     async def reachable_range(
         origin: Position,

@@ -21,7 +21,6 @@ from server.runtime import Runtime
 from server.tomtom import TomTomClient
 from server.tools._features import collection, route_answer, route_feature, waypoint_features
 from server.tools._params import (
-    READ_ONLY,
     Avoid,
     Language,
     Locations,
@@ -31,6 +30,7 @@ from server.tools._params import (
     TrafficMode,
     TravelMode,
     caller_key,
+    model_tool,
 )
 from widgets import MAP_URI
 
@@ -124,9 +124,9 @@ async def calculate(
 def register(apps: Apps, runtime: Runtime) -> None:
     """Add `tomtom-routing` to `apps`."""
 
-    @apps.tool(
-        resource_uri=MAP_URI,
-        meta={"openai/outputTemplate": MAP_URI},
+    @model_tool(
+        apps,
+        MAP_URI,
         name="tomtom-routing",
         title="Route between locations",
         description=(
@@ -135,7 +135,6 @@ def register(apps: Apps, runtime: Runtime) -> None:
             "turn-by-turn guidance and sections (traffic, toll roads, motorways, tunnels, "
             "countries). Geocode addresses first."
         ),
-        annotations=READ_ONLY,
     )
     async def routing(
         locations: Locations,

@@ -18,7 +18,7 @@ from server.delivery import deliver
 from server.runtime import Runtime
 from server.tomtom import coordinate
 from server.tools._features import collection, point_feature, rounded, search_results
-from server.tools._params import READ_ONLY, Language, Position, ShowUi, caller_key
+from server.tools._params import Language, Position, ShowUi, caller_key, model_tool
 from widgets import MAP_URI
 
 Query = Annotated[
@@ -52,23 +52,20 @@ CategorySet = Annotated[
     ),
 ]
 
-_TEMPLATE = {"openai/outputTemplate": MAP_URI}
-
 
 def register(apps: Apps, runtime: Runtime) -> None:
     """Add the five search tools to `apps`."""
     client = runtime.tomtom
 
-    @apps.tool(
-        resource_uri=MAP_URI,
-        meta=_TEMPLATE,
+    @model_tool(
+        apps,
+        MAP_URI,
         name="tomtom-geocode",
         title="Geocode an address",
         description=(
             "Convert an address or place name to [longitude, latitude] positions, best match "
             "first. Use before routing to get positions."
         ),
-        annotations=READ_ONLY,
     )
     async def geocode(
         query: Query,
@@ -84,13 +81,12 @@ def register(apps: Apps, runtime: Runtime) -> None:
         body = await client.geocode(query, key=caller_key(ctx), params=params)
         return await _results(runtime, "tomtom-geocode", body, {"query": query}, show_ui)
 
-    @apps.tool(
-        resource_uri=MAP_URI,
-        meta=_TEMPLATE,
+    @model_tool(
+        apps,
+        MAP_URI,
         name="tomtom-reverse-geocode",
         title="Address at a position",
         description="The street address nearest to a [longitude, latitude] position.",
-        annotations=READ_ONLY,
     )
     async def reverse_geocode(
         position: Position,
@@ -122,9 +118,9 @@ def register(apps: Apps, runtime: Runtime) -> None:
             origin,
         )
 
-    @apps.tool(
-        resource_uri=MAP_URI,
-        meta=_TEMPLATE,
+    @model_tool(
+        apps,
+        MAP_URI,
         name="tomtom-fuzzy-search",
         title="Search places",
         description=(
@@ -132,7 +128,6 @@ def register(apps: Apps, runtime: Runtime) -> None:
             "'pizza near Leidseplein', 'IKEA Delft', 'Damrak 1 Amsterdam'. Pass a position to "
             "rank nearby results first."
         ),
-        annotations=READ_ONLY,
     )
     async def fuzzy_search(
         query: Query,
@@ -154,16 +149,15 @@ def register(apps: Apps, runtime: Runtime) -> None:
         body = await client.fuzzy_search(query, key=caller_key(ctx), params=params)
         return await _results(runtime, "tomtom-fuzzy-search", body, {"query": query}, show_ui)
 
-    @apps.tool(
-        resource_uri=MAP_URI,
-        meta=_TEMPLATE,
+    @model_tool(
+        apps,
+        MAP_URI,
         name="tomtom-poi-search",
         title="Search points of interest",
         description=(
             "Search points of interest (shops, restaurants, fuel, charging, hotels...) by name "
             "or category. Give a position and radius for local results."
         ),
-        annotations=READ_ONLY,
     )
     async def poi_search(
         query: Query,
@@ -180,16 +174,15 @@ def register(apps: Apps, runtime: Runtime) -> None:
         body = await client.poi_search(query, key=caller_key(ctx), params=params)
         return await _results(runtime, "tomtom-poi-search", body, {"query": query}, show_ui)
 
-    @apps.tool(
-        resource_uri=MAP_URI,
-        meta=_TEMPLATE,
+    @model_tool(
+        apps,
+        MAP_URI,
         name="tomtom-nearby",
         title="Places nearby",
         description=(
             "Points of interest around a [longitude, latitude] position, nearest first, "
             "optionally of given categories."
         ),
-        annotations=READ_ONLY,
     )
     async def nearby(
         position: Position,

@@ -18,7 +18,7 @@ from pydantic import BeforeValidator, Field
 
 from server.delivery import deliver
 from server.runtime import Runtime
-from server.tools._params import READ_ONLY, Language, ShowUi, caller_key
+from server.tools._params import Language, ShowUi, caller_key, model_tool
 from widgets import TRAFFIC_URI
 
 MAX_AREA_KM2 = 10_000
@@ -94,16 +94,15 @@ BBox = Annotated[
 def register(apps: Apps, runtime: Runtime) -> None:
     """Add `tomtom-traffic` to `apps`."""
 
-    @apps.tool(
-        resource_uri=TRAFFIC_URI,
-        meta={"openai/outputTemplate": TRAFFIC_URI},
+    @model_tool(
+        apps,
+        TRAFFIC_URI,
         name="tomtom-traffic",
         title="Traffic incidents",
         description=(
             "Current traffic incidents (jams, accidents, closures, road works) in a bounding "
             "box, worst first, with roads, delays and descriptions. The map shows live traffic."
         ),
-        annotations=READ_ONLY,
     )
     async def traffic(
         bbox: BBox,
