@@ -31,7 +31,7 @@ from loadtest.fetch import APP_DATA_KEY
 from loadtest.mix import LISBON, MADRID_WARSAW, WARSAW
 from loadtest.stats import format_table, percentile
 from loadtest.topology import OFFLINE_KEY, Service, peak_rss, run_topology
-from loadtest.wire import CallFailed, ToolError, call_tool, result_text
+from loadtest.wire import CallFailed, ToolError, call_tool, clients, result_text
 
 PROBES = {
     # A tool call that never leaves the replica: its latency is the event loop's.
@@ -103,14 +103,15 @@ async def measure(service: Service, upstream: str, probe: str, probes: int, rout
                   maps: int) -> dict[str, object]:
     """Idle and loaded probe latencies on one replica, how much load completed, peak RSS."""
     url = f"{service.url}/mcp"
-    async with httpx.AsyncClient(timeout=600.0, limits=httpx.Limits(max_connections=100)) as c:
+    async with clients(1 + routes + maps, 600.0) as (c, *load_clients):
         weights = await sizes(c, url, upstream)
         await _probe(c, url, 10, probe)  # connections and first-call costs out of the way
         idle = await _probe(c, url, probes, probe)
         stop, done = asyncio.Event(), []
         sampler = asyncio.create_task(peak_rss(service, stop))
-        loaders = [asyncio.create_task(_load(c, url, LONG, stop, done)) for _ in range(routes)]
-        loaders += [asyncio.create_task(_load(c, url, HUGE_MAP, stop, done)) for _ in range(maps)]
+        calls = [LONG] * routes + [HUGE_MAP] * maps
+        loaders = [asyncio.create_task(_load(client, url, call, stop, done))
+                   for client, call in zip(load_clients, calls, strict=True)]
         await asyncio.sleep(0.5)  # let the first long requests reach the upstream and the fit
         started = time.perf_counter()
         loaded = await _probe(c, url, probes, probe)

@@ -28,7 +28,7 @@ import httpx
 from loadtest.mix import MADRID_WARSAW
 from loadtest.stats import format_table, percentile
 from loadtest.topology import Service, peak_rss, run_topology
-from loadtest.wire import CallFailed, ToolError, call_tool, result_text
+from loadtest.wire import CallFailed, ToolError, call_tool, clients, result_text
 
 LOCAL = ("tomtom-report-app-status", {"tool": "tomtom-routing", "status": "ok", "reason": "probe"})
 CHEAP = ("tomtom-geocode", {"query": "Dam 1, Amsterdam"})
@@ -41,11 +41,10 @@ async def level(url: str, call: tuple[str, dict], concurrency: int, seconds: flo
     """Run `concurrency` back-to-back callers for `seconds`; latencies and errors."""
     latencies: list[float] = []
     errors: list[str] = []
-    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
-    async with httpx.AsyncClient(timeout=300.0, limits=limits) as client:
+    async with clients(concurrency, 300.0) as pool:
         deadline = time.perf_counter() + seconds
 
-        async def caller() -> None:
+        async def caller(client: httpx.AsyncClient) -> None:
             while time.perf_counter() < deadline:
                 started = time.perf_counter()
                 try:
@@ -58,7 +57,7 @@ async def level(url: str, call: tuple[str, dict], concurrency: int, seconds: flo
                     errors.append(str(exc))
 
         started = time.perf_counter()
-        await asyncio.gather(*(caller() for _ in range(concurrency)))
+        await asyncio.gather(*(caller(client) for client in pool))
         elapsed = time.perf_counter() - started
     return {"done": len(latencies), "rps": len(latencies) / elapsed, "latencies": latencies,
             "errors": errors}

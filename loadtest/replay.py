@@ -33,6 +33,7 @@ from loadtest.mix import replay_mix
 from loadtest.scrape import widget_reports
 from loadtest.stats import format_table, percentile
 from loadtest.topology import Topology, TopologyError, run_topology
+from loadtest.wire import clients
 
 DEFAULT_COUNT = 40
 DEFAULT_TIMEOUT_S = 120.0
@@ -60,11 +61,9 @@ async def run_replay(
     outcomes: list[Outcome | None] = [None] * count
     next_index = completed = 0
     killed = False
-    limits = httpx.Limits(max_connections=concurrency * 2,
-                          max_keepalive_connections=concurrency * 2)
-    async with httpx.AsyncClient(timeout=timeout, limits=limits) as client:
+    async with clients(min(concurrency, count), timeout) as pool:
 
-        async def worker() -> None:
+        async def worker(client: httpx.AsyncClient) -> None:
             nonlocal next_index, completed, killed
             while next_index < count:
                 i = next_index
@@ -77,7 +76,7 @@ async def run_replay(
                     killed = True
                     await asyncio.to_thread(kill)
 
-        await asyncio.gather(*(worker() for _ in range(min(concurrency, count))))
+        await asyncio.gather(*(worker(client) for client in pool))
     return [o for o in outcomes if o is not None]
 
 
