@@ -35,29 +35,36 @@ from loadtest.wire import CallFailed, ToolError, call_tool, clients, result_text
 
 PROBES = {
     # A tool call that never leaves the replica: its latency is the event loop's.
-    "status": ("tomtom-report-app-status",
-               {"tool": "tomtom-routing", "status": "ok", "reason": "probe"}),
+    "status": (
+        "tomtom-report-app-status",
+        {"tool": "tomtom-routing", "status": "ok", "reason": "probe"},
+    ),
     # Also waits for the offline upstream, which shares these cores with the load.
     "geocode": ("tomtom-geocode", {"query": "Dam 1, Amsterdam"}),
 }
 LONG = ("tomtom-routing", {"locations": MADRID_WARSAW})
 # Ten routes of 25 Lisbon-Warsaw legs in all: about 1,000,000 points on the offline upstream.
 _THERE_AND_BACK = [[LISBON, WARSAW, LISBON, WARSAW], [WARSAW, LISBON, WARSAW]]
-HUGE_MAP = ("tomtom-dynamic-map", {"routes": [{"locations": _THERE_AND_BACK[i % 2]}
-                                              for i in range(10)]})
+HUGE_MAP = (
+    "tomtom-dynamic-map",
+    {"routes": [{"locations": _THERE_AND_BACK[i % 2]} for i in range(10)]},
+)
 
 
-async def _upstream_points(client: httpx.AsyncClient, upstream: str,
-                           routes: list[list[list[float]]]) -> int:
+async def _upstream_points(
+    client: httpx.AsyncClient, upstream: str, routes: list[list[list[float]]]
+) -> int:
     """Route points the upstream returns for these routes (what the replica parses)."""
     total = 0
     for locations in routes:
         path = ":".join(f"{lat},{lon}" for lon, lat in locations)
-        response = await client.get(f"{upstream}/routing/1/calculateRoute/{path}/json",
-                                    params={"key": OFFLINE_KEY})
+        response = await client.get(
+            f"{upstream}/routing/1/calculateRoute/{path}/json", params={"key": OFFLINE_KEY}
+        )
         response.raise_for_status()
-        total += sum(len(leg["points"]) for leg in orjson.loads(response.content)["routes"][0]
-                     ["legs"])
+        total += sum(
+            len(leg["points"]) for leg in orjson.loads(response.content)["routes"][0]["legs"]
+        )
     return total
 
 
@@ -70,13 +77,16 @@ async def sizes(client: httpx.AsyncClient, url: str, upstream: str) -> list[str]
             routes = [r["locations"] for r in call[1].get("routes", [call[1]])]
             points = await _upstream_points(client, upstream, routes)
             omitted = meta.get(f"{APP_DATA_KEY}-omitted", "no reason given")
-            lines.append(f"{label}: {points:,} points from the upstream, no app data sent: "
-                         f"{omitted}")
+            lines.append(
+                f"{label}: {points:,} points from the upstream, no app data sent: {omitted}"
+            )
             continue
         fitted = fitting.decode(meta[APP_DATA_KEY])["fitted"] or {}
-        lines.append(f"{label}: {fitted.get('original_points', 0):,} points from the upstream, "
-                     f"{fitted.get('points', 0):,} sent in {fitted.get('chars', 0):,} chars "
-                     f"(max error {fitted.get('max_error_m', 0):.1f} m)")
+        lines.append(
+            f"{label}: {fitted.get('original_points', 0):,} points from the upstream, "
+            f"{fitted.get('points', 0):,} sent in {fitted.get('chars', 0):,} chars "
+            f"(max error {fitted.get('max_error_m', 0):.1f} m)"
+        )
     return lines
 
 
@@ -89,8 +99,13 @@ async def _probe(client: httpx.AsyncClient, url: str, n: int, probe: str) -> lis
     return samples
 
 
-async def _load(client: httpx.AsyncClient, url: str, call: tuple[str, dict], stop: asyncio.Event,
-                done: list[str]) -> None:
+async def _load(
+    client: httpx.AsyncClient,
+    url: str,
+    call: tuple[str, dict],
+    stop: asyncio.Event,
+    done: list[str],
+) -> None:
     while not stop.is_set():
         try:
             result = await call_tool(client, url, *call)
@@ -99,8 +114,9 @@ async def _load(client: httpx.AsyncClient, url: str, call: tuple[str, dict], sto
             done.append(f"failed: {exc}")
 
 
-async def measure(service: Service, upstream: str, probe: str, probes: int, routes: int,
-                  maps: int) -> dict[str, object]:
+async def measure(
+    service: Service, upstream: str, probe: str, probes: int, routes: int, maps: int
+) -> dict[str, object]:
     """Idle and loaded probe latencies on one replica, how much load completed, peak RSS."""
     url = f"{service.url}/mcp"
     async with clients(1 + routes + maps, 600.0) as (c, *load_clients):
@@ -110,8 +126,10 @@ async def measure(service: Service, upstream: str, probe: str, probes: int, rout
         stop, done = asyncio.Event(), []
         sampler = asyncio.create_task(peak_rss(service, stop))
         calls = [LONG] * routes + [HUGE_MAP] * maps
-        loaders = [asyncio.create_task(_load(client, url, call, stop, done))
-                   for client, call in zip(load_clients, calls, strict=True)]
+        loaders = [
+            asyncio.create_task(_load(client, url, call, stop, done))
+            for client, call in zip(load_clients, calls, strict=True)
+        ]
         await asyncio.sleep(0.5)  # let the first long requests reach the upstream and the fit
         started = time.perf_counter()
         loaded = await _probe(c, url, probes, probe)
@@ -119,21 +137,33 @@ async def measure(service: Service, upstream: str, probe: str, probes: int, rout
         stop.set()
         await asyncio.wait_for(asyncio.gather(*loaders), timeout=600.0)
     failures = [d for d in done if d != "ok"]
-    return {"idle": idle, "loaded": loaded, "load_done": len(done), "load_failures": failures,
-            "seconds": elapsed, "sizes": weights, "peak_rss": await sampler}
+    return {
+        "idle": idle,
+        "loaded": loaded,
+        "load_done": len(done),
+        "load_failures": failures,
+        "seconds": elapsed,
+        "sizes": weights,
+        "peak_rss": await sampler,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--probes", type=int, default=150, help="timed cheap calls per phase")
     parser.add_argument("--routes", type=int, default=4, help="concurrent 40,000-point routes")
     parser.add_argument("--maps", type=int, default=1, help="concurrent 1,000,000-point maps")
     parser.add_argument("--fit-workers", type=int, default=2)
     parser.add_argument("--modes", default="pool,inline", help="pool, inline or both")
-    parser.add_argument("--probe", choices=sorted(PROBES), default="status",
-                        help="status: tomtom-report-app-status, answered by the replica alone "
-                             "(default); geocode: also waits for the offline upstream")
+    parser.add_argument(
+        "--probe",
+        choices=sorted(PROBES),
+        default="status",
+        help="status: tomtom-report-app-status, answered by the replica alone "
+        "(default); geocode: also waits for the offline upstream",
+    )
     args = parser.parse_args(argv)
     modes = {"pool": {}, "inline": {"FIT_INLINE": "1"}}
 
@@ -143,38 +173,77 @@ def main(argv: list[str] | None = None) -> int:
     for mode in args.modes.split(","):
         env = modes[mode]
         print(f"{mode}: starting the upstream and one replica...", file=sys.stderr)
-        with run_topology(replicas=1, with_balancer=False, fit_workers=args.fit_workers,
-                          env=env) as topology:
+        with run_topology(
+            replicas=1, with_balancer=False, fit_workers=args.fit_workers, env=env
+        ) as topology:
             assert topology.upstream is not None
-            result = asyncio.run(measure(topology.replicas[0], topology.upstream.url, args.probe,
-                                         args.probes, args.routes, args.maps))
+            result = asyncio.run(
+                measure(
+                    topology.replicas[0],
+                    topology.upstream.url,
+                    args.probe,
+                    args.probes,
+                    args.routes,
+                    args.maps,
+                )
+            )
         idle, loaded = result["idle"], result["loaded"]
         if not notes:
             notes += result["sizes"]
         idle_p99 = percentile(idle, 99)
         ratios[mode] = percentile(loaded, 99) / idle_p99
         for phase, samples in (("idle", idle), ("under load", loaded)):
-            rows.append([mode, phase, len(samples), percentile(samples, 50),
-                         percentile(samples, 99), max(samples),
-                         f"{percentile(samples, 99) / idle_p99:.1f}x",
-                         "" if phase == "idle" else f"{result['load_done']} in "
-                         f"{result['seconds']:.1f} s"])
-        notes.append(f"{mode}: replica peak RSS under load {result['peak_rss'] / 2**20:,.0f} MiB "
-                     "(server + fitting workers)")
+            rows.append(
+                [
+                    mode,
+                    phase,
+                    len(samples),
+                    percentile(samples, 50),
+                    percentile(samples, 99),
+                    max(samples),
+                    f"{percentile(samples, 99) / idle_p99:.1f}x",
+                    ""
+                    if phase == "idle"
+                    else f"{result['load_done']} in {result['seconds']:.1f} s",
+                ]
+            )
+        notes.append(
+            f"{mode}: replica peak RSS under load {result['peak_rss'] / 2**20:,.0f} MiB "
+            "(server + fitting workers)"
+        )
         if result["load_failures"]:
-            notes.append(f"{mode}: {len(result['load_failures'])} load calls failed, e.g. "
-                         f"{result['load_failures'][0][:160]}")
-    print(f"\nprobe: {PROBES[args.probe][0]} back to back; load: {args.routes} x "
-          f"Madrid-Warsaw routes + {args.maps} x dynamic map of ten long routes, looping; "
-          f"FIT_WORKERS={args.fit_workers}\n")
-    print(format_table(["mode", "phase", "probes", "p50 ms", "p99 ms", "max ms",
-                        "p99 / idle p99", "load calls done"], rows))
+            notes.append(
+                f"{mode}: {len(result['load_failures'])} load calls failed, e.g. "
+                f"{result['load_failures'][0][:160]}"
+            )
+    print(
+        f"\nprobe: {PROBES[args.probe][0]} back to back; load: {args.routes} x "
+        f"Madrid-Warsaw routes + {args.maps} x dynamic map of ten long routes, looping; "
+        f"FIT_WORKERS={args.fit_workers}\n"
+    )
+    print(
+        format_table(
+            [
+                "mode",
+                "phase",
+                "probes",
+                "p50 ms",
+                "p99 ms",
+                "max ms",
+                "p99 / idle p99",
+                "load calls done",
+            ],
+            rows,
+        )
+    )
     for note in notes:
         print(note)
     if "pool" in ratios:
         verdict = "meets" if ratios["pool"] <= 3.0 else "misses"
-        print(f"\npool: p99 under load is {ratios['pool']:.1f}x idle p99, {verdict} the 3x "
-              "target" + (f"; inline: {ratios['inline']:.1f}x" if "inline" in ratios else ""))
+        print(
+            f"\npool: p99 under load is {ratios['pool']:.1f}x idle p99, {verdict} the 3x "
+            "target" + (f"; inline: {ratios['inline']:.1f}x" if "inline" in ratios else "")
+        )
     return 0
 
 

@@ -36,8 +36,9 @@ LONG = ("tomtom-routing", {"locations": MADRID_WARSAW})
 MIB = 1024 * 1024
 
 
-async def level(url: str, call: tuple[str, dict], concurrency: int, seconds: float
-                ) -> dict[str, object]:
+async def level(
+    url: str, call: tuple[str, dict], concurrency: int, seconds: float
+) -> dict[str, object]:
     """Run `concurrency` back-to-back callers for `seconds`; latencies and errors."""
     latencies: list[float] = []
     errors: list[str] = []
@@ -59,30 +60,45 @@ async def level(url: str, call: tuple[str, dict], concurrency: int, seconds: flo
         started = time.perf_counter()
         await asyncio.gather(*(caller(client) for client in pool))
         elapsed = time.perf_counter() - started
-    return {"done": len(latencies), "rps": len(latencies) / elapsed, "latencies": latencies,
-            "errors": errors}
+    return {
+        "done": len(latencies),
+        "rps": len(latencies) / elapsed,
+        "latencies": latencies,
+        "errors": errors,
+    }
 
 
-async def run(service: Service, levels: list[int], cheap_s: float, long_s: float
-              ) -> tuple[list[list[object]], list[str], int]:
+async def run(
+    service: Service, levels: list[int], cheap_s: float, long_s: float
+) -> tuple[list[list[object]], list[str], int]:
     url = f"{service.url}/mcp"
     rows: list[list[object]] = []
     notes: list[str] = []
     await level(url, CHEAP, 1, 0.5)  # first calls out of the way
     stop = asyncio.Event()
     sampler = asyncio.create_task(peak_rss(service, stop))
-    for label, call, seconds in (("replica only (status report)", LOCAL, cheap_s),
-                                 ("cheap (geocode)", CHEAP, cheap_s),
-                                 ("long route (Madrid-Warsaw)", LONG, long_s)):
+    for label, call, seconds in (
+        ("replica only (status report)", LOCAL, cheap_s),
+        ("cheap (geocode)", CHEAP, cheap_s),
+        ("long route (Madrid-Warsaw)", LONG, long_s),
+    ):
         reference = None
         for concurrency in levels:
             print(f"{label}: concurrency {concurrency}...", file=sys.stderr)
             result = await level(url, call, concurrency, seconds)
             reference = reference or result["rps"]
-            rows.append([label, concurrency, result["done"], result["rps"],
-                         f"{result['rps'] / reference:.1f}x",
-                         percentile(result["latencies"], 50), percentile(result["latencies"], 99),
-                         len(result["errors"])])
+            rows.append(
+                [
+                    label,
+                    concurrency,
+                    result["done"],
+                    result["rps"],
+                    f"{result['rps'] / reference:.1f}x",
+                    percentile(result["latencies"], 50),
+                    percentile(result["latencies"], 99),
+                    len(result["errors"]),
+                ]
+            )
             if result["errors"]:
                 notes.append(f"{label} at {concurrency}: {result['errors'][0][:200]}")
     stop.set()
@@ -90,8 +106,9 @@ async def run(service: Service, levels: list[int], cheap_s: float, long_s: float
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--levels", default="1,4,16,64", help="concurrency levels")
     parser.add_argument("--cheap-s", type=float, default=3.0, help="seconds per cheap level")
     parser.add_argument("--long-s", type=float, default=10.0, help="seconds per long level")
@@ -105,12 +122,17 @@ def main(argv: list[str] | None = None) -> int:
         warm_rss = replica.rss_bytes()
         rows, notes, peak_rss = asyncio.run(run(replica, levels, args.cheap_s, args.long_s))
     print(f"\none replica, FIT_WORKERS={args.fit_workers}, offline upstream in its own process\n")
-    print(format_table(["calls", "concurrency", "done", "req/s", "vs c=1", "p50 ms", "p99 ms",
-                        "errors"], rows))
+    print(
+        format_table(
+            ["calls", "concurrency", "done", "req/s", "vs c=1", "p50 ms", "p99 ms", "errors"], rows
+        )
+    )
     for note in notes:
         print(f"error, e.g. {note}")
-    print(f"\nreplica RSS (server + {args.fit_workers} fitting workers): "
-          f"{warm_rss / MIB:,.0f} MiB warm and idle, {peak_rss / MIB:,.0f} MiB peak under load")
+    print(
+        f"\nreplica RSS (server + {args.fit_workers} fitting workers): "
+        f"{warm_rss / MIB:,.0f} MiB warm and idle, {peak_rss / MIB:,.0f} MiB peak under load"
+    )
     return 0
 
 

@@ -58,8 +58,12 @@ class _Miss(Exception):
 
 
 async def replay_fetch(
-    client: httpx.AsyncClient, scenario: Scenario, tool_url: str, widget_url: str,
-    *, show_ui: bool = True,
+    client: httpx.AsyncClient,
+    scenario: Scenario,
+    tool_url: str,
+    widget_url: str,
+    *,
+    show_ui: bool = True,
 ) -> Outcome:
     """Call the tool on `tool_url`, then obtain and check the widget's data via `widget_url`."""
     arguments = scenario.arguments if show_ui else {**scenario.arguments, "show_ui": False}
@@ -83,17 +87,29 @@ async def replay_fetch(
     except CallFailed as exc:
         return Outcome(scenario, "failed", str(exc), _ms(started))
     except (_Miss, ToolError) as exc:
-        return await _ended(client, widget_url, scenario, "miss", str(exc), started,
-                            len(app_data))
+        return await _ended(client, widget_url, scenario, "miss", str(exc), started, len(app_data))
     ms = _ms(started)
     failed = await _report(client, widget_url, scenario.tool, "ok", "drawn")
-    return Outcome(scenario, "ok", "", ms, len(app_data), envelope.get("fitted") is not None,
-                   len(pages), report_failed=failed)
+    return Outcome(
+        scenario,
+        "ok",
+        "",
+        ms,
+        len(app_data),
+        envelope.get("fitted") is not None,
+        len(pages),
+        report_failed=failed,
+    )
 
 
 async def _ended(
-    client: httpx.AsyncClient, widget_url: str, scenario: Scenario,
-    status: Literal["miss", "tool_error"], reason: str, started: float, chars: int = 0,
+    client: httpx.AsyncClient,
+    widget_url: str,
+    scenario: Scenario,
+    status: Literal["miss", "tool_error"],
+    reason: str,
+    started: float,
+    chars: int = 0,
 ) -> Outcome:
     """An outcome without data: the widget shows the error and reports it."""
     ms = _ms(started)
@@ -109,7 +125,10 @@ def _inline_app_data(result: dict[str, Any]) -> str:
 
 
 async def _get_app_data(
-    client: httpx.AsyncClient, url: str, tool: str, arguments: dict[str, Any],
+    client: httpx.AsyncClient,
+    url: str,
+    tool: str,
+    arguments: dict[str, Any],
     chunks: list[str],
 ) -> str:
     """Page through `tomtom-get-app-data` from offset 0 until `has_more` is false."""
@@ -145,20 +164,23 @@ def _decode(app_data: str, tool: str) -> dict[str, Any]:
     if envelope.get("v") != 1 or envelope.get("tool") != tool:
         raise _Miss(f"unexpected envelope v={envelope.get('v')} tool={envelope.get('tool')}")
     data = envelope.get("data") or {}
-    features = (data.get("geojson") or {}).get("features") if "geojson" in data else \
-        data.get("features")
+    features = (
+        (data.get("geojson") or {}).get("features") if "geojson" in data else data.get("features")
+    )
     if not features:
         raise _Miss("the app data holds no features")
     return envelope
 
 
-async def _report(
-    client: httpx.AsyncClient, url: str, tool: str, status: str, reason: str
-) -> bool:
+async def _report(client: httpx.AsyncClient, url: str, tool: str, status: str, reason: str) -> bool:
     """Send the widget's status report; True when that call itself failed."""
     try:
-        await call_tool(client, url, REPORT_STATUS,
-                        {"tool": tool, "status": status, "reason": reason[:200], "detail": ""})
+        await call_tool(
+            client,
+            url,
+            REPORT_STATUS,
+            {"tool": tool, "status": status, "reason": reason[:200], "detail": ""},
+        )
     except (CallFailed, ToolError):
         return True
     return False

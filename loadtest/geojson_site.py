@@ -38,10 +38,12 @@ def points_geojson(n: int) -> bytes:
     lat = np.round(rng.uniform(37.0, 58.0, n), 5)
     value = np.round(rng.gamma(2.0, 50.0, n), 1)
     features = [
-        {"type": "Feature", "geometry": {"type": "Point", "coordinates": [x, y]},
-         "properties": {"name": f"site {i}", "value": v}}
-        for i, (x, y, v) in enumerate(zip(lon.tolist(), lat.tolist(), value.tolist(),
-                                          strict=True))
+        {
+            "type": "Feature",
+            "geometry": {"type": "Point", "coordinates": [x, y]},
+            "properties": {"name": f"site {i}", "value": v},
+        }
+        for i, (x, y, v) in enumerate(zip(lon.tolist(), lat.tolist(), value.tolist(), strict=True))
     ]
     return orjson.dumps({"type": "FeatureCollection", "features": features})
 
@@ -73,7 +75,9 @@ def serve_geojson(timeout: float = 30.0) -> Iterator[str]:
     port = free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "loadtest.geojson_site", "--port", str(port)],
-        cwd=_ROOT, stdin=subprocess.DEVNULL, start_new_session=True,
+        cwd=_ROOT,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
     )
     try:
         deadline = time.monotonic() + timeout

@@ -34,27 +34,41 @@ def replay_mix(geojson_base_url: str) -> list[Scenario]:
     def data_viz(points: int) -> dict[str, object]:
         return {
             "data_url": f"{geojson_base_url}/points/{points}.geojson",
-            "layers": [{"type": "circle", "paint": {"circle-color": "#e33", "circle-radius": 4},
-                        "label": "name"}],
+            "layers": [
+                {
+                    "type": "circle",
+                    "paint": {"circle-color": "#e33", "circle-radius": 4},
+                    "label": "name",
+                }
+            ],
             "title": f"{points:,} sites",
         }
 
     return [
         Scenario("routing short", "tomtom-routing", {"locations": [AMSTERDAM, ROTTERDAM]}),
         Scenario("routing long", "tomtom-routing", {"locations": LONG_ROUTE}),
-        Scenario("fuzzy search", "tomtom-fuzzy-search",
-                 {"query": "coffee", "position": AMSTERDAM}),
-        Scenario("search along route", "tomtom-search-along-route",
-                 {"query": "fuel", "locations": [AMSTERDAM, BERLIN]}),
-        Scenario("dynamic map", "tomtom-dynamic-map", {
-            "routes": [{"locations": LONG_ROUTE}, {"locations": [AMSTERDAM, MADRID]},
-                       {"locations": [PARIS, ROME]}],
-            "markers": [{"position": p, "label": n}
-                        for p, n in ((LISBON, "Lisbon"), (WARSAW, "Warsaw"), (ROME, "Rome"))],
-        }),
-        Scenario("data-viz small", "tomtom-data-viz", data_viz(DATA_VIZ_SMALL_POINTS),
-                 paged=True),
-        Scenario("data-viz large", "tomtom-data-viz", data_viz(DATA_VIZ_LARGE_POINTS),
-                 paged=True),
+        Scenario("fuzzy search", "tomtom-fuzzy-search", {"query": "coffee", "position": AMSTERDAM}),
+        Scenario(
+            "search along route",
+            "tomtom-search-along-route",
+            {"query": "fuel", "locations": [AMSTERDAM, BERLIN]},
+        ),
+        Scenario(
+            "dynamic map",
+            "tomtom-dynamic-map",
+            {
+                "routes": [
+                    {"locations": LONG_ROUTE},
+                    {"locations": [AMSTERDAM, MADRID]},
+                    {"locations": [PARIS, ROME]},
+                ],
+                "markers": [
+                    {"position": p, "label": n}
+                    for p, n in ((LISBON, "Lisbon"), (WARSAW, "Warsaw"), (ROME, "Rome"))
+                ],
+            },
+        ),
+        Scenario("data-viz small", "tomtom-data-viz", data_viz(DATA_VIZ_SMALL_POINTS), paged=True),
+        Scenario("data-viz large", "tomtom-data-viz", data_viz(DATA_VIZ_LARGE_POINTS), paged=True),
         Scenario("geocode", "tomtom-geocode", {"query": "Dam 1, Amsterdam"}),
     ]

@@ -53,9 +53,15 @@ class Route:
 
 
 async def run_replay(
-    scenarios: Sequence[Scenario], route: Route, *, count: int, concurrency: int,
-    show_ui: bool = True, timeout: float = DEFAULT_TIMEOUT_S,
-    kill_after: int | None = None, kill: Callable[[], None] | None = None,
+    scenarios: Sequence[Scenario],
+    route: Route,
+    *,
+    count: int,
+    concurrency: int,
+    show_ui: bool = True,
+    timeout: float = DEFAULT_TIMEOUT_S,
+    kill_after: int | None = None,
+    kill: Callable[[], None] | None = None,
 ) -> list[Outcome]:
     """Run `count` fetches, `concurrency` at a time; call `kill` once `kill_after` completed."""
     outcomes: list[Outcome | None] = [None] * count
@@ -69,8 +75,9 @@ async def run_replay(
                 i = next_index
                 next_index += 1
                 scenario = scenarios[i % len(scenarios)]
-                outcomes[i] = await replay_fetch(client, scenario, route.tool_url(i),
-                                                 route.widget_url(i), show_ui=show_ui)
+                outcomes[i] = await replay_fetch(
+                    client, scenario, route.tool_url(i), route.widget_url(i), show_ui=show_ui
+                )
                 completed += 1
                 if kill and not killed and kill_after is not None and completed >= kill_after:
                     killed = True
@@ -88,18 +95,37 @@ def summary(outcomes: Sequence[Outcome]) -> str:
         group = [o for o in outcomes if o.scenario.label == label]
         done = [o for o in group if o.status != "failed"]
         chars = [o.chars for o in group if o.status == "ok"]
-        rows.append([
-            label, group[0].scenario.tool, len(group),
-            sum(o.status == "miss" for o in group),
-            sum(o.status == "tool_error" for o in group), len(group) - len(done),
-            sum(o.fitted for o in group),
-            percentile([o.ms for o in done], 50), percentile([o.ms for o in done], 99),
-            int(percentile(chars, 50)) if chars else "-",
-        ])
-    lines = [format_table(
-        ["fetch", "tool", "count", "misses", "tool errors", "failed", "fitted", "p50 ms",
-         "p99 ms",
-         "app-data chars p50"], rows)]
+        rows.append(
+            [
+                label,
+                group[0].scenario.tool,
+                len(group),
+                sum(o.status == "miss" for o in group),
+                sum(o.status == "tool_error" for o in group),
+                len(group) - len(done),
+                sum(o.fitted for o in group),
+                percentile([o.ms for o in done], 50),
+                percentile([o.ms for o in done], 99),
+                int(percentile(chars, 50)) if chars else "-",
+            ]
+        )
+    lines = [
+        format_table(
+            [
+                "fetch",
+                "tool",
+                "count",
+                "misses",
+                "tool errors",
+                "failed",
+                "fitted",
+                "p50 ms",
+                "p99 ms",
+                "app-data chars p50",
+            ],
+            rows,
+        )
+    ]
     misses = [o for o in outcomes if o.status == "miss"]
     errors = [o for o in outcomes if o.status == "tool_error"]
     failed = [o for o in outcomes if o.status == "failed"]
@@ -110,8 +136,9 @@ def summary(outcomes: Sequence[Outcome]) -> str:
     if reports:
         lines.append(f"status reports that failed to send: {reports}")
     if errors:
-        lines.append(f"tool errors (the host shows the error; not misses): "
-                     f"{len(errors)}/{len(outcomes)}")
+        lines.append(
+            f"tool errors (the host shows the error; not misses): {len(errors)}/{len(outcomes)}"
+        )
     if failed:
         lines.append(f"failed calls (never completed; not misses): {len(failed)}/{len(outcomes)}")
     lines.append(f"misses: {len(misses)}/{len(outcomes)}")
@@ -120,10 +147,15 @@ def summary(outcomes: Sequence[Outcome]) -> str:
 
 def server_side(outcomes: Sequence[Outcome], reports: Counter[str]) -> str:
     """The replicas' count of widget status reports beside the replay's own."""
-    sent = Counter("error" if o.status in ("miss", "tool_error") else "ok"
-                   for o in outcomes if o.status != "failed" and not o.report_failed)
-    return (f"widget reports in the replicas' /metrics: ok {reports['ok']}, error "
-            f"{reports['error']} (the replay sent ok {sent['ok']}, error {sent['error']})")
+    sent = Counter(
+        "error" if o.status in ("miss", "tool_error") else "ok"
+        for o in outcomes
+        if o.status != "failed" and not o.report_failed
+    )
+    return (
+        f"widget reports in the replicas' /metrics: ok {reports['ok']}, error "
+        f"{reports['error']} (the replay sent ok {sent['ok']}, error {sent['error']})"
+    )
 
 
 def exit_code(outcomes: Sequence[Outcome], *, failures_expected: bool) -> int:
@@ -137,26 +169,50 @@ def exit_code(outcomes: Sequence[Outcome], *, failures_expected: bool) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m loadtest.replay", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m loadtest.replay",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     target = parser.add_mutually_exclusive_group()
-    target.add_argument("--replica", action="append", metavar="URL",
-                        help="an MCP endpoint of a running replica (give two)")
+    target.add_argument(
+        "--replica",
+        action="append",
+        metavar="URL",
+        help="an MCP endpoint of a running replica (give two)",
+    )
     target.add_argument("--url", help="one MCP endpoint behind a load balancer")
-    target.add_argument("--balancer", action="store_true",
-                        help="start nginx too and replay through it")
+    target.add_argument(
+        "--balancer", action="store_true", help="start nginx too and replay through it"
+    )
     parser.add_argument("--count", type=int, default=DEFAULT_COUNT)
     parser.add_argument("--concurrency", type=int, default=8)
-    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S,
-                        help="seconds per call (default %(default)s)")
-    parser.add_argument("--kill-one-after", type=int, metavar="N",
-                        help="SIGKILL the second replica after N fetches completed")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT_S,
+        help="seconds per call (default %(default)s)",
+    )
+    parser.add_argument(
+        "--kill-one-after",
+        type=int,
+        metavar="N",
+        help="SIGKILL the second replica after N fetches completed",
+    )
     parser.add_argument("--fit-workers", type=int, help="FIT_WORKERS of started replicas")
-    parser.add_argument("--logs", type=Path, metavar="DIR",
-                        help="keep the started services' logs in DIR (default: a temporary "
-                             "directory, removed at the end)")
-    parser.add_argument("--no-ui", dest="show_ui", action="store_false",
-                        help="send show_ui: false (no app data): every fetch must count as a miss")
+    parser.add_argument(
+        "--logs",
+        type=Path,
+        metavar="DIR",
+        help="keep the started services' logs in DIR (default: a temporary "
+        "directory, removed at the end)",
+    )
+    parser.add_argument(
+        "--no-ui",
+        dest="show_ui",
+        action="store_false",
+        help="send show_ui: false (no app data): every fetch must count as a miss",
+    )
     return parser
 
 
@@ -180,8 +236,10 @@ def main(argv: list[str] | None = None) -> int:
             print("starting the offline upstream and two replicas...", file=sys.stderr)
             try:
                 topology: Topology = stack.enter_context(
-                    run_topology(with_balancer=args.balancer, fit_workers=args.fit_workers,
-                                 workdir=args.logs))
+                    run_topology(
+                        with_balancer=args.balancer, fit_workers=args.fit_workers, workdir=args.logs
+                    )
+                )
             except TopologyError as exc:
                 print(exc, file=sys.stderr)
                 return 3
@@ -192,16 +250,28 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"killing {victim}", file=sys.stderr)
                 topology.kill(victim)
 
-        replica_bases = [u.removesuffix("/mcp") for u in
-                         (args.replica or ([] if external else topology.replica_urls))]
+        replica_bases = [
+            u.removesuffix("/mcp")
+            for u in (args.replica or ([] if external else topology.replica_urls))
+        ]
         before = widget_reports(replica_bases)
-        print(f"replaying {args.count} fetches, {args.concurrency} at a time, via "
-              f"{', '.join(str(u) for u in urls)}", file=sys.stderr)
-        outcomes = asyncio.run(run_replay(
-            replay_mix(geojson_url), Route(urls), count=args.count,
-            concurrency=args.concurrency, show_ui=args.show_ui, timeout=args.timeout,
-            kill_after=args.kill_one_after, kill=kill if args.kill_one_after else None,
-        ))
+        print(
+            f"replaying {args.count} fetches, {args.concurrency} at a time, via "
+            f"{', '.join(str(u) for u in urls)}",
+            file=sys.stderr,
+        )
+        outcomes = asyncio.run(
+            run_replay(
+                replay_mix(geojson_url),
+                Route(urls),
+                count=args.count,
+                concurrency=args.concurrency,
+                show_ui=args.show_ui,
+                timeout=args.timeout,
+                kill_after=args.kill_one_after,
+                kill=kill if args.kill_one_after else None,
+            )
+        )
         if replica_bases and args.kill_one_after is None:
             print(server_side(outcomes, widget_reports(replica_bases) - before))
     print(summary(outcomes), flush=True)

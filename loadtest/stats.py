@@ -16,12 +16,15 @@ def format_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> st
     """Columns padded to their widest cell; text left-aligned, numbers right-aligned."""
     cells = [[_cell(v) for v in row] for row in rows]
     left = [all(isinstance(row[i], str) for row in rows) for i in range(len(headers))]
-    widths = [max(len(h), *(len(r[i]) for r in cells)) if cells else len(h)
-              for i, h in enumerate(headers)]
+    widths = [
+        max(len(h), *(len(r[i]) for r in cells)) if cells else len(h) for i, h in enumerate(headers)
+    ]
 
     def line(values: Sequence[str]) -> str:
-        return "  ".join(v.ljust(w) if left[i] else v.rjust(w)
-                         for i, (v, w) in enumerate(zip(values, widths, strict=True))).rstrip()
+        return "  ".join(
+            v.ljust(w) if left[i] else v.rjust(w)
+            for i, (v, w) in enumerate(zip(values, widths, strict=True))
+        ).rstrip()
 
     return "\n".join([line(headers), line(["-" * w for w in widths]), *map(line, cells)])
 

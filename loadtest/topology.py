@@ -101,9 +101,7 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def replica_env(
-    upstream_url: str | None, extra: Mapping[str, str] | None = None
-) -> dict[str, str]:
+def replica_env(upstream_url: str | None, extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """Environment of a replica: the separate upstream if given, else the built-in one."""
     env = dict(os.environ)
     env.pop("TOMTOM_API_KEY", None)
@@ -148,8 +146,13 @@ def run_topology(
         for i in range(1, replicas + 1):
             port = free_port()
             topology.replicas.append(
-                _start(f"replica-{i}", _cli("serve", port), port, workdir,
-                       replica_env(upstream_url, extra))
+                _start(
+                    f"replica-{i}",
+                    _cli("serve", port),
+                    port,
+                    workdir,
+                    replica_env(upstream_url, extra),
+                )
             )
         for service in topology.replicas:
             _wait_ready(service, ready_timeout)
@@ -175,8 +178,13 @@ def _start(
     log = workdir / f"{name}.log"
     with log.open("wb") as out:
         process = subprocess.Popen(
-            command, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            env=env, cwd=_ROOT, start_new_session=True,
+            command,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            env=env,
+            cwd=_ROOT,
+            start_new_session=True,
         )
     return Service(name, process, f"http://127.0.0.1:{port}", log)
 
@@ -189,8 +197,9 @@ def _wait_listening(service: Service, timeout: float) -> None:
         with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.5):
             return
         time.sleep(0.1)
-    raise TopologyError(f"{service.name} did not listen within {timeout:.0f} s\n"
-                        f"{service.log_tail()}")
+    raise TopologyError(
+        f"{service.name} did not listen within {timeout:.0f} s\n{service.log_tail()}"
+    )
 
 
 def _wait_ready(service: Service, timeout: float) -> None:
@@ -208,14 +217,16 @@ def _wait_ready(service: Service, timeout: float) -> None:
             except (httpx.HTTPError, ValueError) as exc:
                 last = f"{type(exc).__name__}: {exc}"
             time.sleep(0.2)
-    raise TopologyError(f"{service.name} was not ready within {timeout:.0f} s ({last})\n"
-                        f"{service.log_tail()}")
+    raise TopologyError(
+        f"{service.name} was not ready within {timeout:.0f} s ({last})\n{service.log_tail()}"
+    )
 
 
 def _check_alive(service: Service) -> None:
     if service.process.poll() is not None:
-        raise TopologyError(f"{service.name} exited with code {service.process.returncode}\n"
-                            f"{service.log_tail()}")
+        raise TopologyError(
+            f"{service.name} exited with code {service.process.returncode}\n{service.log_tail()}"
+        )
 
 
 def _signal_group(process: subprocess.Popen[bytes], sig: signal.Signals) -> None:
@@ -253,33 +264,49 @@ def _stop_all(topology: Topology) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m loadtest.topology", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m loadtest.topology",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--port", type=int, default=8080, help="balancer port (default 8080)")
     parser.add_argument("--replicas", type=int, default=2)
     parser.add_argument("--fit-workers", type=int, default=None)
-    parser.add_argument("--builtin-upstream", action="store_true",
-                        help="no separate upstream: each replica uses its in-process one")
+    parser.add_argument(
+        "--builtin-upstream",
+        action="store_true",
+        help="no separate upstream: each replica uses its in-process one",
+    )
     args = parser.parse_args(argv)
     # A shell starts background jobs with SIGINT ignored; Ctrl-C and `kill -INT` must stop us.
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
-        with run_topology(replicas=args.replicas, balancer_port=args.port,
-                          with_upstream=not args.builtin_upstream,
-                          fit_workers=args.fit_workers) as topology:
+        with run_topology(
+            replicas=args.replicas,
+            balancer_port=args.port,
+            with_upstream=not args.builtin_upstream,
+            fit_workers=args.fit_workers,
+        ) as topology:
             for service in topology.services():
-                print(f"{service.name:<10} {service.url}  (pid {service.process.pid}, "
-                      f"log {service.log})")
-            print(f"\nMCP endpoint: {topology.balancer_url}\n"
-                  f"replay: .venv/bin/python -m loadtest.replay --url {topology.balancer_url}\n"
-                  "Ctrl-C stops everything.", flush=True)
+                print(
+                    f"{service.name:<10} {service.url}  (pid {service.process.pid}, "
+                    f"log {service.log})"
+                )
+            print(
+                f"\nMCP endpoint: {topology.balancer_url}\n"
+                f"replay: .venv/bin/python -m loadtest.replay --url {topology.balancer_url}\n"
+                "Ctrl-C stops everything.",
+                flush=True,
+            )
             while all(s.process.poll() is None for s in topology.services()):
                 time.sleep(0.5)
             dead = [s for s in topology.services() if s.process.poll() is not None]
             for service in dead:
-                print(f"{service.name} exited ({service.process.returncode}):\n"
-                      f"{service.log_tail()}", file=sys.stderr)
+                print(
+                    f"{service.name} exited ({service.process.returncode}):\n{service.log_tail()}",
+                    file=sys.stderr,
+                )
             return 1
     except KeyboardInterrupt:
         return 0

@@ -58,8 +58,9 @@ async def call_tool(
     except orjson.JSONDecodeError as exc:
         raise ToolError(f"the answer is not JSON: {response.text[:200]!r}") from exc
     if "error" in message:
-        raise ToolError(f"JSON-RPC error {message['error'].get('code')}: "
-                        f"{message['error'].get('message')}")
+        raise ToolError(
+            f"JSON-RPC error {message['error'].get('code')}: {message['error'].get('message')}"
+        )
     return message["result"]
 
 
@@ -75,9 +76,12 @@ async def clients(count: int, timeout: float) -> AsyncIterator[list[httpx.AsyncC
     ssl_context = ssl.create_default_context()
     limits = httpx.Limits(max_connections=4, max_keepalive_connections=4)
     async with contextlib.AsyncExitStack() as stack:
-        yield [await stack.enter_async_context(
-            httpx.AsyncClient(timeout=timeout, limits=limits, verify=ssl_context))
-            for _ in range(count)]
+        yield [
+            await stack.enter_async_context(
+                httpx.AsyncClient(timeout=timeout, limits=limits, verify=ssl_context)
+            )
+            for _ in range(count)
+        ]
 
 
 def result_text(result: dict[str, Any]) -> str:

@@ -13,8 +13,11 @@ DOCKERFILE = (ROOT / "Dockerfile").read_text()
 
 def _instructions() -> list[tuple[str, str]]:
     joined = re.sub(r"\\\n", " ", DOCKERFILE)
-    return [tuple(line.strip().split(None, 1)) for line in joined.splitlines()
-            if line.strip() and not line.lstrip().startswith("#")]
+    return [
+        tuple(line.strip().split(None, 1))
+        for line in joined.splitlines()
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
 
 
 def _ignored(path: str) -> bool:
@@ -26,8 +29,11 @@ def _ignored(path: str) -> bool:
             continue
         negate = pattern.startswith("!")
         pattern = pattern.lstrip("!").rstrip("/")
-        if fnmatch.fnmatch(path, pattern) or fnmatch.fnmatch(path, pattern.replace("**/", "")) \
-                or path.startswith(pattern + "/"):
+        if (
+            fnmatch.fnmatch(path, pattern)
+            or fnmatch.fnmatch(path, pattern.replace("**/", ""))
+            or path.startswith(pattern + "/")
+        ):
             ignored = not negate
     return ignored
 

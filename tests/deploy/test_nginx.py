@@ -23,8 +23,11 @@ def test_nginx_accepts_the_config_run_unprivileged_from_a_prefix_dir(tmp_path: P
 
 def test_nginx_rejects_a_broken_config(tmp_path: Path) -> None:
     conf = tmp_path / "nginx.conf"
-    conf.write_text(render_nginx_conf(["127.0.0.1:18001"], "127.0.0.1:18000").replace(
-        "proxy_pass http://mcp_replicas;", "proxy_pass http://mcp_replicas", 1))
+    conf.write_text(
+        render_nginx_conf(["127.0.0.1:18001"], "127.0.0.1:18000").replace(
+            "proxy_pass http://mcp_replicas;", "proxy_pass http://mcp_replicas", 1
+        )
+    )
     assert check_nginx_conf(tmp_path, conf).returncode != 0
 
 

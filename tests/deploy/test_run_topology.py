@@ -33,8 +33,10 @@ def _process_groups() -> set[int]:
 
 async def _geocode_four_times(url: str) -> list[dict]:
     async with httpx.AsyncClient(timeout=30) as client:
-        return [await call_tool(client, url, "tomtom-geocode", {"query": "Dam, Amsterdam"})
-                for _ in range(4)]
+        return [
+            await call_tool(client, url, "tomtom-geocode", {"query": "Dam, Amsterdam"})
+            for _ in range(4)
+        ]
 
 
 def test_run_topology_serves_mcp_through_nginx_and_ctrl_c_stops_every_process(
@@ -45,7 +47,9 @@ def test_run_topology_serves_mcp_through_nginx_and_ctrl_c_stops_every_process(
     with out.open("wb") as sink:
         runner = subprocess.Popen(
             [str(ROOT / "deploy" / "run-topology"), "--port", str(port), "--fit-workers", "1"],
-            stdout=sink, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
         )
     try:
         deadline = time.monotonic() + START_TIMEOUT_S

@@ -42,14 +42,22 @@ def _by_label(outcomes: list[Outcome]) -> dict[str, list[Outcome]]:
 def test_each_fetch_calls_its_tool_on_one_replica_and_its_widget_fetches_on_the_other() -> None:
     route = Route(["a", "b"])
     assert [(route.tool_url(i), route.widget_url(i)) for i in range(3)] == [
-        ("a", "b"), ("b", "a"), ("a", "b")]
+        ("a", "b"),
+        ("b", "a"),
+        ("a", "b"),
+    ]
 
 
 async def test_a_replay_across_two_replicas_leaves_no_widget_without_data(
     topology: Topology, geojson_url: str
 ) -> None:
-    outcomes = await run_replay(replay_mix(geojson_url), Route(topology.replica_urls),
-                                count=2 * MIX_SIZE, concurrency=4, timeout=60)
+    outcomes = await run_replay(
+        replay_mix(geojson_url),
+        Route(topology.replica_urls),
+        count=2 * MIX_SIZE,
+        concurrency=4,
+        timeout=60,
+    )
     assert [o for o in outcomes if o.status != "ok"] == []
     groups = _by_label(outcomes)
     assert len(groups) == MIX_SIZE
@@ -61,8 +69,18 @@ async def test_a_replay_across_two_replicas_leaves_no_widget_without_data(
 def test_the_replay_through_nginx_reports_zero_misses_and_exits_zero(
     topology: Topology, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code = replay.main(["--url", str(topology.balancer_url), "--count", str(MIX_SIZE),
-                        "--concurrency", "4", "--timeout", "60"])
+    code = replay.main(
+        [
+            "--url",
+            str(topology.balancer_url),
+            "--count",
+            str(MIX_SIZE),
+            "--concurrency",
+            "4",
+            "--timeout",
+            "60",
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0, out
     assert out.splitlines()[-1] == f"misses: 0/{MIX_SIZE}"
@@ -71,24 +89,36 @@ def test_the_replay_through_nginx_reports_zero_misses_and_exits_zero(
 def test_fetches_without_app_data_count_as_misses_and_the_replay_exits_non_zero(
     topology: Topology, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code = replay.main(["--replica", topology.replica_urls[0], "--replica",
-                        topology.replica_urls[1], "--count", str(MIX_SIZE), "--no-ui"])
+    code = replay.main(
+        [
+            "--replica",
+            topology.replica_urls[0],
+            "--replica",
+            topology.replica_urls[1],
+            "--count",
+            str(MIX_SIZE),
+            "--no-ui",
+        ]
+    )
     out = capsys.readouterr().out
     inline = sum(not s.paged for s in replay_mix("http://unused"))
     assert code == 1
     assert out.splitlines()[-1] == f"misses: {inline}/{MIX_SIZE}"
     assert "no app data in the tool result's _meta" in out
     paged = MIX_SIZE - inline
-    assert (f"widget reports in the replicas' /metrics: ok {paged}, error {inline} "
-            f"(the replay sent ok {paged}, error {inline})") in out
+    assert (
+        f"widget reports in the replicas' /metrics: ok {paged}, error {inline} "
+        f"(the replay sent ok {paged}, error {inline})"
+    ) in out
 
 
 async def test_a_tool_that_answers_with_an_error_is_a_tool_error_not_a_miss(
     topology: Topology,
 ) -> None:
     one_stop = Scenario("one stop", "tomtom-routing", {"locations": [[4.89, 52.37]]})
-    outcomes = await run_replay([one_stop], Route(topology.replica_urls), count=2,
-                                concurrency=2, timeout=60)
+    outcomes = await run_replay(
+        [one_stop], Route(topology.replica_urls), count=2, concurrency=2, timeout=60
+    )
     assert [o.status for o in outcomes] == ["tool_error", "tool_error"]
     assert replay.exit_code(outcomes, failures_expected=True) == 2
     assert summary(outcomes).splitlines()[-1] == "misses: 0/2"
@@ -100,8 +130,14 @@ async def test_a_replica_killed_mid_replay_fails_calls_but_no_completed_fetch_mi
     with run_topology(fit_workers=1, with_balancer=False) as topology:
         victim = topology.replicas[1].name
         outcomes = await run_replay(
-            replay_mix(geojson_url), Route(topology.replica_urls), count=MIX_SIZE * 2,
-            concurrency=2, timeout=60, kill_after=4, kill=lambda: topology.kill(victim))
+            replay_mix(geojson_url),
+            Route(topology.replica_urls),
+            count=MIX_SIZE * 2,
+            concurrency=2,
+            timeout=60,
+            kill_after=4,
+            kill=lambda: topology.kill(victim),
+        )
     statuses = [o.status for o in outcomes]
     assert statuses.count("miss") == 0, summary(outcomes)
     assert statuses.count("failed") > 0
