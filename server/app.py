@@ -59,7 +59,9 @@ def build_runtime(settings: Settings) -> Runtime:
     limits = httpx.Limits(
         max_connections=settings.upstream_connections,
         max_keepalive_connections=settings.upstream_connections,
-        keepalive_expiry=30.0,
+        # Under the 5 s idle timeout of uvicorn and many proxies: a request sent on a
+        # connection the other side is closing fails, and a billed call is never retried.
+        keepalive_expiry=4.0,
     )
     timeout = httpx.Timeout(
         settings.upstream_timeout_s, connect=min(5.0, settings.upstream_timeout_s)
@@ -73,14 +75,18 @@ def build_runtime(settings: Settings) -> Runtime:
     downloads = httpx.AsyncClient(
         timeout=httpx.Timeout(settings.data_viz_timeout_s), follow_redirects=False
     )
+    pool = FitPool(settings.fit_workers, settings.fit_queue)
     return Runtime(
         settings=settings,
         tomtom=TomTomClient(
-            http=http, base_url=settings.upstream_base_url, default_key=settings.api_key
+            http=http,
+            base_url=settings.upstream_base_url,
+            default_key=settings.api_key,
+            offload=None if settings.fit_inline else pool.run_in_process,
         ),
         http=http,
         downloads=downloads,
-        pool=FitPool(settings.fit_workers, settings.fit_queue),
+        pool=pool,
     )
 
 

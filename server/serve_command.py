@@ -45,5 +45,8 @@ def run(args: argparse.Namespace) -> int:
         log_config=None,
         access_log=False,
         timeout_graceful_shutdown=10,
+        # Longer than a balancer's idle timeout (nginx here: 4 s), so the balancer, not the
+        # replica, closes idle connections and never sends on one being closed.
+        timeout_keep_alive=75,
     )
     return 0

@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any
 from urllib.parse import quote
 
@@ -108,6 +108,14 @@ def _latlon(lon: float, lat: float) -> str:
     return f"{coordinate(lat)},{coordinate(lon)}"
 
 
+Offload = Callable[..., Awaitable[Any]]
+"""Runs `parse(content)` off the event loop: the fitting pool's `run_in_process`."""
+
+OFFLOAD_BYTES = 512 * 1024
+"""Bodies this large (a route of about 10,000 points) are parsed in the pool: a 5 MB body
+parsed on the event loop stalls every other request of the replica for tens of ms."""
+
+
 class TomTomClient:
     """Async methods for the TomTom REST endpoints the tools use.
 
@@ -116,10 +124,17 @@ class TomTomClient:
     offline upstream needs none). Bodies are returned as parsed JSON objects.
     """
 
-    def __init__(self, http: httpx.AsyncClient, base_url: str, default_key: str | None) -> None:
+    def __init__(
+        self,
+        http: httpx.AsyncClient,
+        base_url: str,
+        default_key: str | None,
+        offload: Offload | None = None,
+    ) -> None:
         self._http = http
         self._base_url = base_url.rstrip("/")
         self._default_key = default_key
+        self._offload = offload
 
     async def geocode(self, query: str, *, key: str | None, params: Params = ()) -> dict[str, Any]:
         """`GET /search/2/geocode/{query}.json`."""
@@ -275,8 +290,12 @@ class TomTomClient:
             ) from None
         if response.status_code >= 400:
             raise _error_for(response, key)
+        content = response.content
         try:
-            body = parse(response.content)
+            if self._offload is not None and len(content) >= OFFLOAD_BYTES:
+                body = await self._offload(parse, content)
+            else:
+                body = parse(content)
         except orjson.JSONDecodeError:
             raise UpstreamUnavailableError(
                 "TomTom answered with a body that is not JSON. Try again later."

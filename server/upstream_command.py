@@ -37,5 +37,6 @@ def run(args: argparse.Namespace) -> int:
         access_log=False,
         log_level="info",
         timeout_graceful_shutdown=2,
+        timeout_keep_alive=30,  # longer than the server's client keeps idle connections
     )
     return 0

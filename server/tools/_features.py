@@ -139,8 +139,14 @@ def search_results(results: Sequence[dict[str, Any]]) -> tuple[list[dict], list[
 # --- routes ---------------------------------------------------------------------------------
 
 
-def route_feature(route: dict[str, Any], index: int, **extra: Any) -> dict[str, Any]:
-    """One `route` feature: all leg points concatenated, as TomTom's indices count them."""
+def route_feature(
+    route: dict[str, Any], index: int, *, guidance: bool = True, **extra: Any
+) -> dict[str, Any]:
+    """One `route` feature: all leg points concatenated, as TomTom's indices count them.
+
+    `guidance=False` leaves out the instructions and progress points: a composed map of
+    many long routes shows no turn-by-turn, and their thousands of anchored vertices
+    and messages alone would overflow the budget."""
     legs = route.get("legs") or []
     arrays = [point_array(leg.get("points")) for leg in legs]
     line = np.concatenate(arrays) if arrays else np.empty((0, 2), dtype=np.float64)
@@ -161,9 +167,11 @@ def route_feature(route: dict[str, Any], index: int, **extra: Any) -> dict[str, 
         "summary": route.get("summary") or {},
         "legs": leg_props,
         "sections": route.get("sections") or [],
-        "guidance": {"instructions": (route.get("guidance") or {}).get("instructions") or []},
-        "progress": route.get("progress") or [],
     }
+    if guidance:
+        instructions = (route.get("guidance") or {}).get("instructions") or []
+        properties["guidance"] = {"instructions": instructions}
+        properties["progress"] = route.get("progress") or []
     properties.update({k: v for k, v in extra.items() if v is not None})
     return {
         "type": "Feature",

@@ -173,7 +173,9 @@ def register(apps: Apps, runtime: Runtime) -> None:
             for i, (spec, label, route) in enumerate(
                 zip(routes or [], labels, calculated, strict=True)
             ):
-                features.append(route_feature(route, i, label=label, color=spec.color))
+                features.append(
+                    route_feature(route, i, guidance=False, label=label, color=spec.color)
+                )
                 features += waypoint_features(spec.locations)
             features += [_area_feature(area) for area in polygons or []]
             features += [
