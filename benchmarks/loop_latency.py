@@ -33,6 +33,9 @@ from loadtest.stats import format_table, percentile
 from loadtest.topology import OFFLINE_KEY, Service, peak_rss, run_topology
 from loadtest.wire import CallFailed, ToolError, call_tool, clients, result_text
 
+UPSTREAM_NICE = 10
+"""The offline upstream stands in for TomTom, which runs elsewhere: it gets the cores last."""
+
 PROBES = {
     # A tool call that never leaves the replica: its latency is the event loop's.
     "status": (
@@ -174,7 +177,11 @@ def main(argv: list[str] | None = None) -> int:
         env = modes[mode]
         print(f"{mode}: starting the upstream and one replica...", file=sys.stderr)
         with run_topology(
-            replicas=1, with_balancer=False, fit_workers=args.fit_workers, env=env
+            replicas=1,
+            with_balancer=False,
+            fit_workers=args.fit_workers,
+            env=env,
+            upstream_nice=UPSTREAM_NICE,
         ) as topology:
             assert topology.upstream is not None
             result = asyncio.run(
@@ -219,7 +226,8 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"\nprobe: {PROBES[args.probe][0]} back to back; load: {args.routes} x "
         f"Madrid-Warsaw routes + {args.maps} x dynamic map of ten long routes, looping; "
-        f"FIT_WORKERS={args.fit_workers}\n"
+        f"FIT_WORKERS={args.fit_workers} (workers at nice +10); offline upstream at nice "
+        f"+{UPSTREAM_NICE} (it stands in for TomTom, which runs elsewhere)\n"
     )
     print(
         format_table(

@@ -125,8 +125,13 @@ def run_topology(
     env: Mapping[str, str] | None = None,
     workdir: Path | None = None,
     ready_timeout: float = READY_TIMEOUT_S,
+    upstream_nice: int = 0,
 ) -> Iterator[Topology]:
-    """Start the services, wait until every replica's pool is warm, stop them all on exit."""
+    """Start the services, wait until every replica's pool is warm, stop them all on exit.
+
+    `upstream_nice` lowers the offline upstream's CPU priority: it stands in for TomTom,
+    which runs on other machines, so a latency benchmark should not let it take the
+    replica's cores."""
     with contextlib.ExitStack() as stack:
         if workdir is None:
             workdir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="topology-")))
@@ -135,9 +140,10 @@ def run_topology(
         stack.callback(_stop_all, topology)
         if with_upstream:
             port = free_port()
-            topology.upstream = _start(
-                "upstream", _cli("upstream", port), port, workdir, dict(os.environ)
-            )
+            command = _cli("upstream", port)
+            if upstream_nice:
+                command = ["nice", "-n", str(upstream_nice), *command]
+            topology.upstream = _start("upstream", command, port, workdir, dict(os.environ))
             _wait_listening(topology.upstream, ready_timeout)
         upstream_url = topology.upstream.url if topology.upstream else None
         extra = dict(env or {})

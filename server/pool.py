@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import multiprocessing
+import os
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -86,7 +87,7 @@ class FitPool:
         return ProcessPoolExecutor(
             max_workers=self._workers,
             mp_context=multiprocessing.get_context("spawn"),
-            initializer=fitting.warm_up,
+            initializer=_worker_init,
         )
 
     async def _warm(self, executor: ProcessPoolExecutor) -> None:
@@ -116,3 +117,14 @@ class FitPool:
             log.error("fitting worker died; rebuilding the pool", extra={"event": "pool_rebuild"})
             self._executor = self._new_executor()
             await self._warm(self._executor)
+
+
+WORKER_NICENESS = 10
+"""Fitting is throughput work; the event loop is latency work. On a busy machine the
+scheduler should run the replica's event loop first, so the workers yield to it."""
+
+
+def _worker_init() -> None:
+    """Lower the worker's CPU priority, then compile or load the fitting kernels."""
+    os.nice(WORKER_NICENESS)
+    fitting.warm_up()
