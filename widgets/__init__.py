@@ -19,37 +19,33 @@ DATA_VIZ_URI = "ui://tomtom/data-viz.html"
 TRAFFIC_URI = "ui://tomtom/traffic.html"
 
 
+# fmt: off
+_VIEWS = (
+    # uri, name, title, description, page id, entry script
+    (MAP_URI, "tomtom-map", "TomTom map",
+     "Places, routes with sections, reachable ranges and composed maps.", "map", "map/main.js"),
+    (DATA_VIZ_URI, "tomtom-data-viz", "TomTom data map",
+     "The caller's GeoJSON drawn with the caller's layers.", "data-viz", "data_viz/main.js"),
+    (TRAFFIC_URI, "tomtom-traffic", "TomTom traffic",
+     "Live traffic flow and incidents for an area.", "traffic", "traffic/main.js"),
+)
+# fmt: on
+
+
 def views(tiles_origin: str = "https://api.tomtom.com") -> list[View]:
     """The map, data-viz and traffic views; each CSP names only the TomTom tiles origin."""
     origins = (tiles_origin,)
     return [
         View(
-            uri=MAP_URI,
-            name="tomtom-map",
-            title="TomTom map",
-            description="Places, routes with sections, reachable ranges and composed maps.",
-            html=_map_document("map", "TomTom map", "map/main.js"),
+            uri=uri,
+            name=name,
+            title=title,
+            description=description,
+            html=_map_document(page, title, entry),
             connect_domains=origins,
             resource_domains=origins,
-        ),
-        View(
-            uri=DATA_VIZ_URI,
-            name="tomtom-data-viz",
-            title="TomTom data map",
-            description="The caller's GeoJSON drawn with the caller's layers.",
-            html=_map_document("data-viz", "TomTom data map", "data_viz/main.js"),
-            connect_domains=origins,
-            resource_domains=origins,
-        ),
-        View(
-            uri=TRAFFIC_URI,
-            name="tomtom-traffic",
-            title="TomTom traffic",
-            description="Live traffic flow and incidents for an area.",
-            html=_map_document("traffic", "TomTom traffic", "traffic/main.js"),
-            connect_domains=origins,
-            resource_domains=origins,
-        ),
+        )
+        for uri, name, title, description, page, entry in _VIEWS
     ]
 
 
