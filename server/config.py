@@ -10,6 +10,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
+from urllib.parse import urlsplit
 
 DEFAULT_API_BASE_URL = "https://api.tomtom.com"
 OFFLINE_BASE_URL = "http://offline-upstream.invalid"
@@ -46,6 +47,12 @@ class Settings:
     def offline(self) -> bool:
         """No key configured: tools talk to the built-in offline upstream in process."""
         return self.api_key is None
+
+    @property
+    def tiles_origin(self) -> str:
+        """`scheme://host[:port]` of the TomTom API: where the views load tiles from (CSP)."""
+        parts = urlsplit(self.api_base_url)
+        return f"{parts.scheme}://{parts.netloc}"
 
     @property
     def upstream_base_url(self) -> str:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit
-
 from mcp.server.apps import Apps, ResourceCsp
 
 import widgets
@@ -12,7 +10,7 @@ from server.config import Settings
 
 def register_views(apps: Apps, settings: Settings) -> None:
     """Add every view, its `_meta.ui.csp` naming exactly the origins it loads from."""
-    for view in widgets.views(tiles_origin=_origin(settings.api_base_url)):
+    for view in widgets.views(tiles_origin=settings.tiles_origin):
         apps.add_html_resource(
             view.uri,
             view.html,
@@ -25,8 +23,3 @@ def register_views(apps: Apps, settings: Settings) -> None:
             ),
             prefers_border=False,
         )
-
-
-def _origin(url: str) -> str:
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}"

@@ -46,8 +46,3 @@ def preview_server() -> Iterator[Process]:
     """A keyless replica (built-in offline upstream) that also serves `/preview`."""
     with running(["serve", "--preview", "--fit-workers", "1"]) as process:
         yield process
-
-
-@pytest.fixture(scope="session")
-def preview_server_url(preview_server: Process) -> str:
-    return preview_server.url

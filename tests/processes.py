@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -20,6 +19,8 @@ from pathlib import Path
 
 import httpx
 import orjson
+
+from loadtest.topology import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 CLI = [sys.executable, "-m", "server.cli"]
@@ -39,12 +40,6 @@ class Process:
             with contextlib.suppress(orjson.JSONDecodeError):
                 events.append(orjson.loads(line))
         return events
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @contextlib.contextmanager

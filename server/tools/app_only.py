@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import logging
 from typing import Annotated, Any, Literal
-from urllib.parse import urlsplit
 
 import orjson
 from mcp.server.apps import Apps
@@ -44,10 +43,8 @@ WIDGET_TOOLS = frozenset(
 """Tools whose widgets report; any other name is counted as `other` (bounded label values)."""
 
 
-def tile_templates(api_base_url: str) -> dict[str, str]:
+def tile_templates(origin: str) -> dict[str, str]:
     """Raster tile URL templates on the API's origin; the widget appends `&key=<key>`."""
-    parts = urlsplit(api_base_url)
-    origin = f"{parts.scheme}://{parts.netloc}"
     return {
         "basemap": f"{origin}/map/1/tile/basic/main/{{z}}/{{x}}/{{y}}.png?tileSize=256",
         "basemap_night": f"{origin}/map/1/tile/basic/night/{{z}}/{{x}}/{{y}}.png?tileSize=256",
@@ -128,7 +125,7 @@ def register(apps: Apps, runtime: Runtime) -> None:
     )
     async def get_map_config(ctx: Context) -> CallToolResult:
         key = caller_key(ctx) or runtime.settings.api_key
-        config = {"key": key, "tiles": tile_templates(runtime.settings.api_base_url)}
+        config = {"key": key, "tiles": tile_templates(runtime.settings.tiles_origin)}
         said = "withheld from this text" if key else "none: offline mode, no TomTom tiles"
         text = orjson.dumps({"map_config": "in _meta", "key": said}).decode()
         return CallToolResult(
