@@ -46,14 +46,6 @@ BUDGET = 120_000
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def route(points: int, seed: int = 1) -> np.ndarray:
-    """A road-like route within 2% of `points` vertices (one corrective regeneration)."""
-    line = route_with_points(points, seed=seed)
-    if abs(len(line) - points) > 0.02 * points:
-        line = route_with_points(round(points * points / len(line)), seed=seed)
-    return line
-
-
 def envelope(line: np.ndarray) -> dict[str, Any]:
     n = len(line)
     third = n // 3
@@ -120,7 +112,7 @@ def float_json_fit(env: dict[str, Any]) -> dict[str, Any]:
 
 
 def measure(points: int, repeats: int) -> dict[str, Any]:
-    line = route(points)
+    line = route_with_points(points, seed=1)
     env = envelope(line)
     result = fitting.fit(env, BUDGET)
     kept = result.report["points"]
@@ -217,7 +209,7 @@ def peak_memory(points: int) -> dict[str, float]:
     """
     with tempfile.TemporaryDirectory() as tmp:
         path = str(Path(tmp) / "route.npy")
-        np.save(path, route(points))
+        np.save(path, route_with_points(points, seed=1))
         probe = _MEMORY_PROBE.format(root=str(ROOT), path=path)
         out = subprocess.run(
             [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=300
