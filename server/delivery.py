@@ -53,7 +53,6 @@ async def deliver(
     envelope = {"v": 1, "tool": tool, "data": data, "fitted": None}
     budget = runtime.settings.budget - _size(_result(text_obj, {**meta, APP_DATA_KEY: ""}))
     started = time.perf_counter()
-    where = "none"
     try:
         if budget <= 0:
             raise fitting.DoesNotFit(f"the text answer alone leaves no room ({-budget} over)")
@@ -96,18 +95,17 @@ async def app_data_page(
 ) -> CallToolResult:
     """One chunk of the encoded envelope of `data`, from `offset`, for the widget to page."""
     envelope = {"v": 1, "tool": tool, "data": data, "fitted": None}
-    meta: dict[str, Any] = {"tool": tool, "offset": offset, "total": 0, "has_more": False}
     # Unbounded budget: data-viz data is never altered, the widget pages through it.
     _, encoded = await _fit(runtime, envelope, 1 << 62, always_pool=True)
     full = encoded.app_data
     if not 0 <= offset < max(len(full), 1):
         raise ToolError(f"offset {offset} is outside the app data (0 to {len(full) - 1})")
-    room = runtime.settings.budget - _size(_result({"tool": tool}, {**meta, APP_DATA_KEY: ""}))
-    room -= 40  # the digits of offset and total
+    text_obj = {"tool": tool, "offset": offset, "total": len(full)}
+    # "has_more": false is the longer spelling, so the chunk's room is measured with it.
+    meta: dict[str, Any] = {**text_obj, "has_more": False}
+    room = runtime.settings.budget - _size(_result(text_obj, {**meta, APP_DATA_KEY: ""}))
     chunk = full[offset : offset + room]
-    meta.update(
-        {APP_DATA_KEY: chunk, "total": len(full), "has_more": offset + len(chunk) < len(full)}
-    )
+    meta.update({APP_DATA_KEY: chunk, "has_more": offset + len(chunk) < len(full)})
     log.info(
         "app data page",
         extra={
@@ -118,7 +116,7 @@ async def app_data_page(
             "total": len(full),
         },
     )
-    return _result({"tool": tool, "offset": offset, "total": len(full)}, meta)
+    return _result(text_obj, meta)
 
 
 async def _fit(
