@@ -1,34 +1,34 @@
-"""App-data delivery: the tool result of DESIGN.md, with the widget's data inline in `_meta`.
+"""App-data delivery: where each tool result is prepared, and what gets logged and counted.
 
-Every model-visible tool ends here. The text for the model gets `show_ui` and
-`tool`; the envelope goes into `_meta["com.tomtom/app-data"]` as is when the
-whole serialized result fits the budget, fitted (in the process pool for
-large data) when it does not, and is left out with a logged reason and a
-`com.tomtom/app-data-omitted` marker (so the widget can say why) when even
-fitting cannot make it fit. Nothing is kept between requests.
+Every model-visible tool ends here. `server.app_data.prepare` builds the result
+(app data inline in `_meta`, fitted when too large, omitted with a reason when
+even fitting cannot help); this module runs it on the event loop when the data
+is small and in the fitting pool when not, then records the outcome. Long
+routes take a shorter way: `deliver_prepared` runs a whole `server.route_job`
+(decode, build, fit) in a worker, so that their bodies never touch the loop.
+Nothing is kept between requests.
 """
 
 from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
-import orjson
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp_types import CallToolResult, TextContent
+from mcp_types import CallToolResult
 
 import fitting
 from server import metrics
+from server.app_data import APP_DATA_KEY, OMITTED_KEY, Prepared, prepare, result, wire_size
 from server.pool import FitWorkerDied
 from server.runtime import Runtime
+from server.upstream_body import BodyError
+
+__all__ = ["APP_DATA_KEY", "OMITTED_KEY", "app_data_page", "deliver", "deliver_prepared"]
 
 log = logging.getLogger(__name__)
-
-APP_DATA_KEY = "com.tomtom/app-data"
-OMITTED_KEY = "com.tomtom/app-data-omitted"
-WIRE_MARGIN = 600
-"""Characters kept free for the JSON-RPC envelope and the SDK's own `_meta` keys."""
 
 
 async def deliver(
@@ -40,54 +40,67 @@ async def deliver(
     show_ui: bool,
 ) -> CallToolResult:
     """The tool result for `answer` (to the model) and `data` (to the widget)."""
-    has_data = data is not None and show_ui
-    text_obj = {**answer, "show_ui": show_ui}
-    if has_data:
-        text_obj["tool"] = tool
-    meta: dict[str, Any] = {"show_ui": show_ui, "tool": tool}
-    if not has_data:
-        outcome = "omitted_show_ui_false" if not show_ui else "none"
-        metrics.APP_DATA_OUTCOMES.labels(tool, outcome).inc()
-        return _result(text_obj, meta)
+    small = data is None or not show_ui
+    small = small or fitting.point_count({"data": data}) <= runtime.settings.inline_points
+    return await deliver_prepared(
+        runtime, tool, not small, prepare, tool, answer, data, show_ui, runtime.settings.budget
+    )
 
-    envelope = {"v": 1, "tool": tool, "data": data, "fitted": None}
-    budget = runtime.settings.budget - _size(_result(text_obj, {**meta, APP_DATA_KEY: ""}))
+
+async def deliver_prepared(
+    runtime: Runtime,
+    tool: str,
+    heavy: bool,
+    job: Callable[..., Prepared],
+    *args: Any,
+) -> CallToolResult:
+    """`job(*args)` (a `prepare`, or a route job ending in one) in the pool when `heavy`
+    and FIT_INLINE is off, else on the event loop; then logged, counted and returned."""
+    where = "pool" if heavy and not runtime.settings.fit_inline else "inline"
     started = time.perf_counter()
     try:
-        if budget <= 0:
-            raise fitting.DoesNotFit(f"the text answer alone leaves no room ({-budget} over)")
-        where, fitted = await _fit(runtime, envelope, budget)
-    except fitting.DoesNotFit as exc:
-        return _omitted(tool, text_obj, meta, "too_large", str(exc))
-    except fitting.FittingError as exc:  # InvalidGeometry, or data that is not JSON
-        log.error(
-            "app data rejected by fitting",
-            extra={"event": "app_data_invalid", "tool": tool, "reason": str(exc)},
-        )
-        return _omitted(tool, text_obj, meta, "invalid", str(exc))
-    except FitWorkerDied as exc:
+        if where == "pool":
+            prepared = await runtime.pool.run_in_process(job, *args)
+        else:
+            prepared = job(*args)
+    except (FitWorkerDied, BodyError) as exc:  # BodyError: a route job's TomTom body
         raise ToolError(str(exc)) from None
-    ms = (time.perf_counter() - started) * 1000
-    metrics.FIT_SECONDS.labels(where).observe(ms / 1000)
-    outcome = "fitted" if fitted.report else "as_is"
-    metrics.APP_DATA_OUTCOMES.labels(tool, outcome).inc()
-    metrics.APP_DATA_CHARS.labels(tool).observe(len(fitted.app_data))
-    meta[APP_DATA_KEY] = fitted.app_data
-    result = _result(text_obj, meta)
+    _record(tool, prepared, where, (time.perf_counter() - started) * 1000)
+    return prepared.result()
+
+
+def _record(tool: str, prepared: Prepared, where: str, ms: float) -> None:
+    metrics.APP_DATA_OUTCOMES.labels(tool, prepared.outcome).inc()
+    if prepared.outcome.startswith("omitted_") and prepared.detail:
+        level = logging.ERROR if prepared.outcome == "omitted_invalid" else logging.WARNING
+        log.log(
+            level,
+            "app data omitted",
+            extra={
+                "event": "app_data_omitted",
+                "tool": tool,
+                "reason": prepared.outcome.removeprefix("omitted_"),
+                "detail": prepared.detail,
+            },
+        )
+    app_data = prepared.meta.get(APP_DATA_KEY)
+    if app_data is None:
+        return
+    metrics.FIT_SECONDS.labels(where).observe(prepared.fit_ms / 1000)
+    metrics.APP_DATA_CHARS.labels(tool).observe(len(app_data))
     log.info(
         "app data inline",
         extra={
             "event": "app_data",
             "tool": tool,
-            "outcome": outcome,
+            "outcome": prepared.outcome,
             "where": where,
-            "chars": len(fitted.app_data),
-            "budget": budget,
+            "chars": len(app_data),
+            "budget": prepared.budget,
             "ms": round(ms, 2),
-            **({"fitted": fitted.report} if fitted.report else {}),
+            **({"fitted": prepared.report} if prepared.report else {}),
         },
     )
-    return result
 
 
 async def app_data_page(
@@ -96,14 +109,20 @@ async def app_data_page(
     """One chunk of the encoded envelope of `data`, from `offset`, for the widget to page."""
     envelope = {"v": 1, "tool": tool, "data": data, "fitted": None}
     # Unbounded budget: data-viz data is never altered, the widget pages through it.
-    _, encoded = await _fit(runtime, envelope, 1 << 62, always_pool=True)
+    if runtime.settings.fit_inline:
+        encoded = fitting.fit(envelope, 1 << 62)
+    else:
+        try:
+            encoded = await runtime.pool.run_in_process(fitting.fit, envelope, 1 << 62)
+        except FitWorkerDied as exc:
+            raise ToolError(str(exc)) from None
     full = encoded.app_data
     if not 0 <= offset < max(len(full), 1):
         raise ToolError(f"offset {offset} is outside the app data (0 to {len(full) - 1})")
     text_obj = {"tool": tool, "offset": offset, "total": len(full)}
     # "has_more": false is the longer spelling, so the chunk's room is measured with it.
     meta: dict[str, Any] = {**text_obj, "has_more": False}
-    room = runtime.settings.budget - _size(_result(text_obj, {**meta, APP_DATA_KEY: ""}))
+    room = runtime.settings.budget - wire_size(result(text_obj, {**meta, APP_DATA_KEY: ""}))
     chunk = full[offset : offset + room]
     meta.update({APP_DATA_KEY: chunk, "has_more": offset + len(chunk) < len(full)})
     log.info(
@@ -116,36 +135,4 @@ async def app_data_page(
             "total": len(full),
         },
     )
-    return _result(text_obj, meta)
-
-
-async def _fit(
-    runtime: Runtime, envelope: dict[str, Any], budget: int, *, always_pool: bool = False
-) -> tuple[str, fitting.FitResult]:
-    settings = runtime.settings
-    small = not always_pool and fitting.point_count(envelope) <= settings.inline_points
-    if settings.fit_inline or small:
-        return "inline", fitting.fit(envelope, budget)
-    return "pool", await runtime.pool.run_in_process(fitting.fit, envelope, budget)
-
-
-def _omitted(
-    tool: str, text_obj: dict[str, Any], meta: dict[str, Any], reason: str, detail: str
-) -> CallToolResult:
-    metrics.APP_DATA_OUTCOMES.labels(tool, f"omitted_{reason}").inc()
-    log.warning(
-        "app data omitted",
-        extra={"event": "app_data_omitted", "tool": tool, "reason": reason, "detail": detail},
-    )
-    text_obj = {**text_obj, "map": f"not shown: the map data is {reason.replace('_', ' ')}"}
-    return _result(text_obj, {**meta, OMITTED_KEY: f"{reason}: {detail}"[:500]})
-
-
-def _result(text_obj: dict[str, Any], meta: dict[str, Any]) -> CallToolResult:
-    text = orjson.dumps(text_obj).decode()
-    return CallToolResult(content=[TextContent(type="text", text=text)], _meta=meta)
-
-
-def _size(result: CallToolResult) -> int:
-    """Characters of `result` as serialized on the wire, plus the JSON-RPC envelope."""
-    return len(result.model_dump_json(by_alias=True, exclude_none=True)) + WIRE_MARGIN
+    return result(text_obj, meta)

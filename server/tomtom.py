@@ -31,6 +31,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from server import metrics
 from server.route_body import parse_route_body
+from server.upstream_body import ACCEPT_ENCODING, BodyError, RawBody, loads
 
 __all__ = [
     "BadRequestError",
@@ -109,11 +110,12 @@ def _latlon(lon: float, lat: float) -> str:
 
 
 Offload = Callable[..., Awaitable[Any]]
-"""Runs `parse(content)` off the event loop: the fitting pool's `run_in_process`."""
+"""Runs `loads(raw, parse)` off the event loop: the fitting pool's `run_in_process`."""
 
 OFFLOAD_BYTES = 512 * 1024
-"""Bodies this large (a route of about 10,000 points) are parsed in the pool: a 5 MB body
-parsed on the event loop stalls every other request of the replica for tens of ms."""
+"""Bodies this large once decoded (a route of about 10,000 points) are parsed in the pool:
+a 5 MB body parsed on the event loop stalls every other request of the replica for tens
+of ms."""
 
 
 class TomTomClient:
@@ -199,9 +201,24 @@ class TomTomClient:
         key: str | None,
         params: Params = (),
     ) -> dict[str, Any]:
+        """The body of `calculate_route_raw`, decoded (in the pool when large); leg points
+        come back as float64 `(n, 2)` `[lon, lat]` arrays (`server.route_body`)."""
+        raw = await self.calculate_route_raw(
+            locations, section_types=section_types, key=key, params=params
+        )
+        return await self._decode(raw, parse_route_body)
+
+    async def calculate_route_raw(
+        self,
+        locations: Sequence[Sequence[float]],
+        *,
+        section_types: Iterable[str] = (),
+        key: str | None,
+        params: Params = (),
+    ) -> RawBody:
         """`GET /routing/1/calculateRoute/{lat,lon:lat,lon...}/json` with text guidance,
-        the requested section types and per-point progress (distance and travel time).
-        Leg points come back as float64 `(n, 2)` `[lon, lat]` arrays (`server.route_body`)."""
+        the requested section types and per-point progress (distance and travel time),
+        as received: routing tools decode it in a fitting worker (`server.route_job`)."""
         path = ":".join(_latlon(lon, lat) for lon, lat in locations)
         full: list[tuple[str, str | int | float | bool]] = [
             ("instructionsType", "text"),
@@ -211,9 +228,7 @@ class TomTomClient:
         full.extend(("sectionType", s) for s in section_types)
         full.extend(params)
         path = f"/routing/1/calculateRoute/{path}/json"
-        return await self._request(
-            "routing/calculateRoute", "GET", path, full, key, parse=parse_route_body
-        )
+        return await self._fetch("routing/calculateRoute", "GET", path, full, key)
 
     async def calculate_reachable_range(
         self, lon: float, lat: float, *, key: str | None, params: Params = ()
@@ -243,17 +258,39 @@ class TomTomClient:
         params: Params,
         key: str | None,
         content: bytes | None = None,
-        parse: Callable[[bytes], Any] = orjson.loads,
     ) -> dict[str, Any]:
+        raw = await self._fetch(endpoint, method, path, params, key, content)
+        return await self._decode(raw, orjson.loads)
+
+    async def _decode(self, raw: RawBody, parse: Callable[[bytes], Any]) -> dict[str, Any]:
+        try:
+            if self._offload is not None and raw.size >= OFFLOAD_BYTES:
+                return await self._offload(loads, raw, parse)
+            return loads(raw, parse)
+        except BodyError as exc:
+            raise UpstreamUnavailableError(str(exc)) from None
+
+    async def _fetch(
+        self,
+        endpoint: str,
+        method: str,
+        path: str,
+        params: Params,
+        key: str | None,
+        content: bytes | None = None,
+    ) -> RawBody:
+        """The upstream's answer as received (timed and counted), or the TomTomError for it."""
         key = key or self._default_key
         query = list(params) + ([("key", key)] if key else [])
-        headers = {"content-type": "application/json"} if content is not None else None
+        headers = {"accept-encoding": ACCEPT_ENCODING}
+        if content is not None:
+            headers["content-type"] = "application/json"
         started = time.perf_counter()
         outcome = "unavailable"
         try:
-            body = await self._send(method, path, query, key, content, headers, parse)
+            raw = await self._send(method, path, query, key, content, headers)
             outcome = "ok"
-            return body
+            return raw
         except TomTomError as exc:
             outcome = _OUTCOMES.get(type(exc), "unavailable")
             raise
@@ -270,13 +307,22 @@ class TomTomClient:
         query: list[tuple[str, Any]],
         key: str | None,
         content: bytes | None,
-        headers: dict[str, str] | None,
-        parse: Callable[[bytes], Any],
-    ) -> dict[str, Any]:
+        headers: dict[str, str],
+    ) -> RawBody:
+        request = self._http.build_request(
+            method, self._base_url + path, params=query, content=content, headers=headers
+        )
         try:
-            response = await self._http.request(
-                method, self._base_url + path, params=query, content=content, headers=headers
-            )
+            response = await self._http.send(request, stream=True)
+            try:
+                if response.status_code >= 400:
+                    await response.aread()
+                    raise _error_for(response, key)
+                if response.is_stream_consumed:  # read by the transport (tests' MockTransport)
+                    return RawBody(response.content)
+                body = b"".join([chunk async for chunk in response.aiter_raw()])
+            finally:
+                await response.aclose()
         except httpx.TimeoutException:
             raise UpstreamTimeoutError(
                 "TomTom did not answer in time. The request may succeed if tried again later, "
@@ -288,21 +334,7 @@ class TomTomClient:
             raise UpstreamUnavailableError(
                 f"TomTom could not be reached ({type(exc).__name__}). Try again later."
             ) from None
-        if response.status_code >= 400:
-            raise _error_for(response, key)
-        content = response.content
-        try:
-            if self._offload is not None and len(content) >= OFFLOAD_BYTES:
-                body = await self._offload(parse, content)
-            else:
-                body = parse(content)
-        except orjson.JSONDecodeError:
-            raise UpstreamUnavailableError(
-                "TomTom answered with a body that is not JSON. Try again later."
-            ) from None
-        if not isinstance(body, dict):
-            raise UpstreamUnavailableError("TomTom answered with an unexpected JSON shape.")
-        return body
+        return RawBody(body, response.headers.get("content-encoding", "").strip().lower())
 
 
 def _error_for(response: httpx.Response, key: str | None) -> TomTomError:

@@ -6,11 +6,13 @@ import asyncio
 import functools
 import hashlib
 from collections.abc import Callable, Hashable
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl
 
 import anyio
 import orjson
+from isal import igzip
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
@@ -36,8 +38,8 @@ def build_upstream_app(*, cache_bytes: int = 64 * 1024 * 1024, slow_answer_s: fl
                        ) -> Starlette:  # fmt: skip
     """The offline TomTom upstream. `slow_answer_s` is how long `key=offline-timeout` waits
     (unless the client leaves first) before answering 504."""
-    cache = ResponseCache(cache_bytes)
-    inflight: dict[Hashable, asyncio.Task[bytes]] = {}
+    cache: ResponseCache[_Answer] = ResponseCache(cache_bytes)
+    inflight: dict[Hashable, asyncio.Task[_Answer]] = {}
 
     def route(path: str, service: Service, handler: Handler, *, heavy: bool = False,
               methods: tuple[str, ...] = ("GET",)) -> Route:  # fmt: skip
@@ -75,8 +77,8 @@ def build_upstream_app(*, cache_bytes: int = 64 * 1024 * 1024, slow_answer_s: fl
 
 
 def _endpoint(
-    cache: ResponseCache,
-    inflight: dict[Hashable, asyncio.Task[bytes]],
+    cache: ResponseCache[_Answer],
+    inflight: dict[Hashable, asyncio.Task[_Answer]],
     service: Service,
     handler: Handler,
     heavy: bool,
@@ -85,14 +87,16 @@ def _endpoint(
     (a burst of identical long routes costs one), or start it (large answers off the event
     loop, in a task that outlives a client who leaves, so the answer still gets cached)."""
 
-    async def compute(params: dict[str, Any], query: Query, body: bytes) -> bytes:
-        if heavy:
-            result = await run_in_threadpool(handler, params, query, body)
-        else:
-            result = handler(params, query, body)
-        return result if isinstance(result, bytes) else orjson.dumps(result)
+    def answer(params: dict[str, Any], query: Query, body: bytes) -> _Answer:
+        result = handler(params, query, body)
+        return _Answer.of(result if isinstance(result, bytes) else orjson.dumps(result))
 
-    def settle(key: Hashable, task: asyncio.Task[bytes]) -> None:
+    async def compute(params: dict[str, Any], query: Query, body: bytes) -> _Answer:
+        if heavy:
+            return await run_in_threadpool(answer, params, query, body)
+        return answer(params, query, body)
+
+    def settle(key: Hashable, task: asyncio.Task[_Answer]) -> None:
         inflight.pop(key, None)
         if not task.cancelled() and task.exception() is None:
             cache.put(key, task.result())
@@ -118,9 +122,30 @@ def _endpoint(
             except BadRequest as exc:
                 body = error_body(service, 400, exc.message, code=exc.code, target=exc.target)
                 return Response(body, 400, media_type=JSON)
-        return Response(cached, media_type=JSON)
+        if cached.gzip is not None and "gzip" in request.headers.get("accept-encoding", ""):
+            headers = {"content-encoding": "gzip", "vary": "accept-encoding"}
+            return Response(cached.gzip, headers=headers, media_type=JSON)
+        return Response(cached.raw, media_type=JSON)
 
     return endpoint
+
+
+GZIP_MIN_BYTES = 1024
+"""Answers this large are also kept gzipped, for clients that accept it (TomTom's
+servers compress too); smaller ones gain nothing."""
+
+
+@dataclass(frozen=True)
+class _Answer:
+    raw: bytes
+    gzip: bytes | None
+
+    @classmethod
+    def of(cls, raw: bytes) -> _Answer:
+        return cls(raw, igzip.compress(raw, 1) if len(raw) >= GZIP_MIN_BYTES else None)
+
+    def __len__(self) -> int:
+        return len(self.raw) + len(self.gzip or b"")
 
 
 async def _health(request: Request) -> Response:

@@ -7,24 +7,28 @@ a geocode answer about 1 KB, and both should be cheap to serve again.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Hashable
+from collections.abc import Hashable, Sized
+from typing import Generic, TypeVar
+
+Body = TypeVar("Body", bound=Sized)
+"""A response body, or anything whose `len` is its size in bytes."""
 
 
-class ResponseCache:
+class ResponseCache(Generic[Body]):
     """Bodies by request key; the oldest are dropped once `max_bytes` is exceeded."""
 
     def __init__(self, max_bytes: int) -> None:
         self.max_bytes = max_bytes
-        self._bodies: OrderedDict[Hashable, bytes] = OrderedDict()
+        self._bodies: OrderedDict[Hashable, Body] = OrderedDict()
         self._size = 0
 
-    def get(self, key: Hashable) -> bytes | None:
+    def get(self, key: Hashable) -> Body | None:
         body = self._bodies.get(key)
         if body is not None:
             self._bodies.move_to_end(key)
         return body
 
-    def put(self, key: Hashable, body: bytes) -> None:
+    def put(self, key: Hashable, body: Body) -> None:
         if len(body) > self.max_bytes:
             return
         old = self._bodies.pop(key, None)

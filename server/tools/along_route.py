@@ -14,14 +14,14 @@ from mcp_types import CallToolResult
 from pydantic import Field
 
 from server.delivery import deliver
-from server.runtime import Runtime
-from server.tools._features import (
+from server.features import (
     collection,
     route_answer,
     route_feature,
     search_results,
     waypoint_features,
 )
+from server.runtime import Runtime
 from server.tools._params import Language, Locations, ShowUi, caller_key, model_tool
 from server.tools.routing import (
     AvoidParam,

@@ -13,16 +13,11 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from server.delivery import deliver
+from server import route_job
+from server.delivery import deliver_prepared
+from server.features import point_feature
 from server.runtime import Runtime
 from server.tomtom import TomTomError
-from server.tools._features import (
-    collection,
-    point_feature,
-    route_answer,
-    route_feature,
-    waypoint_features,
-)
 from server.tools._params import (
     Locations,
     Position,
@@ -32,7 +27,8 @@ from server.tools._params import (
     caller_key,
     model_tool,
 )
-from server.tools.routing import calculate, route_params
+from server.tools.routing import route_params
+from server.upstream_body import RawBody
 from widgets import MAP_URI
 
 Color = Annotated[
@@ -144,64 +140,49 @@ def register(apps: Apps, runtime: Runtime) -> None:
         if not (markers or routes or polygons):
             raise ToolError("Give at least one of markers, routes or polygons.")
         key = caller_key(ctx)
-        outcomes = await asyncio.gather(
-            *(_route(runtime, r, i, key) for i, r in enumerate(routes or [])),
+        specs = routes or []
+        bodies = await asyncio.gather(
+            *(_route(runtime, spec, i, key) for i, spec in enumerate(specs)),
             return_exceptions=True,  # every request finishes before the first error is raised
         )
-        calculated: list[dict[str, Any]] = []
-        for outcome in outcomes:
-            if isinstance(outcome, BaseException):
-                raise outcome
-            calculated.append(outcome)
-        labels = [spec.label or f"Route {i + 1}" for i, spec in enumerate(routes or [])]
-        answer_routes: list[dict[str, Any]] = []
-        for i, (label, route) in enumerate(zip(labels, calculated, strict=True)):
-            summary = route_answer(route, i)
-            summary.pop("instructions", None)
-            summary.pop("instructions_omitted", None)
-            answer_routes.append({"label": label, **summary})
-        answer: dict[str, Any] = {
-            "markers": len(markers or []),
-            "areas": len(polygons or []),
-            "routes": answer_routes,
-        }
-        if title:
-            answer["title"] = title
-        data = None  # without a widget the route lines are never converted
-        if show_ui:
-            features: list[dict[str, Any]] = []
-            for i, (spec, label, route) in enumerate(
-                zip(routes or [], labels, calculated, strict=True)
-            ):
-                features.append(
-                    route_feature(route, i, guidance=False, label=label, color=spec.color)
-                )
-                features += waypoint_features(spec.locations)
-            features += [_area_feature(area) for area in polygons or []]
-            features += [
-                point_feature(
-                    marker.position,
-                    {"kind": "marker", "label": marker.label, "color": marker.color},
-                )
-                for marker in markers or []
-            ]
-            data = collection(features, title=title)
-        return await deliver(
-            runtime, tool="tomtom-dynamic-map", answer=answer, data=data, show_ui=show_ui
+        for body in bodies:
+            if isinstance(body, BaseException):
+                raise body
+        features = [_area_feature(area) for area in polygons or []]
+        features += [
+            point_feature(
+                marker.position,
+                {"kind": "marker", "label": marker.label, "color": marker.color},
+            )
+            for marker in markers or []
+        ]
+        map_routes = [
+            route_job.MapRoute(spec.locations, spec.label or f"Route {i + 1}", spec.color)
+            for i, spec in enumerate(specs)
+        ]
+        return await deliver_prepared(
+            runtime,
+            "tomtom-dynamic-map",
+            route_job.heavy(bodies),
+            route_job.dynamic_map,
+            bodies,
+            map_routes,
+            {"markers": len(markers or []), "areas": len(polygons or [])},
+            features if show_ui else [],
+            title,
+            show_ui,
+            runtime.settings.budget,
         )
 
 
-async def _route(runtime: Runtime, spec: MapRoute, index: int, key: str | None) -> dict[str, Any]:
+async def _route(runtime: Runtime, spec: MapRoute, index: int, key: str | None) -> RawBody:
     params = route_params(routeType=spec.routeType, travelMode=spec.travelMode)
     try:
-        routes = await calculate(
-            runtime.tomtom, spec.locations, key=key, params=params, section_types=("traffic",)
+        return await runtime.tomtom.calculate_route_raw(
+            spec.locations, key=key, params=params, section_types=("traffic",)
         )
     except TomTomError as exc:
         raise type(exc)(f"routes[{index}]: {exc}") from None
-    except ToolError as exc:
-        raise ToolError(f"routes[{index}]: {exc}") from None
-    return routes[0]
 
 
 def _area_feature(area: Area) -> dict[str, Any]:

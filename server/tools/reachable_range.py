@@ -12,8 +12,8 @@ from mcp_types import CallToolResult
 from pydantic import Field
 
 from server.delivery import deliver
+from server.features import collection, point_array, point_feature, rounded
 from server.runtime import Runtime
-from server.tools._features import collection, point_array, point_feature, rounded
 from server.tools._params import Position, ShowUi, caller_key, model_tool
 from server.tools.routing import (
     AvoidParam,

@@ -16,10 +16,10 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult
 from pydantic import AfterValidator, Field
 
-from server.delivery import deliver
+from server import route_job
+from server.delivery import deliver_prepared
 from server.runtime import Runtime
 from server.tomtom import TomTomClient
-from server.tools._features import collection, route_answer, route_feature, waypoint_features
 from server.tools._params import (
     Avoid,
     Language,
@@ -111,7 +111,8 @@ async def calculate(
     params: list[tuple[str, Any]],
     section_types: tuple[str, ...] | list[str] = DEFAULT_SECTIONS,
 ) -> list[dict[str, Any]]:
-    """TomTom's routes for `locations`; a clear error when it found none."""
+    """TomTom's routes for `locations`, decoded here (in the pool when large); a clear
+    error when it found none. Tools that only draw the route use `server.route_job`."""
     body = await client.calculate_route(
         locations, section_types=section_types, key=key, params=params
     )
@@ -186,22 +187,16 @@ def register(apps: Apps, runtime: Runtime) -> None:
             extra=extra,
         )
         sections = tuple(dict.fromkeys(sectionType)) if sectionType else DEFAULT_SECTIONS
-        routes = await calculate(
-            runtime.tomtom,
-            locations,
-            key=caller_key(ctx),
-            params=params,
-            section_types=sections,
+        raw = await runtime.tomtom.calculate_route_raw(
+            locations, section_types=sections, key=caller_key(ctx), params=params
         )
-        answer = {
-            "locations": len(locations),
-            "routes": [route_answer(route, i) for i, route in enumerate(routes)],
-        }
-        data = None  # without a widget the lines are never converted (up to 100,000 points)
-        if show_ui:
-            features = [route_feature(route, i) for i, route in enumerate(routes)]
-            features += waypoint_features(locations)
-            data = collection(features, summary={"routes": len(routes)})
-        return await deliver(
-            runtime, tool="tomtom-routing", answer=answer, data=data, show_ui=show_ui
+        return await deliver_prepared(
+            runtime,
+            "tomtom-routing",
+            route_job.heavy([raw]),
+            route_job.routing,
+            raw,
+            locations,
+            show_ui,
+            runtime.settings.budget,
         )

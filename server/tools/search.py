@@ -15,9 +15,9 @@ from mcp_types import CallToolResult
 from pydantic import Field
 
 from server.delivery import deliver
+from server.features import collection, point_feature, rounded, search_results
 from server.runtime import Runtime
 from server.tomtom import coordinate
-from server.tools._features import collection, point_feature, rounded, search_results
 from server.tools._params import Language, Position, ShowUi, caller_key, model_tool
 from widgets import MAP_URI
 

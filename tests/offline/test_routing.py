@@ -325,3 +325,13 @@ async def test_locations_a_world_apart_find_no_route(client: httpx.AsyncClient):
     response = await client.get(f"/routing/1/calculateRoute/{there_and_back}/json")
     assert response.status_code == 400
     assert response.json()["detailedError"]["code"] == "NO_ROUTE_FOUND"
+
+
+async def test_a_long_route_comes_gzipped_to_clients_that_accept_it(client: httpx.AsyncClient):
+    path = f"/routing/1/calculateRoute/{LISBON_WARSAW}/json"
+    plain = await client.get(path, headers={"accept-encoding": "identity"})
+    zipped = await client.get(path, headers={"accept-encoding": "gzip"})
+    assert "content-encoding" not in plain.headers
+    assert zipped.headers["content-encoding"] == "gzip"
+    assert zipped.content == plain.content
+    assert zipped.num_bytes_downloaded * 4 < len(plain.content)

@@ -1,0 +1,98 @@
+"""The tool result of DESIGN.md, built without I/O: text for the model, the envelope in `_meta`.
+
+`prepare` is pure and picklable, so it runs where the data is: on the event loop
+for small answers, in a fitting worker for long routes (`server.route_job`), and
+only a finished `Prepared` (some text and at most a budget of app data) crosses
+back. It imports no MCP server code, which keeps the workers small.
+`server.delivery` decides where it runs and does the logging and metrics.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+from mcp_types import CallToolResult, TextContent
+
+import fitting
+
+APP_DATA_KEY = "com.tomtom/app-data"
+OMITTED_KEY = "com.tomtom/app-data-omitted"
+WIRE_MARGIN = 600
+"""Characters kept free for the JSON-RPC envelope and the SDK's own `_meta` keys."""
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A finished tool result, and what became of its app data (for logs and metrics)."""
+
+    text: dict[str, Any]
+    meta: dict[str, Any]
+    outcome: str
+    """as_is, fitted, none, omitted_show_ui_false, omitted_too_large or omitted_invalid."""
+    budget: int = 0
+    fit_ms: float = 0.0
+    report: dict[str, Any] | None = None
+    detail: str = ""
+
+    def result(self) -> CallToolResult:
+        return result(self.text, self.meta)
+
+
+def prepare(
+    tool: str, answer: dict[str, Any], data: dict[str, Any] | None, show_ui: bool, budget: int
+) -> Prepared:
+    """The result for `answer` (to the model) and `data` (to the widget) within `budget` chars.
+
+    The envelope goes in as is when the whole result fits, fitted when it does not,
+    and is left out with a `com.tomtom/app-data-omitted` reason the widget can show
+    when even fitting cannot make it fit or the data is invalid.
+    """
+    has_data = data is not None and show_ui
+    text = {**answer, "show_ui": show_ui}
+    if has_data:
+        text["tool"] = tool
+    meta: dict[str, Any] = {"show_ui": show_ui, "tool": tool}
+    if not has_data:
+        return Prepared(text, meta, "omitted_show_ui_false" if not show_ui else "none")
+
+    envelope = {"v": 1, "tool": tool, "data": data, "fitted": None}
+    room = budget - wire_size(result(text, {**meta, APP_DATA_KEY: ""}))
+    started = time.perf_counter()
+    try:
+        if room <= 0:
+            raise fitting.DoesNotFit(f"the text answer alone leaves no room ({-room} over)")
+        fitted = fitting.fit(envelope, room)
+    except fitting.DoesNotFit as exc:
+        return _omitted(text, meta, "too_large", str(exc), room)
+    except fitting.FittingError as exc:  # InvalidGeometry, or data that is not JSON
+        return _omitted(text, meta, "invalid", str(exc), room)
+    return Prepared(
+        text,
+        {**meta, APP_DATA_KEY: fitted.app_data},
+        "fitted" if fitted.report else "as_is",
+        budget=room,
+        fit_ms=(time.perf_counter() - started) * 1000,
+        report=fitted.report,
+    )
+
+
+def _omitted(
+    text: dict[str, Any], meta: dict[str, Any], reason: str, detail: str, room: int
+) -> Prepared:
+    text = {**text, "map": f"not shown: the map data is {reason.replace('_', ' ')}"}
+    meta = {**meta, OMITTED_KEY: f"{reason}: {detail}"[:500]}
+    return Prepared(text, meta, f"omitted_{reason}", budget=room, detail=detail)
+
+
+def result(text: dict[str, Any], meta: dict[str, Any]) -> CallToolResult:
+    return CallToolResult(
+        content=[TextContent(type="text", text=orjson.dumps(text).decode())], _meta=meta
+    )
+
+
+def wire_size(tool_result: CallToolResult) -> int:
+    """Characters of `tool_result` as serialized on the wire, plus the JSON-RPC envelope."""
+    return len(tool_result.model_dump_json(by_alias=True, exclude_none=True)) + WIRE_MARGIN

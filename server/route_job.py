@@ -1,0 +1,103 @@
+"""Routing and dynamic-map results, from TomTom's bodies as received to the finished result.
+
+A 100,000-point route is a 5 MB body, and ten of them make a 1,000,000-point map.
+Decompressing and parsing them, building the model's answer and the widget's
+features, and fitting those to the budget all happen in one call here, which
+`server.delivery.deliver_prepared` runs in a fitting worker for long routes: the
+event loop then moves only compressed bytes in and one finished result (text and
+at most a budget of app data) out, instead of pickling megabytes of arrays each
+way and holding the GIL while it does. Short routes run the same code inline.
+Pure and picklable; imports no MCP server code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from server.app_data import Prepared, prepare
+from server.features import collection, route_answer, route_feature, waypoint_features
+from server.route_body import parse_route_body
+from server.upstream_body import BodyError, RawBody, loads
+
+HEAVY_BYTES = 512 * 1024
+"""Decoded bodies this large in all (a route of about 10,000 points) go to the pool."""
+
+
+class NoRoute(BodyError):
+    """TomTom answered, but with no route."""
+
+
+def heavy(bodies: Sequence[RawBody]) -> bool:
+    return sum(body.size for body in bodies) >= HEAVY_BYTES
+
+
+def routes_of(raw: RawBody) -> list[dict[str, Any]]:
+    """TomTom's routes in a calculateRoute body; leg points as float64 `[lon, lat]` arrays."""
+    routes = loads(raw, parse_route_body).get("routes") or []
+    if not routes:
+        raise NoRoute("TomTom found no route between these locations.")
+    return routes
+
+
+def routing(raw: RawBody, locations: list[list[float]], show_ui: bool, budget: int) -> Prepared:
+    """`tomtom-routing`: every route with its legs, sections, guidance and progress."""
+    routes = routes_of(raw)
+    answer = {
+        "locations": len(locations),
+        "routes": [route_answer(route, i) for i, route in enumerate(routes)],
+    }
+    data = None  # without a widget the lines are never converted (up to 100,000 points)
+    if show_ui:
+        features = [route_feature(route, i) for i, route in enumerate(routes)]
+        features += waypoint_features(locations)
+        data = collection(features, summary={"routes": len(routes)})
+    return prepare("tomtom-routing", answer, data, show_ui, budget)
+
+
+@dataclass(frozen=True)
+class MapRoute:
+    """One route of a dynamic map: where it goes and how it is labelled."""
+
+    locations: list[list[float]]
+    label: str
+    color: str | None
+
+
+def dynamic_map(
+    bodies: Sequence[RawBody],
+    routes: Sequence[MapRoute],
+    answer: dict[str, Any],
+    features: list[dict[str, Any]],
+    title: str | None,
+    show_ui: bool,
+    budget: int,
+) -> Prepared:
+    """`tomtom-dynamic-map`: the first route of each body drawn without guidance, then
+    `features` (the areas and markers); `answer` (their counts) gets the routes' figures."""
+    calculated = []
+    for i, body in enumerate(bodies):
+        try:
+            calculated.append(routes_of(body)[0])
+        except BodyError as exc:
+            raise type(exc)(f"routes[{i}]: {exc}") from None
+    answer_routes = []
+    for i, (spec, route) in enumerate(zip(routes, calculated, strict=True)):
+        summary = route_answer(route, i)
+        summary.pop("instructions", None)
+        summary.pop("instructions_omitted", None)
+        answer_routes.append({"label": spec.label, **summary})
+    answer = {**answer, "routes": answer_routes}
+    if title:
+        answer["title"] = title
+    data = None  # without a widget the route lines are never converted
+    if show_ui:
+        lines: list[dict[str, Any]] = []
+        for i, (spec, route) in enumerate(zip(routes, calculated, strict=True)):
+            lines.append(
+                route_feature(route, i, guidance=False, label=spec.label, color=spec.color)
+            )
+            lines += waypoint_features(spec.locations)
+        data = collection(lines + features, title=title)
+    return prepare("tomtom-dynamic-map", answer, data, show_ui, budget)

@@ -1,0 +1,58 @@
+"""An upstream answer as it came off the wire, and its decoding into JSON.
+
+The TomTom client asks for gzip and keeps bodies as received (`RawBody`), so a
+long route crosses the event loop as a few compressed megabytes and is
+decompressed and parsed where it is used: in a fitting worker for long routes
+(`server.route_job`), inline for small answers. Picklable, no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+from isal import igzip, isal_zlib
+
+ACCEPT_ENCODING = "gzip"
+"""The only content coding requested, so the only one to decode besides identity."""
+
+
+class BodyError(ValueError):
+    """The body is not JSON of the expected shape (the message is for the model)."""
+
+
+@dataclass(frozen=True)
+class RawBody:
+    content: bytes
+    encoding: str = ""
+    """The response's Content-Encoding, lower case; "" when none."""
+
+    @property
+    def size(self) -> int:
+        """Bytes once decoded, read from the gzip trailer (ISIZE) without decompressing."""
+        if self.encoding in ("gzip", "x-gzip") and len(self.content) >= 18:
+            return int.from_bytes(self.content[-4:], "little")
+        return len(self.content)
+
+    def decoded(self) -> bytes:
+        if self.encoding in ("", "identity"):
+            return self.content
+        if self.encoding not in ("gzip", "x-gzip"):
+            raise BodyError(f"TomTom answered in an unrequested encoding ({self.encoding}).")
+        try:
+            return igzip.decompress(self.content)
+        except (OSError, EOFError, isal_zlib.error):
+            raise BodyError("TomTom answered with a corrupt gzip body. Try again later.") from None
+
+
+def loads(raw: RawBody, parse: Callable[[bytes], Any] = orjson.loads) -> dict[str, Any]:
+    """The JSON object in `raw`, parsed by `parse` (the route fast path for routes)."""
+    try:
+        body = parse(raw.decoded())
+    except orjson.JSONDecodeError:
+        raise BodyError("TomTom answered with a body that is not JSON. Try again later.") from None
+    if not isinstance(body, dict):
+        raise BodyError("TomTom answered with an unexpected JSON shape.")
+    return body

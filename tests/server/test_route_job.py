@@ -1,0 +1,91 @@
+"""Route jobs: TomTom's gzip bodies decoded, built and fitted in one call, in a worker or inline."""
+
+from __future__ import annotations
+
+import dataclasses
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+
+import httpx
+import orjson
+import pytest
+
+import fitting
+from server import route_job
+from server.app_data import APP_DATA_KEY
+from server.config import OFFLINE_BASE_URL
+from server.offline import build_upstream_app
+from server.pool import FitPool
+from server.tomtom import TomTomClient
+from server.upstream_body import BodyError, RawBody
+from tests.server.test_tools_harness import LISBON, MADRID, WARSAW
+
+BUDGET = 120_000
+
+
+@pytest.fixture
+async def tomtom() -> AsyncIterator[TomTomClient]:
+    transport = httpx.ASGITransport(app=build_upstream_app())
+    async with httpx.AsyncClient(transport=transport, timeout=30) as http:
+        yield TomTomClient(http=http, base_url=OFFLINE_BASE_URL, default_key=None)
+
+
+async def test_a_long_route_arrives_gzipped_and_its_size_is_known_before_decoding(
+    tomtom: TomTomClient,
+) -> None:
+    raw = await tomtom.calculate_route_raw([LISBON, WARSAW], key=None)
+    assert raw.encoding == "gzip"
+    decoded = raw.decoded()
+    assert raw.size == len(decoded) > 5 * len(raw.content)
+    assert route_job.heavy([raw])
+    (route,) = route_job.routes_of(raw)
+    assert len(route["legs"][0]["points"]) == len(
+        orjson.loads(decoded)["routes"][0]["legs"][0]["points"]
+    )
+
+
+async def test_a_job_in_a_worker_gives_exactly_the_result_of_the_same_job_inline(
+    tomtom: TomTomClient,
+) -> None:
+    raw = await tomtom.calculate_route_raw([MADRID, WARSAW], key=None)
+    inline = route_job.routing(raw, [MADRID, WARSAW], True, BUDGET)
+    pool = FitPool(workers=1, max_jobs=1)
+    pool.start()
+    try:
+        pooled = await pool.run_in_process(route_job.routing, raw, [MADRID, WARSAW], True, BUDGET)
+    finally:
+        pool.close()
+    assert dataclasses.replace(pooled, fit_ms=0) == dataclasses.replace(inline, fit_ms=0)
+    assert inline.outcome == "fitted"
+    assert fitting.decode(inline.meta[APP_DATA_KEY])["fitted"]["original_points"] > 30_000
+
+
+def test_workers_running_route_jobs_never_load_the_mcp_server_or_web_stack() -> None:
+    heavy = ("mcp.server", "starlette", "uvicorn", "httpx", "prometheus_client")
+    probe = (
+        "import sys, server.route_job; "
+        f"print(sorted(m for m in sys.modules if m.startswith({heavy!r})))"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_bodies_that_are_not_routes_fail_with_a_message_for_the_model() -> None:
+    with pytest.raises(BodyError, match="corrupt gzip"):
+        route_job.routes_of(RawBody(b"\x1f\x8b\x08\x00 not really gzip", "gzip"))
+    with pytest.raises(BodyError, match="unrequested encoding"):
+        route_job.routes_of(RawBody(b"...", "br"))
+    with pytest.raises(BodyError, match="not JSON"):
+        route_job.routes_of(RawBody(b"<html>proxy</html>"))
+    with pytest.raises(route_job.NoRoute, match="found no route"):
+        route_job.routes_of(RawBody(b'{"routes": []}'))
+
+
+async def test_a_map_names_the_route_whose_body_failed(tomtom: TomTomClient) -> None:
+    good = await tomtom.calculate_route_raw([MADRID, LISBON], key=None)
+    routes = [route_job.MapRoute([MADRID, LISBON], "A", None)] * 2
+    with pytest.raises(route_job.NoRoute, match=r"^routes\[1\]: TomTom found no route"):
+        route_job.dynamic_map(
+            [good, RawBody(b'{"routes": []}')], routes, {}, [], None, True, BUDGET
+        )
