@@ -1,6 +1,6 @@
 """Does the event loop stall while long routes are fitted? Pool versus FIT_INLINE=1.
 
-    .venv/bin/python -m benchmarks.loop_latency [--probes 150] [--routes 4] [--maps 1]
+    .venv/bin/python -m benchmarks.loop_latency [--probes 600] [--routes 4] [--maps 1]
 
 For each mode (the process pool, then fitting forced inline on the event loop)
 one replica is started against the separate offline upstream, and a cheap
@@ -8,7 +8,7 @@ call is timed back to back: `tomtom-report-app-status` (answered by the
 replica alone, so its latency is the event loop's), or with `--probe
 geocode` a geocode (which also waits for the offline upstream, busy
 generating the long routes on the same cores). First idle, then while
-`--routes` concurrent loops request Madrid-Warsaw routes (about 40,000
+`--routes` concurrent loops request Lisbon-Warsaw routes (about 42,000
 points each, fitted to the budget) and `--maps` concurrent loops request
 dynamic maps of ten routes (about 1,000,000 points). The run starts by
 printing what each load call weighs on the upstream in use.
@@ -28,7 +28,7 @@ import orjson
 
 import fitting
 from loadtest.fetch import APP_DATA_KEY
-from loadtest.mix import LISBON, MADRID_WARSAW, WARSAW
+from loadtest.mix import LISBON, WARSAW
 from loadtest.stats import format_table, percentile
 from loadtest.topology import OFFLINE_KEY, Service, peak_rss, run_topology
 from loadtest.wire import CallFailed, ToolError, call_tool, clients, result_text
@@ -45,7 +45,7 @@ PROBES = {
     # Also waits for the offline upstream, which shares these cores with the load.
     "geocode": ("tomtom-geocode", {"query": "Dam 1, Amsterdam"}),
 }
-LONG = ("tomtom-routing", {"locations": MADRID_WARSAW})
+LONG = ("tomtom-routing", {"locations": [LISBON, WARSAW]})  # about 42,000 points
 # Ten routes of 25 Lisbon-Warsaw legs in all: about 1,000,000 points on the offline upstream.
 _THERE_AND_BACK = [[LISBON, WARSAW, LISBON, WARSAW], [WARSAW, LISBON, WARSAW]]
 HUGE_MAP = (
@@ -155,8 +155,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--probes", type=int, default=150, help="timed cheap calls per phase")
-    parser.add_argument("--routes", type=int, default=4, help="concurrent 40,000-point routes")
+    parser.add_argument("--probes", type=int, default=600, help="timed cheap calls per phase")
+    parser.add_argument("--routes", type=int, default=4, help="concurrent 42,000-point routes")
     parser.add_argument("--maps", type=int, default=1, help="concurrent 1,000,000-point maps")
     parser.add_argument("--fit-workers", type=int, default=2)
     parser.add_argument("--modes", default="pool,inline", help="pool, inline or both")
@@ -225,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
             )
     print(
         f"\nprobe: {PROBES[args.probe][0]} back to back; load: {args.routes} x "
-        f"Madrid-Warsaw routes + {args.maps} x dynamic map of ten long routes, looping; "
+        f"Lisbon-Warsaw routes + {args.maps} x dynamic map of ten long routes, looping; "
         f"FIT_WORKERS={args.fit_workers} (workers at nice +10); offline upstream at nice "
         f"+{UPSTREAM_NICE} (it stands in for TomTom, which runs elsewhere)\n"
     )
