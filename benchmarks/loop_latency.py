@@ -28,7 +28,7 @@ import orjson
 
 import fitting
 from loadtest.fetch import APP_DATA_KEY
-from loadtest.mix import LISBON, WARSAW
+from loadtest.mix import LISBON, LONG_ROUTE, WARSAW
 from loadtest.stats import format_table, percentile
 from loadtest.topology import OFFLINE_KEY, Service, peak_rss, run_topology
 from loadtest.wire import CallFailed, ToolError, call_tool, clients, result_text
@@ -45,7 +45,7 @@ PROBES = {
     # Also waits for the offline upstream, which shares these cores with the load.
     "geocode": ("tomtom-geocode", {"query": "Dam 1, Amsterdam"}),
 }
-LONG = ("tomtom-routing", {"locations": [LISBON, WARSAW]})  # about 42,000 points
+LONG = ("tomtom-routing", {"locations": LONG_ROUTE})  # about 42,000 points
 # Ten routes of 25 Lisbon-Warsaw legs in all: about 1,000,000 points on the offline upstream.
 _THERE_AND_BACK = [[LISBON, WARSAW, LISBON, WARSAW], [WARSAW, LISBON, WARSAW]]
 HUGE_MAP = (

@@ -5,8 +5,8 @@
 One replica (FIT_WORKERS=2, the default) against the separate offline
 upstream on the same two cores. Cheap: `tomtom-geocode` (a few hundred bytes
 of app data), and a status report, the same MCP path without the upstream
-(what one replica's front end can do on its own). Long: Madrid-Warsaw
-routing (`loadtest.mix.MADRID_WARSAW`, about 40,000 points) fitted into the
+(what one replica's front end can do on its own). Long: Lisbon-Warsaw
+routing (about 42,000 points on the offline upstream) fitted into the
 120,000-character budget.
 Each level runs `concurrency` callers back to back for the given seconds;
 requests/s counts completed calls over the time until the last one
@@ -25,14 +25,14 @@ import time
 
 import httpx
 
-from loadtest.mix import MADRID_WARSAW
+from loadtest.mix import LONG_ROUTE
 from loadtest.stats import format_table, percentile
 from loadtest.topology import Service, peak_rss, run_topology
 from loadtest.wire import CallFailed, ToolError, call_tool, clients, result_text
 
 LOCAL = ("tomtom-report-app-status", {"tool": "tomtom-routing", "status": "ok", "reason": "probe"})
 CHEAP = ("tomtom-geocode", {"query": "Dam 1, Amsterdam"})
-LONG = ("tomtom-routing", {"locations": MADRID_WARSAW})
+LONG = ("tomtom-routing", {"locations": LONG_ROUTE})
 MIB = 1024 * 1024
 
 
@@ -80,7 +80,7 @@ async def run(
     for label, call, seconds in (
         ("replica only (status report)", LOCAL, cheap_s),
         ("cheap (geocode)", CHEAP, cheap_s),
-        ("long route (Madrid-Warsaw)", LONG, long_s),
+        ("long route (Lisbon-Warsaw)", LONG, long_s),
     ):
         reference = None
         for concurrency in levels:

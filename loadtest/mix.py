@@ -21,9 +21,8 @@ PARIS = [2.3522, 48.8566]
 ROME = [12.4964, 41.9028]
 
 LONG_ROUTE = [LISBON, WARSAW]
-MADRID_WARSAW = [MADRID, WARSAW]
-"""The benchmarks' "40,000-point route": 32,000 to 44,000 points as the offline upstream's
-geometry has evolved; the benchmarks print the count of each run."""
+"""The benchmarks' "40,000-point route" (42,447 points on the offline upstream today;
+the benchmarks print the count of each run)."""
 DATA_VIZ_SMALL_POINTS = 500
 DATA_VIZ_LARGE_POINTS = 10_000
 
