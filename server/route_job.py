@@ -21,16 +21,9 @@ from server.features import collection, route_answer, route_feature, waypoint_fe
 from server.route_body import parse_route_body
 from server.upstream_body import BodyError, RawBody, loads
 
-HEAVY_BYTES = 512 * 1024
-"""Decoded bodies this large in all (a route of about 10,000 points) go to the pool."""
-
 
 class NoRoute(BodyError):
     """TomTom answered, but with no route."""
-
-
-def heavy(bodies: Sequence[RawBody]) -> bool:
-    return sum(body.size for body in bodies) >= HEAVY_BYTES
 
 
 def routes_of(raw: RawBody) -> list[dict[str, Any]]:

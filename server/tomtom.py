@@ -31,7 +31,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from server import metrics
 from server.route_body import parse_route_body
-from server.upstream_body import ACCEPT_ENCODING, BodyError, RawBody, loads
+from server.upstream_body import ACCEPT_ENCODING, BodyError, RawBody, heavy, loads
 
 __all__ = [
     "BadRequestError",
@@ -111,11 +111,6 @@ def _latlon(lon: float, lat: float) -> str:
 
 Offload = Callable[..., Awaitable[Any]]
 """Runs `loads(raw, parse)` off the event loop: the fitting pool's `run_in_process`."""
-
-OFFLOAD_BYTES = 512 * 1024
-"""Bodies this large once decoded (a route of about 10,000 points) are parsed in the pool:
-a 5 MB body parsed on the event loop stalls every other request of the replica for tens
-of ms."""
 
 
 class TomTomClient:
@@ -264,7 +259,7 @@ class TomTomClient:
 
     async def _decode(self, raw: RawBody, parse: Callable[[bytes], Any]) -> dict[str, Any]:
         try:
-            if self._offload is not None and raw.size >= OFFLOAD_BYTES:
+            if self._offload is not None and heavy([raw]):
                 return await self._offload(loads, raw, parse)
             return loads(raw, parse)
         except BodyError as exc:

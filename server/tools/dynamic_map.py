@@ -28,7 +28,7 @@ from server.tools._params import (
     model_tool,
 )
 from server.tools.routing import route_params
-from server.upstream_body import RawBody
+from server.upstream_body import RawBody, heavy
 from widgets import MAP_URI
 
 Color = Annotated[
@@ -163,7 +163,7 @@ def register(apps: Apps, runtime: Runtime) -> None:
         return await deliver_prepared(
             runtime,
             "tomtom-dynamic-map",
-            route_job.heavy(bodies),
+            heavy(bodies),
             route_job.dynamic_map,
             bodies,
             map_routes,

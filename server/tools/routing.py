@@ -32,6 +32,7 @@ from server.tools._params import (
     caller_key,
     model_tool,
 )
+from server.upstream_body import heavy
 from widgets import MAP_URI
 
 DEFAULT_SECTIONS: tuple[str, ...] = ("traffic", "tollRoad", "motorway", "tunnel", "country")
@@ -193,7 +194,7 @@ def register(apps: Apps, runtime: Runtime) -> None:
         return await deliver_prepared(
             runtime,
             "tomtom-routing",
-            route_job.heavy([raw]),
+            heavy([raw]),
             route_job.routing,
             raw,
             locations,

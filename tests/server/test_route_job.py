@@ -18,7 +18,7 @@ from server.config import OFFLINE_BASE_URL
 from server.offline import build_upstream_app
 from server.pool import FitPool
 from server.tomtom import TomTomClient
-from server.upstream_body import BodyError, RawBody
+from server.upstream_body import BodyError, RawBody, heavy
 from tests.server.test_tools_harness import LISBON, MADRID, WARSAW
 
 BUDGET = 120_000
@@ -38,7 +38,7 @@ async def test_a_long_route_arrives_gzipped_and_its_size_is_known_before_decodin
     assert raw.encoding == "gzip"
     decoded = raw.decoded()
     assert raw.size == len(decoded) > 5 * len(raw.content)
-    assert route_job.heavy([raw])
+    assert heavy([raw])
     (route,) = route_job.routes_of(raw)
     assert len(route["legs"][0]["points"]) == len(
         orjson.loads(decoded)["routes"][0]["legs"][0]["points"]
