@@ -30,7 +30,6 @@ import orjson
 from mcp.server.mcpserver.exceptions import ToolError
 
 from server import metrics
-from server.route_body import parse_route_body
 from server.upstream_body import ACCEPT_ENCODING, BodyError, RawBody, heavy, loads
 
 __all__ = [
@@ -188,21 +187,6 @@ class TomTomClient:
             content=orjson.dumps(body),
         )
 
-    async def calculate_route(
-        self,
-        locations: Sequence[Sequence[float]],
-        *,
-        section_types: Iterable[str] = (),
-        key: str | None,
-        params: Params = (),
-    ) -> dict[str, Any]:
-        """The body of `calculate_route_raw`, decoded (in the pool when large); leg points
-        come back as float64 `(n, 2)` `[lon, lat]` arrays (`server.route_body`)."""
-        raw = await self.calculate_route_raw(
-            locations, section_types=section_types, key=key, params=params
-        )
-        return await self._decode(raw, parse_route_body)
-
     async def calculate_route_raw(
         self,
         locations: Sequence[Sequence[float]],
@@ -255,9 +239,12 @@ class TomTomClient:
         content: bytes | None = None,
     ) -> dict[str, Any]:
         raw = await self._fetch(endpoint, method, path, params, key, content)
-        return await self._decode(raw, orjson.loads)
+        return await self.decode(raw, orjson.loads)
 
-    async def _decode(self, raw: RawBody, parse: Callable[[bytes], Any]) -> dict[str, Any]:
+    async def decode(
+        self, raw: RawBody, parse: Callable[[bytes], Any] = orjson.loads
+    ) -> dict[str, Any]:
+        """The JSON object in `raw` (decoded in the pool when large), or the TomTomError."""
         try:
             if self._offload is not None and heavy([raw]):
                 return await self._offload(loads, raw, parse)

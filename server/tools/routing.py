@@ -18,6 +18,7 @@ from pydantic import AfterValidator, Field
 
 from server import route_job
 from server.delivery import deliver_prepared
+from server.route_body import parse_route_body
 from server.runtime import Runtime
 from server.tomtom import TomTomClient
 from server.tools._params import (
@@ -114,9 +115,10 @@ async def calculate(
 ) -> list[dict[str, Any]]:
     """TomTom's routes for `locations`, decoded here (in the pool when large); a clear
     error when it found none. Tools that only draw the route use `server.route_job`."""
-    body = await client.calculate_route(
+    raw = await client.calculate_route_raw(
         locations, section_types=section_types, key=key, params=params
     )
+    body = await client.decode(raw, parse_route_body)
     routes = body.get("routes") or []
     if not routes:
         raise ToolError("TomTom found no route between these locations.")

@@ -72,9 +72,9 @@ async def test_reverse_geocode_and_nearby_put_latitude_before_longitude() -> Non
     assert seen[1].url.params["radius"] == "500"
 
 
-async def test_calculate_route_asks_for_guidance_progress_and_every_section_type() -> None:
+async def test_calculate_route_asks_for_gzip_guidance_progress_and_every_section_type() -> None:
     client, seen = client_for(ok({"routes": []}))
-    await client.calculate_route(
+    await client.calculate_route_raw(
         [(4.9, 52.37), (5.1, 52.09), (13.4, 52.52)],
         section_types=["traffic", "tollRoad"],
         key=None,
@@ -87,6 +87,7 @@ async def test_calculate_route_asks_for_guidance_progress_and_every_section_type
     assert url.params.get_list("extendedRouteRepresentation") == ["distance", "travelTime"]
     assert url.params["instructionsType"] == "text"
     assert url.params["routeType"] == "fast"
+    assert seen[0].headers["accept-encoding"] == "gzip"
 
 
 async def test_search_along_route_posts_the_route_as_lat_lon_points() -> None:
@@ -147,7 +148,7 @@ async def test_a_rate_limit_says_when_to_retry() -> None:
 async def test_a_bad_request_quotes_tomtoms_own_description(body: dict) -> None:
     client, _ = client_for(lambda _: httpx.Response(400, content=orjson.dumps(body)))
     with pytest.raises(BadRequestError, match=r"HTTP 400.*TomTom said: Unknown sectionType: foo"):
-        await client.calculate_route([(4.9, 52.37), (5.1, 52.09)], key=None)
+        await client.calculate_route_raw([(4.9, 52.37), (5.1, 52.09)], key=None)
 
 
 async def test_a_server_error_is_reported_as_unavailable_and_not_retried() -> None:
@@ -202,7 +203,7 @@ async def test_every_request_is_timed_by_endpoint_and_outcome() -> None:
     before_ok = upstream_count("routing/calculateRoute", "ok")
     before_refused = upstream_count("search/geocode", "invalid_key")
     client, _ = client_for(ok({"routes": []}))
-    await client.calculate_route([(4.9, 52.37), (5.1, 52.09)], key=None)
+    await client.calculate_route_raw([(4.9, 52.37), (5.1, 52.09)], key=None)
     refusing, _ = client_for(lambda _: httpx.Response(403, content=b"{}"))
     with pytest.raises(InvalidKeyError):
         await refusing.geocode("Amsterdam", key=None)
