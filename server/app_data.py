@@ -24,6 +24,10 @@ WIRE_MARGIN = 600
 """Characters kept free for the JSON-RPC envelope and the SDK's own `_meta` keys."""
 
 
+class JobError(ValueError):
+    """A job could not build its result; the message is for the model (a tool error)."""
+
+
 @dataclass(frozen=True)
 class Prepared:
     """A finished tool result, and what became of its app data (for logs and metrics)."""
@@ -31,7 +35,8 @@ class Prepared:
     text: dict[str, Any]
     meta: dict[str, Any]
     outcome: str
-    """as_is, fitted, none, omitted_show_ui_false, omitted_too_large or omitted_invalid."""
+    """as_is, fitted, none, omitted_show_ui_false, omitted_too_large, omitted_invalid,
+    or page (a chunk of the app data for a widget that pages)."""
     budget: int = 0
     fit_ms: float = 0.0
     report: dict[str, Any] | None = None

@@ -4,8 +4,9 @@ Every model-visible tool ends here. `server.app_data.prepare` builds the result
 (app data inline in `_meta`, fitted when too large, omitted with a reason when
 even fitting cannot help); this module runs it on the event loop when the data
 is small and in the fitting pool when not, then records the outcome. Long
-routes take a shorter way: `deliver_prepared` runs a whole `server.route_job`
-(decode, build, fit) in a worker, so that their bodies never touch the loop.
+routes and large GeoJSON take a shorter way: `deliver_prepared` runs a whole
+job (`server.route_job`, `server.data_viz_job`: decode, build, fit) in a
+worker, so that their bodies are never parsed on the loop.
 Nothing is kept between requests.
 """
 
@@ -21,12 +22,11 @@ from mcp_types import CallToolResult
 
 import fitting
 from server import metrics
-from server.app_data import APP_DATA_KEY, OMITTED_KEY, Prepared, prepare, result, wire_size
+from server.app_data import APP_DATA_KEY, OMITTED_KEY, JobError, Prepared, prepare
 from server.pool import FitWorkerDied
 from server.runtime import Runtime
-from server.upstream_body import BodyError
 
-__all__ = ["APP_DATA_KEY", "OMITTED_KEY", "app_data_page", "deliver", "deliver_prepared"]
+__all__ = ["APP_DATA_KEY", "OMITTED_KEY", "deliver", "deliver_prepared"]
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +63,7 @@ async def deliver_prepared(
             prepared = await runtime.pool.run_in_process(job, *args)
         else:
             prepared = job(*args)
-    except (FitWorkerDied, BodyError) as exc:  # BodyError: a route job's TomTom body
+    except (FitWorkerDied, JobError) as exc:
         raise ToolError(str(exc)) from None
     _record(tool, prepared, where, (time.perf_counter() - started) * 1000)
     return prepared.result()
@@ -71,6 +71,19 @@ async def deliver_prepared(
 
 def _record(tool: str, prepared: Prepared, where: str, ms: float) -> None:
     metrics.APP_DATA_OUTCOMES.labels(tool, prepared.outcome).inc()
+    if prepared.outcome == "page":
+        log.info(
+            "app data page",
+            extra={
+                "event": "app_data_page",
+                "tool": tool,
+                "offset": prepared.text["offset"],
+                "chars": len(prepared.meta[APP_DATA_KEY]),
+                "total": prepared.text["total"],
+                "where": where,
+            },
+        )
+        return
     if prepared.outcome.startswith("omitted_") and prepared.detail:
         level = logging.ERROR if prepared.outcome == "omitted_invalid" else logging.WARNING
         log.log(
@@ -101,38 +114,3 @@ def _record(tool: str, prepared: Prepared, where: str, ms: float) -> None:
             **({"fitted": prepared.report} if prepared.report else {}),
         },
     )
-
-
-async def app_data_page(
-    runtime: Runtime, *, tool: str, data: dict[str, Any], offset: int
-) -> CallToolResult:
-    """One chunk of the encoded envelope of `data`, from `offset`, for the widget to page."""
-    envelope = {"v": 1, "tool": tool, "data": data, "fitted": None}
-    # Unbounded budget: data-viz data is never altered, the widget pages through it.
-    if runtime.settings.fit_inline:
-        encoded = fitting.fit(envelope, 1 << 62)
-    else:
-        try:
-            encoded = await runtime.pool.run_in_process(fitting.fit, envelope, 1 << 62)
-        except FitWorkerDied as exc:
-            raise ToolError(str(exc)) from None
-    full = encoded.app_data
-    if not 0 <= offset < max(len(full), 1):
-        raise ToolError(f"offset {offset} is outside the app data (0 to {len(full) - 1})")
-    text_obj = {"tool": tool, "offset": offset, "total": len(full)}
-    # "has_more": false is the longer spelling, so the chunk's room is measured with it.
-    meta: dict[str, Any] = {**text_obj, "has_more": False}
-    room = runtime.settings.budget - wire_size(result(text_obj, {**meta, APP_DATA_KEY: ""}))
-    chunk = full[offset : offset + room]
-    meta.update({APP_DATA_KEY: chunk, "has_more": offset + len(chunk) < len(full)})
-    log.info(
-        "app data page",
-        extra={
-            "event": "app_data_page",
-            "tool": tool,
-            "offset": offset,
-            "chars": len(chunk),
-            "total": len(full),
-        },
-    )
-    return result(text_obj, meta)

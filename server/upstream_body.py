@@ -15,6 +15,8 @@ from typing import Any
 import orjson
 from isal import igzip, isal_zlib
 
+from server.app_data import JobError
+
 POOL_BYTES = 512 * 1024
 """Bodies this large once decoded (a route of about 10,000 points) are decoded in the
 fitting pool: a 5 MB body parsed on the event loop stalls every other request of the
@@ -24,7 +26,7 @@ ACCEPT_ENCODING = "gzip"
 """The only content coding requested, so the only one to decode besides identity."""
 
 
-class BodyError(ValueError):
+class BodyError(JobError):
     """The body is not JSON of the expected shape (the message is for the model)."""
 
 

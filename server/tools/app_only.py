@@ -22,12 +22,11 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent
 from pydantic import Field, ValidationError
 
-from server import metrics
-from server.delivery import app_data_page
+from server import data_viz_job, metrics
 from server.runtime import Runtime
 from server.tools._params import caller_key
 from server.tools.data_viz import TOOL as DATA_VIZ
-from server.tools.data_viz import DataVizArgs, first_error, run_data_viz
+from server.tools.data_viz import DataVizArgs, deliver_data_viz, first_error
 from widgets import DATA_VIZ_URI, MAP_URI
 
 logger = logging.getLogger(__name__)
@@ -84,8 +83,7 @@ def register(apps: Apps, runtime: Runtime) -> None:
             args = DataVizArgs.model_validate(arguments)
         except ValidationError as exc:
             raise ToolError(f"arguments: {first_error(exc)}") from None
-        _, data = await run_data_viz(runtime, args)
-        return await app_data_page(runtime, tool=DATA_VIZ, data=data, offset=offset)
+        return await deliver_data_viz(runtime, DATA_VIZ, args, data_viz_job.page, offset)
 
     @apps.tool(
         resource_uri=MAP_URI,

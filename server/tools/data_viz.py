@@ -2,8 +2,9 @@
 
 The data is validated and summarised but never altered: the widget draws it
 exactly as given. When it does not fit in the tool result, the widget fetches
-it with `tomtom-get-app-data`, which runs `run_data_viz` again from the same
-tool input (app_only.py), validated by the same `DataVizArgs`.
+it with `tomtom-get-app-data`, which runs it again from the same tool input
+(app_only.py), validated by the same `DataVizArgs`; parsing, validation and
+encoding are `server.data_viz_job`'s.
 
 Layers (docs/adr/0022-data-viz-layers.md): up to 10, each
 `{"type": "fill"|"line"|"circle"|"heatmap"|"symbol", "paint"?, "filter"?, "label"?, ...}`
@@ -15,6 +16,7 @@ or in the popup; `name`, `color`, `opacity`, `radius`, `width`, `minzoom` and
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 import orjson
@@ -23,14 +25,15 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from server import data_url
-from server.delivery import deliver
+from server import data_url, data_viz_job
+from server.app_data import Prepared
+from server.data_viz_job import TOOL
+from server.delivery import deliver_prepared
 from server.runtime import Runtime
-from server.tools._geojson import GeoJsonError, Summary, validate
 from server.tools._params import ShowUi, model_tool
+from server.upstream_body import POOL_BYTES
 from widgets import DATA_VIZ_URI
 
-TOOL = "tomtom-data-viz"
 MAX_LAYERS = 10
 _PAINT_PREFIX = {
     "fill": ("fill-",),
@@ -38,14 +41,6 @@ _PAINT_PREFIX = {
     "circle": ("circle-",),
     "heatmap": ("heatmap-",),
     "symbol": ("text-", "icon-"),
-}
-_DEFAULT_LAYER = {
-    "Point": "circle",
-    "MultiPoint": "circle",
-    "LineString": "line",
-    "MultiLineString": "line",
-    "Polygon": "fill",
-    "MultiPolygon": "fill",
 }
 
 
@@ -155,35 +150,35 @@ class DataVizArgs(BaseModel):
         return self
 
 
-async def run_data_viz(runtime: Runtime, args: DataVizArgs) -> tuple[dict, dict]:
-    """(answer for the model, `data` for the widget): downloads, validates, summarises."""
+async def geojson_text(runtime: Runtime, args: DataVizArgs) -> tuple[str, bytes]:
+    """("data_url" or "inline", the GeoJSON as JSON text): downloaded, or the inline value
+    written back to text, so that it crosses to a fitting worker as bytes."""
     if args.data_url is not None:
-        body = await data_url.download(runtime.downloads, args.data_url, runtime.settings)
-        try:
-            geojson = orjson.loads(body)
-        except orjson.JSONDecodeError as exc:
-            raise ToolError(f"data_url did not return JSON: {exc}") from None
-        source = "data_url"
-    else:
-        geojson = args.geojson
-        source = "inline"
-    try:
-        summary = validate(geojson)
-    except GeoJsonError as exc:
-        raise ToolError(f"The GeoJSON is malformed at {exc}") from None
-    layers = [
-        layer.model_dump(exclude_none=True) for layer in args.layers or _default_layers(summary)
-    ]
-    answer: dict[str, Any] = {"source": source, **summary.as_answer(), "layers": len(layers)}
-    if args.title:
-        answer["title"] = args.title
-    data: dict[str, Any] = {"geojson": geojson, "layers": layers, "title": args.title or ""}
-    return answer, data
+        return "data_url", await data_url.download(
+            runtime.downloads, args.data_url, runtime.settings
+        )
+    return "inline", orjson.dumps(args.geojson)
 
 
-def _default_layers(summary: Summary) -> list[Layer]:
-    kinds = dict.fromkeys(_DEFAULT_LAYER[t] for t in summary.geometry_types if t in _DEFAULT_LAYER)
-    return [Layer(type=kind) for kind in kinds or ("circle",)]
+async def deliver_data_viz(
+    runtime: Runtime, tool: str, args: DataVizArgs, job: Callable[..., Prepared], *extra: Any
+) -> CallToolResult:
+    """`job` (`data_viz_job.tool_result` or `.page`) over the data of `args`, in a fitting
+    worker when the GeoJSON is large."""
+    source, text = await geojson_text(runtime, args)
+    layers = [layer.model_dump(exclude_none=True) for layer in args.layers or ()] or None
+    return await deliver_prepared(
+        runtime,
+        tool,
+        len(text) >= POOL_BYTES,
+        job,
+        source,
+        text,
+        layers,
+        args.title,
+        *extra,
+        runtime.settings.budget,
+    )
 
 
 def register(apps: Apps, runtime: Runtime) -> None:
@@ -212,8 +207,7 @@ def register(apps: Apps, runtime: Runtime) -> None:
             args = DataVizArgs(data_url=data_url, geojson=geojson, layers=layers, title=title)
         except ValueError as exc:
             raise ToolError(first_error(exc)) from None
-        answer, data = await run_data_viz(runtime, args)
-        return await deliver(runtime, tool=TOOL, answer=answer, data=data, show_ui=show_ui)
+        return await deliver_data_viz(runtime, TOOL, args, data_viz_job.tool_result, show_ui)
 
 
 def first_error(exc: ValueError) -> str:

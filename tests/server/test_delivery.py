@@ -12,8 +12,9 @@ import pytest
 
 import fitting
 from fitting.synthetic import route_with_points
+from server import data_viz_job
 from server.config import Settings
-from server.delivery import APP_DATA_KEY, OMITTED_KEY, app_data_page, deliver
+from server.delivery import APP_DATA_KEY, OMITTED_KEY, deliver
 from server.pool import FitPool
 from server.runtime import Runtime
 
@@ -124,23 +125,23 @@ async def test_data_that_cannot_fit_is_omitted_with_a_reason_the_widget_can_show
     assert "not shown" in orjson.loads(result.content[0].text)["map"]
 
 
-async def test_app_data_pages_reassemble_to_the_whole_envelope(runtime: Runtime) -> None:
-    small = dataclasses.replace(runtime, settings=Settings(budget=10_000))
+def test_app_data_pages_reassemble_to_the_whole_envelope() -> None:
     geojson = {
         "type": "FeatureCollection",
         "features": [
             {
                 "type": "Feature",
-                "geometry": {"type": "Point", "coordinates": [i / 7, i / 9]},
+                "geometry": {"type": "Point", "coordinates": [i / 20, i / 40]},
                 "properties": {"name": f"p{i}", "noise": i * 7919 % 104729},
             }
             for i in range(3_000)
         ],
     }
-    data = {"geojson": geojson, "layers": [{"type": "circle"}], "title": "points"}
+    text = orjson.dumps(geojson)
     chunks, offset, total = [], 0, None
     for _ in range(100):
-        page = await app_data_page(small, tool="tomtom-data-viz", data=data, offset=offset)
+        page = data_viz_job.page("inline", text, [{"type": "circle"}], "points", offset, 10_000)
+        page = page.result()
         assert wire_size(page) < 10_000
         chunks.append(page.meta[APP_DATA_KEY])
         total = page.meta["total"]

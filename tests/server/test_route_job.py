@@ -61,10 +61,10 @@ async def test_a_job_in_a_worker_gives_exactly_the_result_of_the_same_job_inline
     assert fitting.decode(inline.meta[APP_DATA_KEY])["fitted"]["original_points"] > 30_000
 
 
-def test_workers_running_route_jobs_never_load_the_mcp_server_or_web_stack() -> None:
+def test_workers_running_jobs_never_load_the_mcp_server_or_web_stack() -> None:
     heavy = ("mcp.server", "starlette", "uvicorn", "httpx", "prometheus_client")
     probe = (
-        "import sys, server.route_job; "
+        "import sys, server.route_job, server.data_viz_job; "
         f"print(sorted(m for m in sys.modules if m.startswith({heavy!r})))"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)

@@ -15,7 +15,7 @@ import pytest
 
 import fitting
 from server.delivery import APP_DATA_KEY, OMITTED_KEY
-from server.tools._geojson import GeoJsonError, validate
+from server.geojson import GeoJsonError, validate
 from tests.server.test_tools_harness import assert_model_text, tool_client
 
 PLACES = {
