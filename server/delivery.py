@@ -54,7 +54,7 @@ async def deliver_prepared(
     job: Callable[..., Prepared],
     *args: Any,
 ) -> CallToolResult:
-    """`job(*args)` (a `prepare`, or a route job ending in one) in the pool when `heavy`
+    """`job(*args)` (`prepare`, or a route or data-viz job) in the pool when `heavy`
     and FIT_INLINE is off, else on the event loop; then logged, counted and returned."""
     where = "pool" if heavy and not runtime.settings.fit_inline else "inline"
     started = time.perf_counter()
