@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult
@@ -26,9 +26,11 @@ from server.app_data import APP_DATA_KEY, OMITTED_KEY, JobError, Prepared, prepa
 from server.pool import FitWorkerDied
 from server.runtime import Runtime
 
-__all__ = ["APP_DATA_KEY", "OMITTED_KEY", "deliver", "deliver_prepared"]
+__all__ = ["APP_DATA_KEY", "OMITTED_KEY", "deliver", "deliver_prepared", "run_job"]
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 
 async def deliver(
@@ -54,19 +56,28 @@ async def deliver_prepared(
     job: Callable[..., Prepared],
     *args: Any,
 ) -> CallToolResult:
-    """`job(*args)` (`prepare`, or a route or data-viz job) in the pool when `heavy`
-    and FIT_INLINE is off, else on the event loop; then logged, counted and returned."""
-    where = "pool" if heavy and not runtime.settings.fit_inline else "inline"
+    """`job(*args)` (`prepare`, or a route or data-viz job) run by `run_job`, then logged,
+    counted and returned."""
     started = time.perf_counter()
-    try:
-        if where == "pool":
-            prepared = await runtime.pool.run_in_process(job, *args)
-        else:
-            prepared = job(*args)
-    except (FitWorkerDied, JobError) as exc:
-        raise ToolError(str(exc)) from None
+    prepared = await run_job(runtime, heavy, job, *args)
+    where = "pool" if in_pool(runtime, heavy) else "inline"
     _record(tool, prepared, where, (time.perf_counter() - started) * 1000)
     return prepared.result()
+
+
+async def run_job(runtime: Runtime, heavy: bool, job: Callable[..., T], *args: Any) -> T:
+    """`job(*args)` in the pool when `heavy` and FIT_INLINE is off, else on the event loop;
+    its JobError, or a dead worker, becomes a tool error."""
+    try:
+        if in_pool(runtime, heavy):
+            return await runtime.pool.run_in_process(job, *args)
+        return job(*args)
+    except (FitWorkerDied, JobError) as exc:
+        raise ToolError(str(exc)) from None
+
+
+def in_pool(runtime: Runtime, heavy: bool) -> bool:
+    return heavy and not runtime.settings.fit_inline
 
 
 def _record(tool: str, prepared: Prepared, where: str, ms: float) -> None:

@@ -1,4 +1,4 @@
-"""Routing and dynamic-map results, from TomTom's bodies as received to the finished result.
+"""Routing, search-along-route and dynamic-map results, from TomTom's bodies as received.
 
 A 100,000-point route is a 5 MB body, and ten of them make a 1,000,000-point map.
 Decompressing and parsing them, building the model's answer and the widget's
@@ -16,8 +16,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from server.app_data import Prepared, prepare
-from server.features import collection, route_answer, route_feature, waypoint_features
+from server.features import (
+    collection,
+    route_answer,
+    route_feature,
+    search_results,
+    waypoint_features,
+)
 from server.route_body import parse_route_body
 from server.upstream_body import BodyError, RawBody, loads
 
@@ -47,6 +55,38 @@ def routing(raw: RawBody, locations: list[list[float]], show_ui: bool, budget: i
         features += waypoint_features(locations)
         data = collection(features, summary={"routes": len(routes)})
     return prepare("tomtom-routing", answer, data, show_ui, budget)
+
+
+def along_route_request(raw: RawBody) -> bytes:
+    """The searchAlongRoute POST body: the first route's points as TomTom's `{lat, lon}`."""
+    line = route_feature(routes_of(raw)[0], 0, guidance=False)["geometry"]["coordinates"]
+    return orjson.dumps({"route": {"points": [{"lat": y, "lon": x} for x, y in line.tolist()]}})
+
+
+def along_route(
+    raw: RawBody,
+    found: dict[str, Any],
+    locations: list[list[float]],
+    query: str,
+    show_ui: bool,
+    budget: int,
+) -> Prepared:
+    """`tomtom-search-along-route`: the route, its stops and the places `found` along it."""
+    route = routes_of(raw)[0]
+    items, results = search_results(found.get("results") or [])
+    answer: dict[str, Any] = {
+        "query": query,
+        "route": route_answer(route, 0),
+        "count": len(items),
+        "results": items,
+    }
+    if not items:
+        answer["note"] = "Nothing found; try a larger maxDetourTime or a broader query."
+    data = None
+    if show_ui:
+        features = [route_feature(route, 0), *waypoint_features(locations), *results]
+        data = collection(features, summary={"query": query, "count": len(items)})
+    return prepare("tomtom-search-along-route", answer, data, show_ui, budget)
 
 
 @dataclass(frozen=True)

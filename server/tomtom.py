@@ -25,7 +25,6 @@ from typing import Any
 from urllib.parse import quote
 
 import httpx
-import numpy as np
 import orjson
 from mcp.server.mcpserver.exceptions import ToolError
 
@@ -109,7 +108,7 @@ def _latlon(lon: float, lat: float) -> str:
 
 
 Offload = Callable[..., Awaitable[Any]]
-"""Runs `loads(raw, parse)` off the event loop: the fitting pool's `run_in_process`."""
+"""Runs `loads(raw)` of a large body off the event loop: the fitting pool's `run_in_process`."""
 
 
 class TomTomClient:
@@ -117,7 +116,8 @@ class TomTomClient:
 
     Every method takes the caller's `key` (the `tomtom-api-key` header) and
     falls back to the configured default; with neither, no key is sent (the
-    offline upstream needs none). Bodies are returned as parsed JSON objects.
+    offline upstream needs none). Bodies are returned as parsed JSON objects,
+    except calculateRoute's, which the route jobs decode where they run.
     """
 
     def __init__(
@@ -169,22 +169,21 @@ class TomTomClient:
     async def search_along_route(
         self,
         query: str,
-        route: np.ndarray,
+        route: bytes,
         *,
         max_detour_time: int,
         key: str | None,
         params: Params = (),
     ) -> dict[str, Any]:
-        """`POST /search/2/searchAlongRoute/{query}.json` with the route's `[lon, lat]` points."""
-        points = np.asarray(route, dtype=np.float64)
-        body = {"route": {"points": [{"lat": lat, "lon": lon} for lon, lat in points.tolist()]}}
+        """`POST /search/2/searchAlongRoute/{query}.json`; `route` is the JSON body with the
+        route's points (`server.route_job.along_route_request`)."""
         return await self._request(
             "search/alongRoute",
             "POST",
             f"/search/2/searchAlongRoute/{_segment(query)}.json",
             [("maxDetourTime", max_detour_time), *params],
             key,
-            content=orjson.dumps(body),
+            content=route,
         )
 
     async def calculate_route_raw(
@@ -239,16 +238,10 @@ class TomTomClient:
         content: bytes | None = None,
     ) -> dict[str, Any]:
         raw = await self._fetch(endpoint, method, path, params, key, content)
-        return await self.decode(raw, orjson.loads)
-
-    async def decode(
-        self, raw: RawBody, parse: Callable[[bytes], Any] = orjson.loads
-    ) -> dict[str, Any]:
-        """The JSON object in `raw` (decoded in the pool when large), or the TomTomError."""
         try:
             if self._offload is not None and heavy([raw]):
-                return await self._offload(loads, raw, parse)
-            return loads(raw, parse)
+                return await self._offload(loads, raw)
+            return loads(raw)
         except BodyError as exc:
             raise UpstreamUnavailableError(str(exc)) from None
 

@@ -1,7 +1,9 @@
 """`tomtom-search-along-route`: calculate the route, then search places along it.
 
 Two TomTom requests (calculateRoute, then searchAlongRoute with the route's
-points); the widget gets the route, its stops and the results on one map.
+points); the widget gets the route, its stops and the results on one map. For
+a long route both the POST body and the result are built in a fitting worker
+(`server.route_job`), from the route body as received.
 """
 
 from __future__ import annotations
@@ -13,24 +15,19 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from server.delivery import deliver
-from server.features import (
-    collection,
-    route_answer,
-    route_feature,
-    search_results,
-    waypoint_features,
-)
+from server import route_job
+from server.delivery import deliver_prepared, run_job
 from server.runtime import Runtime
 from server.tools._params import Language, Locations, ShowUi, caller_key, model_tool
 from server.tools.routing import (
+    DEFAULT_SECTIONS,
     AvoidParam,
     RouteTypeParam,
     TravelModeParam,
-    calculate,
     route_params,
 )
 from server.tools.search import CategorySet, Query
+from server.upstream_body import heavy
 from widgets import MAP_URI
 
 
@@ -70,31 +67,28 @@ def register(apps: Apps, runtime: Runtime) -> None:
         params = route_params(
             routeType=routeType, travelMode=travelMode, avoid=avoid, language=language
         )
-        routes = await calculate(runtime.tomtom, locations, key=key, params=params)
-        route = route_feature(routes[0], 0)
+        raw = await runtime.tomtom.calculate_route_raw(
+            locations, section_types=DEFAULT_SECTIONS, key=key, params=params
+        )
+        long = heavy([raw])
+        request = await run_job(runtime, long, route_job.along_route_request, raw)
         search = [("limit", limit)]
         if categorySet:
             search.append(("categorySet", categorySet))
         if language:
             search.append(("language", language))
-        body = await runtime.tomtom.search_along_route(
-            query,
-            route["geometry"]["coordinates"],
-            max_detour_time=maxDetourTime,
-            key=key,
-            params=search,
+        found = await runtime.tomtom.search_along_route(
+            query, request, max_detour_time=maxDetourTime, key=key, params=search
         )
-        items, results = search_results(body.get("results") or [])
-        answer = {
-            "query": query,
-            "route": route_answer(routes[0], 0),
-            "count": len(items),
-            "results": items,
-        }
-        if not items:
-            answer["note"] = "Nothing found; try a larger maxDetourTime or a broader query."
-        features = [route, *waypoint_features(locations), *results]
-        data = collection(features, summary={"query": query, "count": len(items)})
-        return await deliver(
-            runtime, tool="tomtom-search-along-route", answer=answer, data=data, show_ui=show_ui
+        return await deliver_prepared(
+            runtime,
+            "tomtom-search-along-route",
+            long,
+            route_job.along_route,
+            raw,
+            found,
+            locations,
+            query,
+            show_ui,
+            runtime.settings.budget,
         )

@@ -18,9 +18,7 @@ from pydantic import AfterValidator, Field
 
 from server import route_job
 from server.delivery import deliver_prepared
-from server.route_body import parse_route_body
 from server.runtime import Runtime
-from server.tomtom import TomTomClient
 from server.tools._params import (
     Avoid,
     Language,
@@ -103,26 +101,6 @@ def route_params(
     if language:
         params.append(("language", language))
     return params + (extra or [])
-
-
-async def calculate(
-    client: TomTomClient,
-    locations: list[list[float]],
-    *,
-    key: str | None,
-    params: list[tuple[str, Any]],
-    section_types: tuple[str, ...] | list[str] = DEFAULT_SECTIONS,
-) -> list[dict[str, Any]]:
-    """TomTom's routes for `locations`, decoded here (in the pool when large); a clear
-    error when it found none. Tools that only draw the route use `server.route_job`."""
-    raw = await client.calculate_route_raw(
-        locations, section_types=section_types, key=key, params=params
-    )
-    body = await client.decode(raw, parse_route_body)
-    routes = body.get("routes") or []
-    if not routes:
-        raise ToolError("TomTom found no route between these locations.")
-    return routes
 
 
 def register(apps: Apps, runtime: Runtime) -> None:

@@ -8,6 +8,7 @@ import sys
 from collections.abc import AsyncIterator
 
 import httpx
+import numpy as np
 import orjson
 import pytest
 
@@ -89,3 +90,13 @@ async def test_a_map_names_the_route_whose_body_failed(tomtom: TomTomClient) -> 
         route_job.dynamic_map(
             [good, RawBody(b'{"routes": []}')], routes, {}, [], None, True, BUDGET
         )
+
+
+async def test_search_along_route_posts_every_route_point_as_lat_lon(tomtom: TomTomClient) -> None:
+    raw = await tomtom.calculate_route_raw([MADRID, LISBON], key=None)
+    (route,) = route_job.routes_of(raw)
+    line = np.concatenate([leg["points"] for leg in route["legs"]])
+    points = orjson.loads(route_job.along_route_request(raw))["route"]["points"]
+    assert len(points) == len(line) > 1000
+    assert points[0] == {"lat": line[0, 1], "lon": line[0, 0]}
+    assert points[-1] == {"lat": line[-1, 1], "lon": line[-1, 0]}
