@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, uint64
 
 # Metres per degree of latitude on the mean Earth sphere (IUGG R1 = 6,371,008.8 m).
 M_PER_DEG = 6_371_008.8 * math.pi / 180.0
@@ -57,42 +57,135 @@ def project(e5: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return x, y
 
 
+# The farthest-vertex search, the ranking's inner loop, runs three ways by segment length:
+# scalar up to _SMALL vertices, in vectorized blocks of _BLOCK up to _WIDE, and past that
+# block by block, skipping every block whose bound proves it cannot hold the farthest.
+_BLOCK = 256
+_SMALL = 24
+_WIDE = 8 * _BLOCK
+# Slack on those bounds: far above the rounding of any distance here, and 1 micrometre.
+_REL = 1e-9
+_ABS = 1e-6
+
+
 @njit(cache=True, inline="always")
-def _farthest(x: np.ndarray, y: np.ndarray, a: int, b: int) -> tuple[int, float]:
-    """The first vertex strictly between a and b farthest from segment a-b, squared distance."""
-    ax = x[a]
-    ay = y[a]
-    dx = x[b] - ax
-    dy = y[b] - ay
-    len2 = dx * dx + dy * dy
-    best = -1.0
+def _d2(px: float, py: float, dx: float, dy: float, len2: float, inv: float) -> float:
+    """Squared distance from p to the segment from the origin to d (len2 = |d|^2 > 0, inv = 1/len2).
+
+    Distance to the nearer end outside the segment, to the line inside it.
+    All three are computed and one selected, so loops over vertices have no
+    branches and vectorize; each value is bit for bit what the branching form
+    gives (no fast-math: no contraction or reassociation).
+    """
+    t = px * dx + py * dy
+    da = px * px + py * py
+    qx = px - dx
+    qy = py - dy
+    db = qx * qx + qy * qy
+    c = px * dy - py * dx
+    dp = c * c * inv
+    return da if t <= 0.0 else (db if t >= len2 else dp)
+
+
+@njit(cache=True, inline="always")
+def _fill_max(x, y, s, n, ax, ay, dx, dy, len2, inv, buf, bits) -> int:
+    """Squared distances of the n (<= _BLOCK) vertices from s into `buf`; the bits of the largest.
+
+    `bits` views `buf` as int64: non-negative doubles order like their bits, and an
+    integer maximum vectorizes where a float one would need fast-math. Unsigned
+    indices spare numba's negative-index wraparound, so both loops vectorize.
+    """
+    su = uint64(s)
+    for i in range(uint64(n)):
+        j = su + i
+        buf[i] = _d2(x[j] - ax, y[j] - ay, dx, dy, len2, inv)
+    m = np.int64(-1)
+    for i in range(uint64(n)):
+        v = bits[i]
+        m = v if v > m else m
+    return m
+
+
+@njit(cache=True, inline="always")
+def _first(bits, m) -> int:
+    """Position of the first value with bits `m` (present)."""
+    j = 0
+    while bits[j] != m:
+        j += 1
+    return j
+
+
+@njit(cache=True)
+def _block_radii(x: np.ndarray, y: np.ndarray, buf: np.ndarray, bits: np.ndarray) -> np.ndarray:
+    """Per whole block of _BLOCK vertices: its middle vertex's distance to its farthest + slack."""
+    nb = x.shape[0] // _BLOCK
+    radius = np.empty(nb)
+    for j in range(nb):
+        s = j * _BLOCK
+        c = s + _BLOCK // 2
+        cx = x[c]
+        cy = y[c]
+        su = uint64(s)
+        for i in range(uint64(_BLOCK)):
+            px = x[su + i] - cx
+            py = y[su + i] - cy
+            buf[i] = px * px + py * py
+        m = np.int64(0)
+        for i in range(uint64(_BLOCK)):
+            v = bits[i]
+            m = v if v > m else m
+        r = math.sqrt(buf[_first(bits, m)])
+        radius[j] = r + _REL * (abs(cx) + abs(cy) + r) + _ABS
+    return radius
+
+
+@njit(cache=True)
+def _farthest_wide(x, y, a, b, ax, ay, dx, dy, len2, inv, buf, bits, radius, bound):
+    """`_farthest` of a long segment (b - a > _WIDE), skipping blocks that cannot hold it.
+
+    Distance to a segment is 1-Lipschitz, so no vertex of block j is farther
+    than its middle vertex's distance plus the block's radius (plus slack for
+    rounding). The block with the highest bound is scanned first; every other
+    block is scanned only if its bound reaches the farthest distance so far.
+    Equal distances go to the lower index, so the result is the plain scan's.
+    """
     k = a + 1
-    if len2 == 0.0:
-        for i in range(a + 1, b):
-            px = x[i] - ax
-            py = y[i] - ay
-            d2 = px * px + py * py
-            if d2 > best:
-                best = d2
-                k = i
-        return k, best
-    inv = 1.0 / len2
-    for i in range(a + 1, b):
-        px = x[i] - ax
-        py = y[i] - ay
-        t = px * dx + py * dy
-        if t <= 0.0:
-            d2 = px * px + py * py
-        elif t >= len2:
-            qx = px - dx
-            qy = py - dy
-            d2 = qx * qx + qy * qy
-        else:
-            c = px * dy - py * dx
-            d2 = c * c * inv
-        if d2 > best:
-            best = d2
-            k = i
+    best = -1.0
+    top = np.int64(-1)
+    j0 = (a + _BLOCK) // _BLOCK  # whole blocks j0..j1-1 lie strictly between a and b
+    j1 = b // _BLOCK
+    head = j0 * _BLOCK
+    for s in range(a + 1, head, _BLOCK):
+        m = _fill_max(x, y, s, min(_BLOCK, head - s), ax, ay, dx, dy, len2, inv, buf, bits)
+        if m > top:
+            j = _first(bits, m)
+            top, k, best = m, s + j, buf[j]
+    for s in range(j1 * _BLOCK, b, _BLOCK):
+        m = _fill_max(x, y, s, min(_BLOCK, b - s), ax, ay, dx, dy, len2, inv, buf, bits)
+        if m > top:
+            j = _first(bits, m)
+            top, k, best = m, s + j, buf[j]
+    slack = _REL * (abs(ax) + abs(ay) + abs(dx) + abs(dy)) + _ABS
+    high = -1.0
+    jh = j0
+    for j in range(j0, j1):
+        c = j * _BLOCK + _BLOCK // 2
+        u = math.sqrt(_d2(x[c] - ax, y[c] - ay, dx, dy, len2, inv)) + radius[j] + slack
+        bound[j - j0] = u
+        if u > high:
+            high = u
+            jh = j
+    reach = -1.0
+    for step in range(j1 - j0 + 1):
+        j = jh if step == 0 else j0 + step - 1
+        if step > 0 and (j == jh or bound[j - j0] < reach):
+            continue
+        s = j * _BLOCK
+        m = _fill_max(x, y, s, _BLOCK, ax, ay, dx, dy, len2, inv, buf, bits)
+        if m > top or (m == top and s < k):
+            j = _first(bits, m)
+            top, k, best = m, s + j, buf[j]
+            reach = math.sqrt(best)
     return k, best
 
 
@@ -123,7 +216,16 @@ def rank(
 
 @njit(cache=True)
 def _rank_into(sig, x, y, offsets, anchor, capacity: int, cutoff: float) -> bool:
-    """Fills `sig`; False if the stack of `capacity` segments overflowed (then retry larger)."""
+    """Fills `sig`; False if the stack of `capacity` segments overflowed (then retry larger).
+
+    Depth first, so short segments are ranked while their vertices are in
+    cache. Each vertex of a segment is the first farthest from it when its
+    squared distance is the largest, ties going to the lower index.
+    """
+    buf = np.empty(_BLOCK)
+    bits = buf.view(np.int64)
+    radius = _block_radii(x, y, buf, bits)
+    bound = np.empty(radius.shape[0] + 1)
     st_a = np.empty(capacity, dtype=np.int64)
     st_b = np.empty(capacity, dtype=np.int64)
     st_s = np.empty(capacity, dtype=np.float64)
@@ -136,6 +238,8 @@ def _rank_into(sig, x, y, offsets, anchor, capacity: int, cutoff: float) -> bool
             if anchor[i] or i == s or i == e - 1:
                 sig[i] = np.inf
                 if i > prev + 1:
+                    if top == capacity:
+                        return False
                     st_a[top] = prev
                     st_b[top] = i
                     st_s[top] = np.inf
@@ -146,25 +250,59 @@ def _rank_into(sig, x, y, offsets, anchor, capacity: int, cutoff: float) -> bool
         a = st_a[top]
         b = st_b[top]
         parent = st_s[top]
-        while True:  # walk down the left halves; right halves wait on the stack
-            k, best = _farthest(x, y, a, b)
-            d = math.sqrt(best)
-            if d > parent:
-                d = parent
-            if d <= cutoff:
-                break  # the whole segment is below the cutoff
-            sig[k] = d
-            if b > k + 1:
-                if top == capacity:
-                    return False
-                st_a[top] = k
-                st_b[top] = b
-                st_s[top] = d
-                top += 1
-            if k == a + 1:
-                break
-            b = k
-            parent = d
+        ax = x[a]
+        ay = y[a]
+        dx = x[b] - ax
+        dy = y[b] - ay
+        len2 = dx * dx + dy * dy
+        k = a + 1
+        best = -1.0
+        if len2 == 0.0:  # a closed loop: distance to the point a = b
+            for i in range(a + 1, b):
+                px = x[i] - ax
+                py = y[i] - ay
+                d2 = px * px + py * py
+                if d2 > best:
+                    best = d2
+                    k = i
+        elif b - a <= _SMALL:
+            inv = 1.0 / len2
+            au = uint64(a + 1)
+            for i in range(uint64(b - a - 1)):
+                j = au + i
+                d2 = _d2(x[j] - ax, y[j] - ay, dx, dy, len2, inv)
+                gt = d2 > best
+                best = d2 if gt else best
+                k = np.int64(j) if gt else k
+        elif b - a <= _WIDE:
+            inv = 1.0 / len2
+            most = np.int64(-1)
+            for s in range(a + 1, b, _BLOCK):
+                m = _fill_max(x, y, s, min(_BLOCK, b - s), ax, ay, dx, dy, len2, inv, buf, bits)
+                if m > most:
+                    j = _first(bits, m)
+                    most, k, best = m, s + j, buf[j]
+        else:
+            k, best = _farthest_wide(
+                x, y, a, b, ax, ay, dx, dy, len2, 1.0 / len2, buf, bits, radius, bound
+            )
+        d = math.sqrt(best)
+        if d > parent:
+            d = parent
+        if d <= cutoff:
+            continue  # the whole segment is below the cutoff
+        sig[k] = d
+        if top + 2 > capacity:
+            return False
+        # Push both halves, the left on top; a half with no vertex inside is overwritten.
+        st_a[top] = k
+        st_b[top] = b
+        st_s[top] = d
+        top += 1 if b > k + 1 else 0
+        st_a[top] = a
+        st_b[top] = k
+        st_s[top] = d
+        top += 1 if k > a + 1 else 0
     return True
 
 
