@@ -1,7 +1,8 @@
 """Numba kernels over contiguous float64/int64 arrays and part offset arrays.
 
 Every kernel is compiled with `cache=True`, so a process pool worker loads
-machine code from disk instead of compiling (numba honours NUMBA_CACHE_DIR).
+machine code from disk instead of compiling (numba honours NUMBA_CACHE_DIR);
+the few plain functions here only allocate large outputs with numpy.
 `offsets` always has one entry per part plus one: part `p` is
 `offsets[p]:offsets[p + 1]`.
 """
@@ -25,7 +26,6 @@ def _wrap(d: float) -> float:
     return d
 
 
-@njit(cache=True)
 def project(e5: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Equirectangular metres (x, y arrays) about each part's mean latitude, longitudes unwrapped.
 
@@ -34,9 +34,23 @@ def project(e5: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray
     continuous; distances within a part are then plain Euclidean. Separate
     x and y arrays stream faster through the ranking than interleaved pairs.
     """
+    x = np.empty(e5.shape[0])
+    y = np.empty(e5.shape[0])
+    _project_into(e5, offsets, x, y)
+    return x, y
+
+
+# Large arrays are allocated by numpy, not inside kernels: numpy asks the kernel
+# for huge pages, numba's allocations fault in 4 KiB pages (an 8 MB array then
+# costs more to touch than a kernel takes to fill it).
+@njit(cache=True)
+def _project_into(e5: np.ndarray, offsets: np.ndarray, x: np.ndarray, y: np.ndarray) -> None:
     n = e5.shape[0]
-    x = np.empty(n, dtype=np.float64)
-    y = np.empty(n, dtype=np.float64)
+    # Degrees first, in a loop free of dependencies (the divisions pipeline, unsigned
+    # indices let it vectorize); then the sequential sums. Same operations, same order.
+    for i in range(uint64(n)):
+        x[i] = e5[i, 0] / 1e5
+        y[i] = e5[i, 1] / 1e5
     for p in range(offsets.shape[0] - 1):
         s = offsets[p]
         e = offsets[p + 1]
@@ -44,17 +58,17 @@ def project(e5: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray
             continue
         lat_sum = 0.0
         for i in range(s, e):
-            lat_sum += e5[i, 1] / 1e5
+            lat_sum += y[i]
         kx = M_PER_DEG * math.cos(math.radians(lat_sum / (e - s)))
-        lon = e5[s, 0] / 1e5
+        lon = x[s]
         prev = lon
         for i in range(s, e):
-            here = e5[i, 0] / 1e5
+            here = x[i]
             lon += _wrap(here - prev)
             prev = here
             x[i] = lon * kx
-            y[i] = e5[i, 1] / 1e5 * M_PER_DEG
-    return x, y
+    for i in range(uint64(n)):
+        y[i] = y[i] * M_PER_DEG
 
 
 # The farthest-vertex search, the ranking's inner loop, runs three ways by segment length:
@@ -189,7 +203,6 @@ def _farthest_wide(x, y, a, b, ax, ay, dx, dy, len2, inv, buf, bits, radius, bou
     return k, best
 
 
-@njit(cache=True)
 def rank(
     x: np.ndarray, y: np.ndarray, offsets: np.ndarray, anchor: np.ndarray, cutoff: float
 ) -> np.ndarray:
@@ -208,7 +221,7 @@ def rank(
     sig = np.full(x.shape[0], np.nan) if cutoff >= 0.0 else np.empty(x.shape[0])
     # The stack of pending segments holds the anchor runs plus about the DP depth
     # (tens for real lines); only pathological lines (spirals) need up to n.
-    capacity = min(x.shape[0] + 1, int(anchor.sum()) + offsets.shape[0] + 4096)
+    capacity = min(x.shape[0] + 1, int(np.count_nonzero(anchor)) + offsets.shape[0] + 4096)
     if not _rank_into(sig, x, y, offsets, anchor, capacity, cutoff):
         _rank_into(sig, x, y, offsets, anchor, x.shape[0] + 1, cutoff)
     return sig
@@ -368,7 +381,6 @@ def max_error(
     return math.sqrt(worst)
 
 
-@njit(cache=True)
 def round_merge(lonlat: np.ndarray, offsets: np.ndarray, is_ring: np.ndarray):
     """Rounds to 1e-5 degrees and merges runs of equal consecutive vertices, in one pass.
 
@@ -377,15 +389,21 @@ def round_merge(lonlat: np.ndarray, offsets: np.ndarray, is_ring: np.ndarray):
     one too and a ring left with fewer than 4 keeps them all, so every part
     stays valid GeoJSON. Bad means NaN, infinite or out of range.
     """
-    n = lonlat.shape[0]
-    run_id = np.empty(n, dtype=np.int64)
-    e5 = np.empty((n, 2), dtype=np.int64)
+    run_id = np.empty(lonlat.shape[0], dtype=np.int64)
+    e5 = np.empty((lonlat.shape[0], 2), dtype=np.int64)
     moffsets = np.empty(offsets.shape[0], dtype=np.int64)
+    bad, m = _round_merge_into(lonlat, offsets, is_ring, run_id, e5, moffsets)
+    return bad, run_id, e5[:m], moffsets
+
+
+@njit(cache=True)
+def _round_merge_into(lonlat, offsets, is_ring, run_id, e5, moffsets) -> tuple[int, int]:
+    n = lonlat.shape[0]
     for i in range(n):
         lon = lonlat[i, 0]
         lat = lonlat[i, 1]
         if not (abs(lon) <= 180.0 and abs(lat) <= 90.0):
-            return i, run_id, e5[:0], moffsets
+            return i, 0
     m = 0
     for p in range(offsets.shape[0] - 1):
         s = offsets[p]
@@ -414,7 +432,7 @@ def round_merge(lonlat: np.ndarray, offsets: np.ndarray, is_ring: np.ndarray):
                     m += 1
                 run_id[i] = m - 1
     moffsets[offsets.shape[0] - 1] = m
-    return -1, run_id, e5[:m], moffsets
+    return -1, m
 
 
 @njit(cache=True)
