@@ -167,3 +167,17 @@ def test_a_ranking_stack_too_small_is_reported_so_it_can_be_retried_larger() -> 
     assert not _kernels._rank_into(sig, x, y, parts.offsets, parts.anchor, 3, -1.0)
     assert _kernels._rank_into(sig, x, y, parts.offsets, parts.anchor, len(x) + 1, -1.0)
     np.testing.assert_array_equal(sig, _kernels.rank(x, y, parts.offsets, parts.anchor, -1.0))
+
+
+def test_a_long_line_ranks_exactly_as_geos_through_every_search_regime() -> None:
+    """Long enough for the blocked and the bound-pruned farthest searches (ADR 0014)."""
+    rng = np.random.default_rng(11)
+    xy, sig = ranked(walk(rng.integers(-300, 300, size=(11_999, 2))))
+    levels = np.unique(sig[np.isfinite(sig)])
+    for q in (0.05, 0.5, 0.95):
+        i = min(int(q * levels.size), levels.size - 2)
+        tolerance = (levels[i] + levels[i + 1]) / 2
+        geos = shapely.get_coordinates(
+            shapely.simplify(shapely.linestrings(xy), tolerance, preserve_topology=False)
+        )
+        np.testing.assert_array_equal(xy[sig > tolerance], geos)
