@@ -7,10 +7,10 @@ one replica is started against the separate offline upstream, and a cheap
 call is timed back to back: `tomtom-report-app-status` (answered by the
 replica alone, so its latency is the event loop's), or with `--probe
 geocode` a geocode (which also waits for the offline upstream, busy
-generating the long routes on the same cores). First idle, then while
-`--routes` concurrent loops request Lisbon-Warsaw routes (about 42,000
-points each, fitted to the budget) and `--maps` concurrent loops request
-dynamic maps of ten routes (about 1,000,000 points). The run starts by
+generating the long routes on the same cores). First idle, then while a
+separate load process runs `--routes` loops requesting Lisbon-Warsaw routes
+(about 42,000 points each, fitted to the budget) and `--maps` loops
+requesting dynamic maps of ten routes (about 1,000,000 points). The run starts by
 printing what each load call weighs on the upstream in use.
 Seeded by the offline upstream, so every run fits the same geometry.
 Target: with the pool, p99 under load at most 3x the idle p99.
@@ -20,8 +20,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import multiprocessing
 import sys
 import time
+from multiprocessing.queues import Queue
+from multiprocessing.synchronize import Event
 
 import httpx
 import orjson
@@ -117,28 +120,54 @@ async def _load(
             done.append(f"failed: {exc}")
 
 
+def _load_process(url: str, calls: list[tuple[str, dict]], stop: Event, outcomes: Queue) -> None:
+    """The load loops, in a process of their own, until `stop`; their outcomes on `outcomes`.
+
+    Apart from the prober, so that the client timing the probes never waits
+    for its own event loop to parse the load's 120,000-character results."""
+
+    async def run() -> list[str]:
+        done: list[str] = []
+        halt = asyncio.Event()
+        async with clients(len(calls), 600.0) as load_clients:
+            loaders = [
+                asyncio.create_task(_load(client, url, call, halt, done))
+                for client, call in zip(load_clients, calls, strict=True)
+            ]
+            while not stop.is_set():
+                await asyncio.sleep(0.05)
+            halt.set()
+            await asyncio.wait_for(asyncio.gather(*loaders), timeout=600.0)
+        return done
+
+    outcomes.put(asyncio.run(run()))
+
+
 async def measure(
     service: Service, upstream: str, probe: str, probes: int, routes: int, maps: int
 ) -> dict[str, object]:
     """Idle and loaded probe latencies on one replica, how much load completed, peak RSS."""
     url = f"{service.url}/mcp"
-    async with clients(1 + routes + maps, 600.0) as (c, *load_clients):
+    spawn = multiprocessing.get_context("spawn")
+    async with clients(1, 600.0) as (c,):
         weights = await sizes(c, url, upstream)
         await _probe(c, url, 10, probe)  # connections and first-call costs out of the way
         idle = await _probe(c, url, probes, probe)
-        stop, done = asyncio.Event(), []
-        sampler = asyncio.create_task(peak_rss(service, stop))
-        calls = [LONG] * routes + [HUGE_MAP] * maps
-        loaders = [
-            asyncio.create_task(_load(client, url, call, stop, done))
-            for client, call in zip(load_clients, calls, strict=True)
-        ]
-        await asyncio.sleep(0.5)  # let the first long requests reach the upstream and the fit
+        stop, outcomes = spawn.Event(), spawn.Queue()
+        loader = spawn.Process(
+            target=_load_process, args=(url, [LONG] * routes + [HUGE_MAP] * maps, stop, outcomes)
+        )
+        loader.start()
+        sampling = asyncio.Event()
+        sampler = asyncio.create_task(peak_rss(service, sampling))
+        await asyncio.sleep(3.0)  # the loader starts, its first long requests reach the fit
         started = time.perf_counter()
         loaded = await _probe(c, url, probes, probe)
         elapsed = time.perf_counter() - started
         stop.set()
-        await asyncio.wait_for(asyncio.gather(*loaders), timeout=600.0)
+        sampling.set()
+        done: list[str] = await asyncio.to_thread(outcomes.get, timeout=600.0)
+        loader.join()
     failures = [d for d in done if d != "ok"]
     return {
         "idle": idle,
@@ -225,7 +254,8 @@ def main(argv: list[str] | None = None) -> int:
             )
     print(
         f"\nprobe: {PROBES[args.probe][0]} back to back; load: {args.routes} x "
-        f"Lisbon-Warsaw routes + {args.maps} x dynamic map of ten long routes, looping; "
+        f"Lisbon-Warsaw routes + {args.maps} x dynamic map of ten long routes, looping in "
+        "a separate process; "
         f"FIT_WORKERS={args.fit_workers} (workers at nice +10); offline upstream at nice "
         f"+{UPSTREAM_NICE} (it stands in for TomTom, which runs elsewhere)\n"
     )
