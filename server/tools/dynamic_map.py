@@ -40,6 +40,11 @@ Color = Annotated[
 ]
 Label = Annotated[str | None, Field(max_length=100, description="Text shown on the map")]
 _CIRCLE_VERTICES = 64
+ROUTES_AT_ONCE = 2
+"""A map's routes are requested from TomTom at most this many at a time: ten at once would
+press a key's queries-per-second limit, and ten long bodies arriving together crowd the
+event loop (a cheap call's p99 under a looping 1M-point map: 23 ms at ten, 11-13 ms at
+two; docs/adr/0005-jobs-in-workers.md)."""
 _EARTH_RADIUS_M = 6_371_008.8
 
 
@@ -141,8 +146,9 @@ def register(apps: Apps, runtime: Runtime) -> None:
             raise ToolError("Give at least one of markers, routes or polygons.")
         key = caller_key(ctx)
         specs = routes or []
+        at_once = asyncio.Semaphore(ROUTES_AT_ONCE)
         bodies = await asyncio.gather(
-            *(_route(runtime, spec, i, key) for i, spec in enumerate(specs)),
+            *(_route(runtime, spec, i, key, at_once) for i, spec in enumerate(specs)),
             return_exceptions=True,  # every request finishes before the first error is raised
         )
         for body in bodies:
@@ -175,12 +181,15 @@ def register(apps: Apps, runtime: Runtime) -> None:
         )
 
 
-async def _route(runtime: Runtime, spec: MapRoute, index: int, key: str | None) -> RawBody:
+async def _route(
+    runtime: Runtime, spec: MapRoute, index: int, key: str | None, at_once: asyncio.Semaphore
+) -> RawBody:
     params = route_params(routeType=spec.routeType, travelMode=spec.travelMode)
     try:
-        return await runtime.tomtom.calculate_route_raw(
-            spec.locations, key=key, params=params, section_types=("traffic",)
-        )
+        async with at_once:
+            return await runtime.tomtom.calculate_route_raw(
+                spec.locations, key=key, params=params, section_types=("traffic",)
+            )
     except TomTomError as exc:
         raise type(exc)(f"routes[{index}]: {exc}") from None
 
