@@ -44,12 +44,19 @@ class Route:
     """Where fetch i sends its tool call and where its widget fetches."""
 
     urls: Sequence[str]
+    round_length: int = 0
+    """The number of scenarios: each round of them starts one replica further on, so that
+    with an even number of scenarios each one's calls still alternate between replicas
+    (otherwise one replica would get every long route and the other every map)."""
 
     def tool_url(self, i: int) -> str:
-        return self.urls[i % len(self.urls)]
+        return self.urls[self._slot(i) % len(self.urls)]
 
     def widget_url(self, i: int) -> str:
-        return self.urls[(i + 1) % len(self.urls)]
+        return self.urls[(self._slot(i) + 1) % len(self.urls)]
+
+    def _slot(self, i: int) -> int:
+        return i + (i // self.round_length if self.round_length else 0)
 
 
 async def run_replay(
@@ -260,10 +267,11 @@ def main(argv: list[str] | None = None) -> int:
             f"{', '.join(str(u) for u in urls)}",
             file=sys.stderr,
         )
+        scenarios = replay_mix(geojson_url)
         outcomes = asyncio.run(
             run_replay(
-                replay_mix(geojson_url),
-                Route(urls),
+                scenarios,
+                Route(urls, len(scenarios)),
                 count=args.count,
                 concurrency=args.concurrency,
                 show_ui=args.show_ui,

@@ -48,6 +48,14 @@ def test_each_fetch_calls_its_tool_on_one_replica_and_its_widget_fetches_on_the_
     ]
 
 
+def test_every_scenario_calls_both_replicas_even_when_there_are_an_even_number() -> None:
+    route = Route(["a", "b"], round_length=4)
+    for scenario in range(4):
+        calls = {route.tool_url(i) for i in range(scenario, 16, 4)}
+        assert calls == {"a", "b"}
+    assert all(route.tool_url(i) != route.widget_url(i) for i in range(16))
+
+
 async def test_a_replay_across_two_replicas_leaves_no_widget_without_data(
     topology: Topology, geojson_url: str
 ) -> None:
