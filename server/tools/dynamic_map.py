@@ -155,14 +155,16 @@ def register(apps: Apps, runtime: Runtime) -> None:
         for body in bodies:
             if isinstance(body, BaseException):
                 raise body
-        features = [_area_feature(area) for area in polygons or []]
-        features += [
-            point_feature(
-                marker.position,
-                {"kind": "marker", "label": marker.label, "color": marker.color},
-            )
-            for marker in markers or []
-        ]
+        features: list[dict[str, Any]] = []
+        if show_ui:  # without a widget no area or marker is drawn
+            features += [_area_feature(area) for area in polygons or []]
+            features += [
+                point_feature(
+                    marker.position,
+                    {"kind": "marker", "label": marker.label, "color": marker.color},
+                )
+                for marker in markers or []
+            ]
         map_routes = [
             route_job.MapRoute(spec.locations, spec.label or f"Route {i + 1}", spec.color)
             for i, spec in enumerate(specs)
@@ -175,7 +177,7 @@ def register(apps: Apps, runtime: Runtime) -> None:
             bodies,
             map_routes,
             {"markers": len(markers or []), "areas": len(polygons or [])},
-            features if show_ui else [],
+            features,
             title,
             show_ui,
             runtime.settings.budget,
