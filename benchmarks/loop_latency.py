@@ -1,17 +1,19 @@
 """Does the event loop stall while long routes are fitted? Pool versus FIT_INLINE=1.
 
-    .venv/bin/python -m benchmarks.loop_latency [--probes 600] [--routes 4] [--maps 1]
+    .venv/bin/python -m benchmarks.loop_latency [--probes 900] [--rounds 3] [--routes 4] [--maps 1]
 
 For each mode (the process pool, then fitting forced inline on the event loop)
 one replica is started against the separate offline upstream, and a cheap
 call is timed back to back: `tomtom-report-app-status` (answered by the
 replica alone, so its latency is the event loop's), or with `--probe
 geocode` a geocode (which also waits for the offline upstream, busy
-generating the long routes on the same cores). First idle, then while a
-separate load process runs `--routes` loops requesting Lisbon-Warsaw routes
-(about 42,000 points each, fitted to the budget) and `--maps` loops
-requesting dynamic maps of ten routes (about 1,000,000 points). The run starts by
-printing what each load call weighs on the upstream in use.
+generating the long routes on the same cores). Idle, then while a separate
+load process runs `--routes` loops requesting Lisbon-Warsaw routes (about
+42,000 points each, fitted to the budget) and `--maps` loops requesting
+dynamic maps of ten routes (about 1,000,000 points); the two phases alternate
+`--rounds` times, so that a shared machine's drift (its speed changes from
+minute to minute) falls on both alike. The run starts by printing what each
+load call weighs on the upstream in use.
 Seeded by the offline upstream, so every run fits the same geometry.
 Target: with the pool, p99 under load at most 3x the idle p99.
 """
@@ -23,7 +25,9 @@ import asyncio
 import multiprocessing
 import sys
 import time
+from dataclasses import dataclass
 from multiprocessing.queues import Queue
+from multiprocessing.sharedctypes import Synchronized
 from multiprocessing.synchronize import Event
 
 import httpx
@@ -38,6 +42,8 @@ from loadtest.wire import CallFailed, ToolError, call_tool, clients, result_text
 
 UPSTREAM_NICE = 10
 """The offline upstream stands in for TomTom, which runs elsewhere: it gets the cores last."""
+LOAD_RAMP_S = 2.0
+"""Load runs this long before each loaded round's probes: the first map reaches its fit."""
 
 PROBES = {
     # A tool call that never leaves the replica: its latency is the event loop's.
@@ -109,82 +115,129 @@ async def _load(
     client: httpx.AsyncClient,
     url: str,
     call: tuple[str, dict],
-    stop: asyncio.Event,
+    switch: Switch,
     done: list[str],
 ) -> None:
-    while not stop.is_set():
+    while not switch.stop.is_set():
+        if not switch.running.is_set():
+            await asyncio.sleep(0.01)
+            continue
+        with switch.in_flight.get_lock():
+            switch.in_flight.value += 1
         try:
             result = await call_tool(client, url, *call)
             done.append(f"tool error: {result_text(result)}" if result.get("isError") else "ok")
         except (CallFailed, ToolError) as exc:
             done.append(f"failed: {exc}")
+        finally:
+            with switch.in_flight.get_lock():
+                switch.in_flight.value -= 1
 
 
-def _load_process(url: str, calls: list[tuple[str, dict]], stop: Event, outcomes: Queue) -> None:
-    """The load loops, in a process of their own, until `stop`; their outcomes on `outcomes`.
+@dataclass
+class Switch:
+    """How the prober drives the load process: `running` on or off, `stop` for good;
+    `in_flight` counts the load calls not yet answered."""
+
+    running: Event
+    stop: Event
+    in_flight: Synchronized
+
+    @classmethod
+    def new(cls) -> Switch:
+        spawn = multiprocessing.get_context("spawn")
+        return cls(spawn.Event(), spawn.Event(), spawn.Value("i", 0))
+
+    async def pause(self) -> None:
+        """Stop starting load calls and wait until those under way are answered."""
+        self.running.clear()
+        while self.in_flight.value:
+            await asyncio.sleep(0.02)
+
+
+def _load_process(url: str, calls: list[tuple[str, dict]], switch: Switch, outcomes: Queue) -> None:
+    """The load loops, in a process of their own, while `switch` runs; their outcomes on
+    `outcomes` once it stops.
 
     Apart from the prober, so that the client timing the probes never waits
     for its own event loop to parse the load's 120,000-character results."""
 
     async def run() -> list[str]:
         done: list[str] = []
-        halt = asyncio.Event()
         async with clients(len(calls), 600.0) as load_clients:
-            loaders = [
-                asyncio.create_task(_load(client, url, call, halt, done))
-                for client, call in zip(load_clients, calls, strict=True)
-            ]
-            while not stop.is_set():
-                await asyncio.sleep(0.05)
-            halt.set()
-            await asyncio.wait_for(asyncio.gather(*loaders), timeout=600.0)
+            await asyncio.gather(
+                *(
+                    _load(client, url, call, switch, done)
+                    for client, call in zip(load_clients, calls, strict=True)
+                )
+            )
         return done
 
     outcomes.put(asyncio.run(run()))
 
 
 async def measure(
-    service: Service, upstream: str, probe: str, probes: int, routes: int, maps: int
+    service: Service, upstream: str, probe: str, probes: int, rounds: int, calls: list
 ) -> dict[str, object]:
-    """Idle and loaded probe latencies on one replica, how much load completed, peak RSS."""
+    """Idle and loaded probe latencies on one replica, how much load completed, peak RSS.
+
+    The phases alternate for `rounds` rounds (idle, then under load), so that both
+    see the same drift of a shared machine; each round takes `probes / rounds` per phase."""
     url = f"{service.url}/mcp"
-    spawn = multiprocessing.get_context("spawn")
+    switch = Switch.new()
+    outcomes = multiprocessing.get_context("spawn").Queue()
+    loader = multiprocessing.get_context("spawn").Process(
+        target=_load_process, args=(url, calls, switch, outcomes)
+    )
+    loader.start()
+    idle: list[list[float]] = []
+    loaded: list[list[float]] = []
+    loaded_seconds = 0.0
+    sampling = asyncio.Event()
+    sampler = asyncio.create_task(peak_rss(service, sampling))
     async with clients(1, 600.0) as (c,):
         weights = await sizes(c, url, upstream)
         await _probe(c, url, 10, probe)  # connections and first-call costs out of the way
-        idle = await _probe(c, url, probes, probe)
-        stop, outcomes = spawn.Event(), spawn.Queue()
-        loader = spawn.Process(
-            target=_load_process, args=(url, [LONG] * routes + [HUGE_MAP] * maps, stop, outcomes)
-        )
-        loader.start()
-        sampling = asyncio.Event()
-        sampler = asyncio.create_task(peak_rss(service, sampling))
-        await asyncio.sleep(3.0)  # the loader starts, its first long requests reach the fit
-        started = time.perf_counter()
-        loaded = await _probe(c, url, probes, probe)
-        elapsed = time.perf_counter() - started
-        stop.set()
-        sampling.set()
-        done: list[str] = await asyncio.to_thread(outcomes.get, timeout=600.0)
-        loader.join()
-    failures = [d for d in done if d != "ok"]
+        for share in _shares(probes, rounds):
+            idle.append(await _probe(c, url, share, probe))
+            started = time.perf_counter()
+            switch.running.set()
+            await asyncio.sleep(LOAD_RAMP_S)  # the long requests reach the fit
+            loaded.append(await _probe(c, url, share, probe))
+            await switch.pause()
+            loaded_seconds += time.perf_counter() - started
+    switch.stop.set()
+    sampling.set()
+    done: list[str] = await asyncio.to_thread(outcomes.get, timeout=600.0)
+    loader.join()
     return {
         "idle": idle,
         "loaded": loaded,
         "load_done": len(done),
-        "load_failures": failures,
-        "seconds": elapsed,
+        "load_failures": [d for d in done if d != "ok"],
+        "seconds": loaded_seconds,
         "sizes": weights,
         "peak_rss": await sampler,
     }
+
+
+def _shares(total: int, rounds: int) -> list[int]:
+    """`total` probes split over `rounds` as evenly as whole numbers allow."""
+    return [total // rounds + (1 if i < total % rounds else 0) for i in range(rounds)]
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--probes", type=int, default=600, help="timed cheap calls per phase")
+    parser.add_argument("--probes", type=int, default=900, help="timed cheap calls per phase")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=3,
+        help="idle and loaded phases alternate this many times, so both see the same "
+        "drift of a shared machine",
+    )
     parser.add_argument("--routes", type=int, default=4, help="concurrent 42,000-point routes")
     parser.add_argument("--maps", type=int, default=1, help="concurrent 1,000,000-point maps")
     parser.add_argument("--fit-workers", type=int, default=2)
@@ -219,15 +272,20 @@ def main(argv: list[str] | None = None) -> int:
                     topology.upstream.url,
                     args.probe,
                     args.probes,
-                    args.routes,
-                    args.maps,
+                    args.rounds,
+                    [LONG] * args.routes + [HUGE_MAP] * args.maps,
                 )
             )
-        idle, loaded = result["idle"], result["loaded"]
+        idle = [ms for block in result["idle"] for ms in block]
+        loaded = [ms for block in result["loaded"] for ms in block]
         if not notes:
             notes += result["sizes"]
         idle_p99 = percentile(idle, 99)
         ratios[mode] = percentile(loaded, 99) / idle_p99
+        by_round = ", ".join(
+            f"{percentile(b, 99):.1f}/{percentile(a, 99):.1f} ms"
+            for a, b in zip(result["idle"], result["loaded"], strict=True)
+        )
         for phase, samples in (("idle", idle), ("under load", loaded)):
             rows.append(
                 [
@@ -243,6 +301,7 @@ def main(argv: list[str] | None = None) -> int:
                     else f"{result['load_done']} in {result['seconds']:.1f} s",
                 ]
             )
+        notes.append(f"{mode}: p99 under load / idle, round by round: {by_round}")
         notes.append(
             f"{mode}: replica peak RSS under load {result['peak_rss'] / 2**20:,.0f} MiB "
             "(server + fitting workers)"
@@ -255,7 +314,8 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"\nprobe: {PROBES[args.probe][0]} back to back; load: {args.routes} x "
         f"Lisbon-Warsaw routes + {args.maps} x dynamic map of ten long routes, looping in "
-        "a separate process; "
+        f"a separate process; {args.probes} probes per phase in {args.rounds} alternating "
+        "rounds; "
         f"FIT_WORKERS={args.fit_workers} (workers at nice +10); offline upstream at nice "
         f"+{UPSTREAM_NICE} (it stands in for TomTom, which runs elsewhere)\n"
     )

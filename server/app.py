@@ -29,6 +29,7 @@ import widgets
 from server import metrics
 from server.call_log import ToolCallLog
 from server.config import Settings
+from server.heap import freeze_startup_heap
 from server.pool import FitPool
 from server.resources import register_views
 from server.runtime import Runtime
@@ -122,6 +123,7 @@ def build_app(settings: Settings) -> Starlette:
             )
         async with mcp.session_manager.run():
             runtime.pool.start()
+            freeze_startup_heap()
             try:
                 yield
             finally:

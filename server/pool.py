@@ -23,6 +23,7 @@ from typing import TypeVar
 
 import fitting
 from server import metrics
+from server.heap import freeze_startup_heap
 
 log = logging.getLogger(__name__)
 
@@ -125,6 +126,8 @@ scheduler should run the replica's event loop first, so the workers yield to it.
 
 
 def _worker_init() -> None:
-    """Lower the worker's CPU priority, then compile or load the fitting kernels."""
+    """Lower the worker's CPU priority, compile or load the fitting kernels, then take
+    the warm heap out of the collector's full passes (`server.heap`)."""
     os.nice(WORKER_NICENESS)
     fitting.warm_up()
+    freeze_startup_heap()
