@@ -12,21 +12,16 @@ import contextlib
 import functools
 import re
 import signal
-import socket
-import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
 import numpy as np
 import orjson
 
-from loadtest.topology import free_port
+from loadtest.topology import free_port, serving, wait_listening
 
 MAX_POINTS = 500_000
-_ROOT = Path(__file__).resolve().parent.parent
 _PATH = re.compile(r"^/points/(\d+)\.geojson$")
 
 
@@ -73,30 +68,9 @@ def serve_geojson(timeout: float = 30.0) -> Iterator[str]:
     never holds up a replica's download.
     """
     port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "loadtest.geojson_site", "--port", str(port)],
-        cwd=_ROOT,
-        stdin=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    try:
-        deadline = time.monotonic() + timeout
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"the GeoJSON server exited with {process.returncode}")
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.5):
-                break
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"the GeoJSON server did not listen within {timeout:.0f} s")
-            time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+    command = [sys.executable, "-m", "loadtest.geojson_site", "--port", str(port)]
+    with serving("geojson-site", command, port, ready=wait_listening, timeout=timeout) as site:
+        yield site.url
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -19,11 +19,12 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
+import orjson
 
 from loadtest.balancer import nginx_command, render_nginx_conf
 
@@ -53,6 +54,14 @@ class Service:
             return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
         except OSError:
             return "(no log)"
+
+    def log_events(self) -> list[dict]:
+        """The JSON log lines written so far (`LOG_FORMAT=json`; other lines skipped)."""
+        events = []
+        for line in self.log.read_bytes().splitlines():
+            with contextlib.suppress(orjson.JSONDecodeError):
+                events.append(orjson.loads(line))
+        return events
 
     def rss_bytes(self) -> int:
         """Resident memory of the service and its children (its process group), in bytes."""
@@ -137,14 +146,14 @@ def run_topology(
             workdir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="topology-")))
         workdir.mkdir(parents=True, exist_ok=True)
         topology = Topology(replicas=[], workdir=workdir)
-        stack.callback(_stop_all, topology)
+        stack.callback(lambda: stop(topology.services()))
         if with_upstream:
             port = free_port()
-            command = _cli("upstream", port)
+            command = cli(["upstream"], port)
             if upstream_nice:
                 command = ["nice", "-n", str(upstream_nice), *command]
-            topology.upstream = _start("upstream", command, port, workdir, dict(os.environ))
-            _wait_listening(topology.upstream, ready_timeout)
+            topology.upstream = start("upstream", command, port, workdir, dict(os.environ))
+            wait_ready(topology.upstream, ready_timeout)
         upstream_url = topology.upstream.url if topology.upstream else None
         extra = dict(env or {})
         if fit_workers is not None:
@@ -152,16 +161,16 @@ def run_topology(
         for i in range(1, replicas + 1):
             port = free_port()
             topology.replicas.append(
-                _start(
+                start(
                     f"replica-{i}",
-                    _cli("serve", port),
+                    cli(["serve"], port),
                     port,
                     workdir,
                     replica_env(upstream_url, extra),
                 )
             )
         for service in topology.replicas:
-            _wait_ready(service, ready_timeout)
+            wait_ready(service, ready_timeout)
         if with_balancer:
             port = balancer_port or free_port()
             addresses = [s.url.removeprefix("http://") for s in topology.replicas]
@@ -169,18 +178,41 @@ def run_topology(
             prefix.mkdir(exist_ok=True)
             conf = prefix / "nginx.conf"
             conf.write_text(render_nginx_conf(addresses, f"127.0.0.1:{port}"))
-            topology.balancer = _start("balancer", nginx_command(prefix, conf), port, workdir, None)
-            _wait_ready(topology.balancer, ready_timeout)
+            topology.balancer = start("balancer", nginx_command(prefix, conf), port, workdir, None)
+            wait_ready(topology.balancer, ready_timeout)
         yield topology
 
 
-def _cli(command: str, port: int) -> list[str]:
-    return [sys.executable, "-m", "server.cli", command, "--host", "127.0.0.1", "--port", str(port)]
+def cli(args: Sequence[str], port: int) -> list[str]:
+    """`tomtom-mcp-apps <args>` on 127.0.0.1:`port`, with this interpreter."""
+    return [sys.executable, "-m", "server.cli", *args, "--host", "127.0.0.1", "--port", str(port)]
 
 
-def _start(
+@contextlib.contextmanager
+def serving(
+    name: str,
+    command: Sequence[str],
+    port: int,
+    *,
+    env: dict[str, str] | None = None,
+    ready: Callable[[Service, float], None] | None = None,
+    timeout: float = READY_TIMEOUT_S,
+) -> Iterator[Service]:
+    """One service for the length of a block: started, waited for (`wait_ready` unless
+    `ready` says otherwise), and stopped with its process group."""
+    workdir = Path(tempfile.mkdtemp(prefix=f"{name}-"))
+    service = start(name, command, port, workdir, env)
+    try:
+        (ready or wait_ready)(service, timeout)
+        yield service
+    finally:
+        stop([service])
+
+
+def start(
     name: str, command: Sequence[str], port: int, workdir: Path, env: dict[str, str] | None
 ) -> Service:
+    """Launch `command` in a process group of its own, its output to `workdir/<name>.log`."""
     log = workdir / f"{name}.log"
     with log.open("wb") as out:
         process = subprocess.Popen(
@@ -195,7 +227,8 @@ def _start(
     return Service(name, process, f"http://127.0.0.1:{port}", log)
 
 
-def _wait_listening(service: Service, timeout: float) -> None:
+def wait_listening(service: Service, timeout: float) -> None:
+    """Until the service accepts TCP connections (for services without `/health`)."""
     port = int(service.url.rsplit(":", 1)[1])
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -208,8 +241,8 @@ def _wait_listening(service: Service, timeout: float) -> None:
     )
 
 
-def _wait_ready(service: Service, timeout: float) -> None:
-    """Poll `/health` until it says `"ready": true` (the fitting pool is warm)."""
+def wait_ready(service: Service, timeout: float) -> None:
+    """Poll `/health` until it answers 200: a replica does once its fitting pool is warm."""
     deadline = time.monotonic() + timeout
     last = "no answer"
     with httpx.Client(timeout=2.0) as client:
@@ -217,10 +250,10 @@ def _wait_ready(service: Service, timeout: float) -> None:
             _check_alive(service)
             try:
                 response = client.get(f"{service.url}/health")
-                if response.status_code == 200 and response.json().get("ready") is True:
+                if response.status_code == 200:
                     return
                 last = f"HTTP {response.status_code}: {response.text[:200]}"
-            except (httpx.HTTPError, ValueError) as exc:
+            except httpx.HTTPError as exc:
                 last = f"{type(exc).__name__}: {exc}"
             time.sleep(0.2)
     raise TopologyError(
@@ -252,8 +285,8 @@ def _group_members(group: int) -> list[tuple[int, int]]:
     return members
 
 
-def _stop_all(topology: Topology) -> None:
-    services = topology.services()
+def stop(services: Sequence[Service]) -> None:
+    """SIGTERM each service's process group, SIGKILL what is left after 15 s."""
     for service in services:
         _signal_group(service.process, signal.SIGTERM)
     for service in services:

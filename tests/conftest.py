@@ -6,20 +6,21 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.processes import Process, running
+from loadtest.topology import Service
+from tests.processes import running
 
 TEST_KEY = "test-key"
 
 
 @pytest.fixture(scope="session")
-def upstream() -> Iterator[Process]:
+def upstream() -> Iterator[Service]:
     """The offline TomTom upstream as its own process."""
     with running(["upstream"]) as process:
         yield process
 
 
 @pytest.fixture(scope="session")
-def server(upstream: Process) -> Iterator[Process]:
+def server(upstream: Service) -> Iterator[Service]:
     """A server replica with a key, talking to the separate upstream process over HTTP."""
     env = {
         "TOMTOM_API_KEY": TEST_KEY,
@@ -32,17 +33,17 @@ def server(upstream: Process) -> Iterator[Process]:
 
 
 @pytest.fixture(scope="session")
-def server_url(server: Process) -> str:
+def server_url(server: Service) -> str:
     return server.url
 
 
 @pytest.fixture(scope="session")
-def mcp_url(server: Process) -> str:
+def mcp_url(server: Service) -> str:
     return server.url + "/mcp"
 
 
 @pytest.fixture(scope="session")
-def preview_server() -> Iterator[Process]:
+def preview_server() -> Iterator[Service]:
     """A keyless replica (built-in offline upstream) that also serves `/preview`."""
     with running(["serve", "--preview", "--fit-workers", "1"]) as process:
         yield process

@@ -7,8 +7,8 @@ import time
 import httpx
 import pytest
 
+from loadtest.topology import Service
 from server.offline._cache import ResponseCache
-from tests.processes import Process
 
 ENDPOINTS = {
     "search": "/search/2/geocode/Paris.json",
@@ -81,7 +81,7 @@ def test_the_cache_drops_the_least_recently_used_bodies_beyond_its_size():
     assert cache.get("huge") is None and len(cache) == 2
 
 
-def test_the_upstream_subcommand_serves_tomtom_shapes_over_http(upstream: Process):
+def test_the_upstream_subcommand_serves_tomtom_shapes_over_http(upstream: Service):
     with httpx.Client(base_url=upstream.url, timeout=10) as http:
         assert http.get("/health").status_code == 200
         route = http.get(ENDPOINTS["routing"], params={"sectionType": "country"}).json()

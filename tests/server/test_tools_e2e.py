@@ -14,10 +14,10 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 import fitting
+from loadtest.topology import Service
 from server.delivery import APP_DATA_KEY
 from server.tools.app_only import MAP_CONFIG_KEY
 from tests.conftest import TEST_KEY
-from tests.processes import Process
 from tests.server.test_tools_harness import (
     AMSTERDAM,
     BERLIN,
@@ -135,21 +135,21 @@ async def test_show_ui_false_over_http_sends_no_app_data(mcp_url: str) -> None:
     ],
 )
 async def test_upstream_failures_are_tool_errors_and_the_server_keeps_serving(
-    mcp_url: str, server: Process, key: str, message: str
+    mcp_url: str, server: Service, key: str, message: str
 ) -> None:
     async with connected(mcp_url, key=key) as client:
         failed = await client.call_tool("tomtom-routing", {"locations": [AMSTERDAM, UTRECHT]})
     assert failed.is_error
     text = failed.content[0].text
     assert message in text and key not in text
-    assert key not in server.log_path.read_text()
+    assert key not in server.log.read_text()
     async with connected(mcp_url) as client:
         again = await client.call_tool("tomtom-routing", {"locations": [AMSTERDAM, UTRECHT]})
     assert not again.is_error
 
 
 async def test_the_callers_key_is_used_for_map_tiles_and_never_shown_in_text_or_logs(
-    mcp_url: str, server: Process
+    mcp_url: str, server: Service
 ) -> None:
     async with connected(mcp_url, key="callers-own-key") as client:
         own = await client.call_tool("tomtom-get-map-config", {})
@@ -161,7 +161,7 @@ async def test_the_callers_key_is_used_for_map_tiles_and_never_shown_in_text_or_
     assert TEST_KEY not in configured.content[0].text
     logged = [e for e in server.log_events() if e.get("tool") == "tomtom-get-map-config"]
     assert logged  # the calls were logged...
-    log = server.log_path.read_text()
+    log = server.log.read_text()
     assert "callers-own-key" not in log and TEST_KEY not in log  # ...without either key
 
 

@@ -6,7 +6,7 @@ import httpx
 import pytest
 from mcp import Client
 
-from tests.processes import Process
+from loadtest.topology import Service
 from widgets import DATA_VIZ_URI, MAP_URI, TRAFFIC_URI
 
 MODEL_TOOLS = {
@@ -91,7 +91,7 @@ async def test_both_protocol_eras_see_every_tool_linked_to_its_view(
 
 
 async def test_each_view_is_one_self_contained_document_with_its_csp(
-    mcp_url: str, upstream: Process
+    mcp_url: str, upstream: Service
 ) -> None:
     async with Client(mcp_url, mode="legacy") as client:
         for uri in (MAP_URI, DATA_VIZ_URI, TRAFFIC_URI):

@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Frame, Page, sync_playwright
 
-from tests.processes import ROOT, Process, running
+from loadtest.topology import Service
+from tests.processes import ROOT, running
 
 pytestmark = pytest.mark.browser
 
@@ -83,7 +84,7 @@ def page(browser: Browser) -> Iterator[Page]:
 
 
 @pytest.fixture(scope="module")
-def keyed_preview_server(upstream: Process) -> Iterator[Process]:
+def keyed_preview_server(upstream: Service) -> Iterator[Service]:
     """A replica with a TomTom key whose API (and so tiles) origin is the offline upstream,
     and the smallest app-data budget, so that data-viz pages its data."""
     env = {
@@ -118,14 +119,14 @@ def shoot(page: Page, name: str) -> None:
     page.locator("#stage").screenshot(path=str(ARTIFACTS / f"view-{name}.png"))
 
 
-def app_status_events(server: Process, tool: str) -> list[dict]:
+def app_status_events(server: Service, tool: str) -> list[dict]:
     return [
         e for e in server.log_events() if e.get("event") == "app_status" and e.get("tool") == tool
     ]
 
 
 def test_routing_draws_the_route_its_sections_and_waypoints(
-    page: Page, preview_server: Process
+    page: Page, preview_server: Service
 ) -> None:
     args = {"locations": [AMSTERDAM, [6.5665, 53.2194], [13.405, 52.52]]}
     frame, drawn = open_view(page, preview_server.url, "tomtom-routing", args)
@@ -142,7 +143,7 @@ def test_routing_draws_the_route_its_sections_and_waypoints(
     shoot(page, "routing")
 
 
-def test_the_view_reports_its_outcome_to_the_server(page: Page, preview_server: Process) -> None:
+def test_the_view_reports_its_outcome_to_the_server(page: Page, preview_server: Service) -> None:
     args = {"query": "Damrak 1, Amsterdam"}
     _, drawn = open_view(page, preview_server.url, "tomtom-geocode", args)
     assert drawn["reported"] == "ok"
@@ -178,7 +179,7 @@ def test_the_view_reports_its_outcome_to_the_server(page: Page, preview_server: 
     ],
 )
 def test_every_map_tool_draws_in_the_map_view(
-    page: Page, preview_server: Process, tool: str, args: dict, kind_count: str
+    page: Page, preview_server: Service, tool: str, args: dict, kind_count: str
 ) -> None:
     frame, drawn = open_view(page, preview_server.url, tool, args)
     assert drawn["status"] == "ok", drawn
@@ -189,7 +190,7 @@ def test_every_map_tool_draws_in_the_map_view(
 
 
 def test_a_route_too_long_to_send_whole_is_drawn_simplified_with_a_note(
-    page: Page, preview_server: Process
+    page: Page, preview_server: Service
 ) -> None:
     args = {"locations": [[-9.14, 38.72], [21.01, 52.23]]}
     frame, drawn = open_view(page, preview_server.url, "tomtom-routing", args)
@@ -202,7 +203,7 @@ def test_a_route_too_long_to_send_whole_is_drawn_simplified_with_a_note(
 
 
 def test_data_viz_draws_the_callers_layers_from_inline_app_data(
-    page: Page, preview_server: Process
+    page: Page, preview_server: Service
 ) -> None:
     args = {
         "title": "Parks",
@@ -245,7 +246,7 @@ def test_data_viz_draws_the_callers_layers_from_inline_app_data(
 
 
 def test_data_viz_without_meta_fetches_its_data_with_its_own_tool_input(
-    page: Page, preview_server: Process
+    page: Page, preview_server: Service
 ) -> None:
     points = [
         {
@@ -266,7 +267,7 @@ def test_data_viz_without_meta_fetches_its_data_with_its_own_tool_input(
 
 
 def test_traffic_draws_the_requested_area_and_says_tiles_need_a_key(
-    page: Page, preview_server: Process
+    page: Page, preview_server: Service
 ) -> None:
     frame, drawn = open_view(
         page, preview_server.url, "tomtom-traffic", {"bbox": [4.82, 52.33, 4.96, 52.41]}
@@ -281,7 +282,7 @@ def test_traffic_draws_the_requested_area_and_says_tiles_need_a_key(
 
 
 def test_a_view_whose_host_dropped_meta_says_so_and_reports_the_error(
-    page: Page, preview_server: Process
+    page: Page, preview_server: Service
 ) -> None:
     args = {"locations": [AMSTERDAM, [5.1214, 52.0907]]}
     frame, drawn = open_view(page, preview_server.url, "tomtom-routing", args, strip_meta="1")
@@ -296,7 +297,7 @@ def test_a_view_whose_host_dropped_meta_says_so_and_reports_the_error(
 
 
 def test_a_tool_error_is_shown_in_the_view_not_an_empty_frame(
-    page: Page, preview_server: Process
+    page: Page, preview_server: Service
 ) -> None:
     frame, drawn = open_view(
         page, preview_server.url, "tomtom-traffic", {"bbox": [-10.0, 35.0, 30.0, 60.0]}
@@ -306,7 +307,7 @@ def test_a_tool_error_is_shown_in_the_view_not_an_empty_frame(
     assert "km²" in frame.inner_text("#message")
 
 
-def test_the_view_follows_the_host_dark_theme(page: Page, preview_server: Process) -> None:
+def test_the_view_follows_the_host_dark_theme(page: Page, preview_server: Service) -> None:
     frame, drawn = open_view(
         page, preview_server.url, "tomtom-geocode", {"query": "Dam, Amsterdam"}, theme="dark"
     )
@@ -322,7 +323,7 @@ def test_the_view_follows_the_host_dark_theme(page: Page, preview_server: Proces
     shoot(page, "geocode-dark")
 
 
-def test_fullscreen_is_offered_and_granted_by_the_host(page: Page, preview_server: Process) -> None:
+def test_fullscreen_is_offered_and_granted_by_the_host(page: Page, preview_server: Service) -> None:
     frame, _ = open_view(page, preview_server.url, "tomtom-geocode", {"query": "Dam, Amsterdam"})
     button = frame.locator("#fullscreen")
     assert button.is_visible()
@@ -332,7 +333,7 @@ def test_fullscreen_is_offered_and_granted_by_the_host(page: Page, preview_serve
 
 
 def test_a_data_viz_layer_maplibre_refuses_is_noted_while_the_rest_draws(
-    page: Page, preview_server: Process
+    page: Page, preview_server: Service
 ) -> None:
     args = {
         "geojson": {
@@ -353,7 +354,7 @@ def test_a_data_viz_layer_maplibre_refuses_is_noted_while_the_rest_draws(
 
 
 def test_with_a_key_tiles_are_requested_and_their_failure_leaves_the_data_drawn(
-    page: Page, keyed_preview_server: Process, upstream: Process
+    page: Page, keyed_preview_server: Service, upstream: Service
 ) -> None:
     requested: list[str] = []
     page.on("request", lambda r: requested.append(r.url))
@@ -372,7 +373,7 @@ def test_with_a_key_tiles_are_requested_and_their_failure_leaves_the_data_drawn(
 
 
 def test_with_a_key_the_traffic_view_requests_flow_and_incident_tiles(
-    page: Page, keyed_preview_server: Process, upstream: Process
+    page: Page, keyed_preview_server: Service, upstream: Service
 ) -> None:
     requested: list[str] = []
     page.on("request", lambda r: requested.append(r.url))
@@ -386,7 +387,7 @@ def test_with_a_key_the_traffic_view_requests_flow_and_incident_tiles(
 
 
 def test_a_theme_change_from_the_host_restyles_the_drawn_view(
-    page: Page, preview_server: Process
+    page: Page, preview_server: Service
 ) -> None:
     frame, _ = open_view(
         page, preview_server.url, "tomtom-traffic", {"bbox": [4.82, 52.33, 4.96, 52.41]}
@@ -404,7 +405,7 @@ def test_a_theme_change_from_the_host_restyles_the_drawn_view(
 
 
 def test_data_viz_too_large_to_send_is_paged_in_with_its_own_tool_input(
-    page: Page, keyed_preview_server: Process
+    page: Page, keyed_preview_server: Service
 ) -> None:
     points = [
         {
