@@ -22,23 +22,19 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import multiprocessing
 import sys
 import time
-from dataclasses import dataclass
-from multiprocessing.queues import Queue
-from multiprocessing.sharedctypes import Synchronized
-from multiprocessing.synchronize import Event
 
 import httpx
 import orjson
 
 import fitting
+from loadtest.background import BackgroundLoad, Call
 from loadtest.fetch import APP_DATA_KEY
-from loadtest.mix import LISBON, LONG_ROUTE, WARSAW
+from loadtest.mix import LONG_ROUTE_CALL, MILLION_POINT_MAP_CALL
 from loadtest.stats import format_table, percentile
 from loadtest.topology import OFFLINE_KEY, Service, peak_rss, run_topology
-from loadtest.wire import CallFailed, ToolError, call_tool, clients, result_text
+from loadtest.wire import call_tool, clients
 
 UPSTREAM_NICE = 10
 """The offline upstream stands in for TomTom, which runs elsewhere: it gets the cores last."""
@@ -54,13 +50,6 @@ PROBES = {
     # Also waits for the offline upstream, which shares these cores with the load.
     "geocode": ("tomtom-geocode", {"query": "Dam 1, Amsterdam"}),
 }
-LONG = ("tomtom-routing", {"locations": LONG_ROUTE})  # about 42,000 points
-# Ten routes of 25 Lisbon-Warsaw legs in all: about 1,000,000 points on the offline upstream.
-_THERE_AND_BACK = [[LISBON, WARSAW, LISBON, WARSAW], [WARSAW, LISBON, WARSAW]]
-HUGE_MAP = (
-    "tomtom-dynamic-map",
-    {"routes": [{"locations": _THERE_AND_BACK[i % 2]} for i in range(10)]},
-)
 
 
 async def _upstream_points(
@@ -83,7 +72,7 @@ async def _upstream_points(
 async def sizes(client: httpx.AsyncClient, url: str, upstream: str) -> list[str]:
     """What the load calls weigh: points from the upstream, points and characters sent."""
     lines = []
-    for label, call in (("long route", LONG), ("dynamic map", HUGE_MAP)):
+    for label, call in (("long route", LONG_ROUTE_CALL), ("dynamic map", MILLION_POINT_MAP_CALL)):
         meta = (await call_tool(client, url, *call)).get("_meta") or {}
         if APP_DATA_KEY not in meta:
             routes = [r["locations"] for r in call[1].get("routes", [call[1]])]
@@ -111,85 +100,15 @@ async def _probe(client: httpx.AsyncClient, url: str, n: int, probe: str) -> lis
     return samples
 
 
-async def _load(
-    client: httpx.AsyncClient,
-    url: str,
-    call: tuple[str, dict],
-    switch: Switch,
-    done: list[str],
-) -> None:
-    while not switch.stop.is_set():
-        if not switch.running.is_set():
-            await asyncio.sleep(0.01)
-            continue
-        with switch.in_flight.get_lock():
-            switch.in_flight.value += 1
-        try:
-            result = await call_tool(client, url, *call)
-            done.append(f"tool error: {result_text(result)}" if result.get("isError") else "ok")
-        except (CallFailed, ToolError) as exc:
-            done.append(f"failed: {exc}")
-        finally:
-            with switch.in_flight.get_lock():
-                switch.in_flight.value -= 1
-
-
-@dataclass
-class Switch:
-    """How the prober drives the load process: `running` on or off, `stop` for good;
-    `in_flight` counts the load calls not yet answered."""
-
-    running: Event
-    stop: Event
-    in_flight: Synchronized
-
-    @classmethod
-    def new(cls) -> Switch:
-        spawn = multiprocessing.get_context("spawn")
-        return cls(spawn.Event(), spawn.Event(), spawn.Value("i", 0))
-
-    async def pause(self) -> None:
-        """Stop starting load calls and wait until those under way are answered."""
-        self.running.clear()
-        while self.in_flight.value:
-            await asyncio.sleep(0.02)
-
-
-def _load_process(url: str, calls: list[tuple[str, dict]], switch: Switch, outcomes: Queue) -> None:
-    """The load loops, in a process of their own, while `switch` runs; their outcomes on
-    `outcomes` once it stops.
-
-    Apart from the prober, so that the client timing the probes never waits
-    for its own event loop to parse the load's 120,000-character results."""
-
-    async def run() -> list[str]:
-        done: list[str] = []
-        async with clients(len(calls), 600.0) as load_clients:
-            await asyncio.gather(
-                *(
-                    _load(client, url, call, switch, done)
-                    for client, call in zip(load_clients, calls, strict=True)
-                )
-            )
-        return done
-
-    outcomes.put(asyncio.run(run()))
-
-
 async def measure(
-    service: Service, upstream: str, probe: str, probes: int, rounds: int, calls: list
+    service: Service, upstream: str, probe: str, probes: int, rounds: int, calls: list[Call]
 ) -> dict[str, object]:
     """Idle and loaded probe latencies on one replica, how much load completed, peak RSS.
 
     The phases alternate for `rounds` rounds (idle, then under load), so that both
     see the same drift of a shared machine; each round takes `probes / rounds` per phase."""
     url = f"{service.url}/mcp"
-    switch = Switch.new()
-    outcomes = multiprocessing.get_context("spawn").Queue()
-    loader = multiprocessing.get_context("spawn").Process(
-        target=_load_process, args=(url, calls, switch, outcomes)
-    )
-    loader.start()
+    load = BackgroundLoad(url, calls)
     idle: list[list[float]] = []
     loaded: list[list[float]] = []
     loaded_seconds = 0.0
@@ -201,15 +120,13 @@ async def measure(
         for share in _shares(probes, rounds):
             idle.append(await _probe(c, url, share, probe))
             started = time.perf_counter()
-            switch.running.set()
+            load.resume()
             await asyncio.sleep(LOAD_RAMP_S)  # the long requests reach the fit
             loaded.append(await _probe(c, url, share, probe))
-            await switch.pause()
+            await load.pause()
             loaded_seconds += time.perf_counter() - started
-    switch.stop.set()
     sampling.set()
-    done: list[str] = await asyncio.to_thread(outcomes.get, timeout=600.0)
-    loader.join()
+    done = await load.finish()
     return {
         "idle": idle,
         "loaded": loaded,
@@ -273,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
                     args.probe,
                     args.probes,
                     args.rounds,
-                    [LONG] * args.routes + [HUGE_MAP] * args.maps,
+                    [LONG_ROUTE_CALL] * args.routes + [MILLION_POINT_MAP_CALL] * args.maps,
                 )
             )
         idle = [ms for block in result["idle"] for ms in block]

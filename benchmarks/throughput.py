@@ -25,14 +25,13 @@ import time
 
 import httpx
 
-from loadtest.mix import LONG_ROUTE
+from loadtest.mix import LONG_ROUTE_CALL
 from loadtest.stats import format_table, percentile
 from loadtest.topology import Service, peak_rss, run_topology
 from loadtest.wire import CallFailed, ToolError, call_tool, clients, result_text
 
 LOCAL = ("tomtom-report-app-status", {"tool": "tomtom-routing", "status": "ok", "reason": "probe"})
 CHEAP = ("tomtom-geocode", {"query": "Dam 1, Amsterdam"})
-LONG = ("tomtom-routing", {"locations": LONG_ROUTE})
 MIB = 1024 * 1024
 
 
@@ -80,7 +79,7 @@ async def run(
     for label, call, seconds in (
         ("replica only (status report)", LOCAL, cheap_s),
         ("cheap (geocode)", CHEAP, cheap_s),
-        ("long route (Lisbon-Warsaw)", LONG, long_s),
+        ("long route (Lisbon-Warsaw)", LONG_ROUTE_CALL, long_s),
     ):
         reference = None
         for concurrency in levels:

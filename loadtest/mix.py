@@ -23,6 +23,14 @@ ROME = [12.4964, 41.9028]
 LONG_ROUTE = [LISBON, WARSAW]
 """The benchmarks' "40,000-point route" (42,447 points on the offline upstream today;
 the benchmarks print the count of each run)."""
+LONG_ROUTE_CALL = ("tomtom-routing", {"locations": LONG_ROUTE})
+_THERE_AND_BACK = [[LISBON, WARSAW, LISBON, WARSAW], [WARSAW, LISBON, WARSAW]]
+MILLION_POINT_MAP_CALL = (
+    "tomtom-dynamic-map",
+    {"routes": [{"locations": _THERE_AND_BACK[i % 2]} for i in range(10)]},
+)
+"""Ten routes of 25 Lisbon-Warsaw legs in all: about 1,000,000 points on the offline
+upstream, about 0.8 s of a fitting worker."""
 DATA_VIZ_SMALL_POINTS = 500
 DATA_VIZ_LARGE_POINTS = 10_000
 

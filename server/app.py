@@ -76,7 +76,7 @@ def build_runtime(settings: Settings) -> Runtime:
     downloads = httpx.AsyncClient(
         timeout=httpx.Timeout(settings.data_viz_timeout_s), follow_redirects=False
     )
-    pool = FitPool(settings.fit_workers, settings.fit_queue)
+    pool = FitPool(settings.fit_workers, least_work_first=settings.fit_order == "least-work")
     return Runtime(
         settings=settings,
         tomtom=TomTomClient(

@@ -17,6 +17,10 @@ OFFLINE_BASE_URL = "http://offline-upstream.invalid"
 """Base URL of the in-process offline upstream (never resolved: served through ASGI)."""
 
 
+FIT_ORDERS = frozenset({"least-work", "arrival"})
+"""How jobs waiting for the fitting pool are ordered (`server.admission`)."""
+
+
 class ConfigError(ValueError):
     """An environment variable holds a value the server cannot use."""
 
@@ -33,7 +37,7 @@ class Settings:
     log_level: str = "INFO"
     log_json: bool = False
     fit_workers: int = 2
-    fit_queue: int = 64
+    fit_order: str = "least-work"
     fit_inline: bool = False
     inline_points: int = 12_000
     upstream_timeout_s: float = 10.0
@@ -72,7 +76,7 @@ class Settings:
             log_level=env.get("LOG_LEVEL", d.log_level).upper(),
             log_json=env.get("LOG_FORMAT", "text").lower() == "json",
             fit_workers=_int(env, "FIT_WORKERS", d.fit_workers, minimum=1),
-            fit_queue=_int(env, "FIT_QUEUE", d.fit_queue, minimum=1),
+            fit_order=env.get("FIT_ORDER", d.fit_order).lower(),
             fit_inline=_bool(env, "FIT_INLINE", d.fit_inline),
             inline_points=_int(env, "FIT_INLINE_POINTS", d.inline_points, minimum=0),
             upstream_timeout_s=_float(env, "TOMTOM_TIMEOUT_S", d.upstream_timeout_s),
@@ -84,6 +88,10 @@ class Settings:
         if settings.log_level not in {"DEBUG", "INFO", "WARNING", "ERROR"}:
             raise ConfigError(
                 f"LOG_LEVEL={settings.log_level!r}: use DEBUG, INFO, WARNING or ERROR"
+            )
+        if settings.fit_order not in FIT_ORDERS:
+            raise ConfigError(
+                f"FIT_ORDER={settings.fit_order!r}: use {' or '.join(sorted(FIT_ORDERS))}"
             )
         if not settings.api_base_url.startswith(("http://", "https://")):
             raise ConfigError(

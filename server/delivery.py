@@ -32,6 +32,10 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
+POINT_BYTES = 48
+"""What a vertex of built map data weighs as TomTom sends it (a route point with its
+progress), so that `prepare` jobs queue for the pool in the units of route jobs."""
+
 
 async def deliver(
     runtime: Runtime,
@@ -42,42 +46,43 @@ async def deliver(
     show_ui: bool,
 ) -> CallToolResult:
     """The tool result for `answer` (to the model) and `data` (to the widget)."""
-    small = data is None or not show_ui
-    small = small or fitting.point_count({"data": data}) <= runtime.settings.inline_points
+    points = 0 if data is None or not show_ui else fitting.point_count({"data": data})
+    size = points * POINT_BYTES if points > runtime.settings.inline_points else None
     return await deliver_prepared(
-        runtime, tool, not small, prepare, tool, answer, data, show_ui, runtime.settings.budget
+        runtime, tool, size, prepare, tool, answer, data, show_ui, runtime.settings.budget
     )
 
 
 async def deliver_prepared(
     runtime: Runtime,
     tool: str,
-    heavy: bool,
+    size: int | None,
     job: Callable[..., Prepared],
     *args: Any,
 ) -> CallToolResult:
     """`job(*args)` (`prepare`, or a route or data-viz job) run by `run_job`, then logged,
     counted and returned."""
     started = time.perf_counter()
-    prepared = await run_job(runtime, heavy, job, *args)
-    where = "pool" if in_pool(runtime, heavy) else "inline"
+    prepared = await run_job(runtime, size, job, *args)
+    where = "pool" if in_pool(runtime, size) else "inline"
     _record(tool, prepared, where, (time.perf_counter() - started) * 1000)
     return prepared.result()
 
 
-async def run_job(runtime: Runtime, heavy: bool, job: Callable[..., T], *args: Any) -> T:
-    """`job(*args)` in the pool when `heavy` and FIT_INLINE is off, else on the event loop;
+async def run_job(runtime: Runtime, size: int | None, job: Callable[..., T], *args: Any) -> T:
+    """`job(*args)` in the pool when it has a `size` (the bytes it decodes: see
+    `server.upstream_body.pool_size`) and FIT_INLINE is off, else on the event loop;
     its JobError, or a dead worker, becomes a tool error."""
     try:
-        if in_pool(runtime, heavy):
-            return await runtime.pool.run_in_process(job, *args)
+        if in_pool(runtime, size):
+            return await runtime.pool.run_in_process(job, *args, size=size or 0)
         return job(*args)
     except (FitWorkerDied, JobError) as exc:
         raise ToolError(str(exc)) from None
 
 
-def in_pool(runtime: Runtime, heavy: bool) -> bool:
-    return heavy and not runtime.settings.fit_inline
+def in_pool(runtime: Runtime, size: int | None) -> bool:
+    return size is not None and not runtime.settings.fit_inline
 
 
 def _record(tool: str, prepared: Prepared, where: str, ms: float) -> None:

@@ -1,12 +1,13 @@
 """The fitting process pool: CPU-bound fits run here so the event loop never blocks.
 
-One typed entry point, `FitPool.run_in_process(func, *args)`, like Starlette's
-`run_in_threadpool`. The pool is created and warmed at start-up (every worker
-compiles or loads the numba kernels before the first request), admits a
-bounded number of jobs at once so that a flood of long routes queues in the
-event loop instead of piling pickled routes into the executor, and is rebuilt
-when a worker dies: the call that hit the dead worker fails with a clear
-error, the next one gets a fresh pool.
+One typed entry point, `FitPool.run_in_process(func, *args, size=...)`, like
+Starlette's `run_in_threadpool`. The pool is created and warmed at start-up
+(every worker compiles or loads the numba kernels before the first request),
+hands the executor only as many jobs as it has workers, so the others wait
+in the event loop in `server.admission`'s order (least work first) instead of
+in the executor's first-in-first-out queue, and is rebuilt when a worker
+dies: the call that hit the dead worker fails with a clear error, the next
+one gets a fresh pool.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import TypeVar
 
 import fitting
 from server import metrics
+from server.admission import BYTES_PER_SECOND, Admission
 from server.heap import freeze_startup_heap
 
 log = logging.getLogger(__name__)
@@ -37,9 +39,9 @@ class FitWorkerDied(RuntimeError):
 class FitPool:
     """A bounded, self-healing `ProcessPoolExecutor` warmed with the fitting kernels."""
 
-    def __init__(self, workers: int, max_jobs: int) -> None:
+    def __init__(self, workers: int, *, least_work_first: bool = True) -> None:
         self._workers = workers
-        self._admission = asyncio.Semaphore(max_jobs)
+        self._admission = Admission(workers, BYTES_PER_SECOND if least_work_first else None)
         self._executor: ProcessPoolExecutor | None = None
         self._rebuild_lock = asyncio.Lock()
         self._warm_done = asyncio.Event()
@@ -55,11 +57,12 @@ class FitPool:
         self._executor = self._new_executor()
         self._warming = asyncio.get_running_loop().create_task(self._warm(self._executor))
 
-    async def run_in_process(self, func: Callable[..., T], *args: object) -> T:
-        """Run `func(*args)` in a worker; both must pickle. Waits for admission first."""
-        async with self._admission:
-            metrics.POOL_QUEUE.inc()
-            try:
+    async def run_in_process(self, func: Callable[..., T], *args: object, size: int = 0) -> T:
+        """Run `func(*args)` in a worker; both must pickle. Waits for a free worker first,
+        behind jobs with less work to do (`size`: the bytes the job decodes)."""
+        metrics.POOL_QUEUE.inc()
+        try:
+            async with self._admission.slot(size):
                 await self._warm_done.wait()
                 executor = self._executor
                 if executor is None:
@@ -72,8 +75,8 @@ class FitPool:
                         "a fitting worker died while preparing the map data; the pool was "
                         "restarted, so calling the tool again should work"
                     ) from None
-            finally:
-                metrics.POOL_QUEUE.dec()
+        finally:
+            metrics.POOL_QUEUE.dec()
 
     def close(self) -> None:
         if self._warming is not None:

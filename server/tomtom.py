@@ -29,7 +29,7 @@ import orjson
 from mcp.server.mcpserver.exceptions import ToolError
 
 from server import metrics
-from server.upstream_body import ACCEPT_ENCODING, BodyError, RawBody, heavy, loads
+from server.upstream_body import ACCEPT_ENCODING, BodyError, RawBody, loads, pool_size
 
 __all__ = [
     "BadRequestError",
@@ -108,7 +108,8 @@ def _latlon(lon: float, lat: float) -> str:
 
 
 Offload = Callable[..., Awaitable[Any]]
-"""Runs `loads(raw)` of a large body off the event loop: the fitting pool's `run_in_process`."""
+"""Runs `loads(raw)` of a large body off the event loop, ordered by `size=`: the fitting
+pool's `run_in_process`."""
 
 
 class TomTomClient:
@@ -239,8 +240,9 @@ class TomTomClient:
     ) -> dict[str, Any]:
         raw = await self._fetch(endpoint, method, path, params, key, content)
         try:
-            if self._offload is not None and heavy([raw]):
-                return await self._offload(loads, raw)
+            size = pool_size([raw])
+            if self._offload is not None and size is not None:
+                return await self._offload(loads, raw, size=size)
             return loads(raw)
         except BodyError as exc:
             raise UpstreamUnavailableError(str(exc)) from None

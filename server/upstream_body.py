@@ -54,9 +54,15 @@ class RawBody:
             raise BodyError("TomTom answered with a corrupt gzip body. Try again later.") from None
 
 
-def heavy(bodies: Iterable[RawBody]) -> bool:
-    """Whether decoding `bodies` belongs in the fitting pool."""
-    return sum(body.size for body in bodies) >= POOL_BYTES
+def pool_size(bodies: Iterable[RawBody]) -> int | None:
+    """The bytes a job will decode from `bodies` when that belongs in the fitting pool
+    (which orders its jobs by them), or None when the event loop can do it."""
+    return for_pool(sum(body.size for body in bodies))
+
+
+def for_pool(size: int) -> int | None:
+    """`size` when a job decoding that many bytes belongs in the fitting pool, else None."""
+    return size if size >= POOL_BYTES else None
 
 
 def loads(raw: RawBody, parse: Callable[[bytes], Any] = orjson.loads) -> dict[str, Any]:

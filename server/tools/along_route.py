@@ -27,7 +27,7 @@ from server.tools.routing import (
     route_params,
 )
 from server.tools.search import CategorySet, Query
-from server.upstream_body import heavy
+from server.upstream_body import pool_size
 from widgets import MAP_URI
 
 
@@ -70,8 +70,8 @@ def register(apps: Apps, runtime: Runtime) -> None:
         raw = await runtime.tomtom.calculate_route_raw(
             locations, section_types=DEFAULT_SECTIONS, key=key, params=params
         )
-        long = heavy([raw])
-        request = await run_job(runtime, long, route_job.along_route_request, raw)
+        size = pool_size([raw])
+        request = await run_job(runtime, size, route_job.along_route_request, raw)
         search = [("limit", limit)]
         if categorySet:
             search.append(("categorySet", categorySet))
@@ -83,7 +83,7 @@ def register(apps: Apps, runtime: Runtime) -> None:
         return await deliver_prepared(
             runtime,
             "tomtom-search-along-route",
-            long,
+            size,
             route_job.along_route,
             raw,
             found,

@@ -31,7 +31,7 @@ from server.data_viz_job import TOOL
 from server.delivery import deliver_prepared
 from server.runtime import Runtime
 from server.tools._params import ShowUi, model_tool
-from server.upstream_body import POOL_BYTES
+from server.upstream_body import for_pool
 from widgets import DATA_VIZ_URI
 
 MAX_LAYERS = 10
@@ -170,7 +170,7 @@ async def deliver_data_viz(
     return await deliver_prepared(
         runtime,
         tool,
-        len(text) >= POOL_BYTES,
+        for_pool(len(text)),
         job,
         source,
         text,

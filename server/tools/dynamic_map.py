@@ -28,7 +28,7 @@ from server.tools._params import (
     model_tool,
 )
 from server.tools.routing import route_params
-from server.upstream_body import RawBody, heavy
+from server.upstream_body import RawBody, pool_size
 from widgets import MAP_URI
 
 Color = Annotated[
@@ -172,7 +172,7 @@ def register(apps: Apps, runtime: Runtime) -> None:
         return await deliver_prepared(
             runtime,
             "tomtom-dynamic-map",
-            heavy(bodies),
+            pool_size(bodies),
             route_job.dynamic_map,
             bodies,
             map_routes,

@@ -31,7 +31,7 @@ from server.tools._params import (
     caller_key,
     model_tool,
 )
-from server.upstream_body import heavy
+from server.upstream_body import pool_size
 from widgets import MAP_URI
 
 DEFAULT_SECTIONS: tuple[str, ...] = ("traffic", "tollRoad", "motorway", "tunnel", "country")
@@ -174,7 +174,7 @@ def register(apps: Apps, runtime: Runtime) -> None:
         return await deliver_prepared(
             runtime,
             "tomtom-routing",
-            heavy([raw]),
+            pool_size([raw]),
             route_job.routing,
             raw,
             locations,

@@ -21,7 +21,7 @@ from server.runtime import Runtime
 
 @pytest.fixture
 async def runtime() -> AsyncIterator[Runtime]:
-    pool = FitPool(workers=1, max_jobs=4)
+    pool = FitPool(workers=1)
     pool.start()
     async with httpx.AsyncClient() as http:
         yield Runtime(

@@ -31,7 +31,7 @@ async def test_a_started_replica_has_frozen_its_start_up_heap(unfrozen: None) ->
 
 
 async def test_a_fitting_worker_freezes_its_heap_once_its_kernels_are_warm() -> None:
-    pool = FitPool(workers=1, max_jobs=1)
+    pool = FitPool(workers=1)
     pool.start()
     try:
         assert await pool.run_in_process(gc.get_freeze_count) > 10_000

@@ -18,7 +18,7 @@ def square(x: int) -> int:
 
 
 async def test_a_dead_worker_fails_that_call_clearly_and_the_next_call_works() -> None:
-    pool = FitPool(workers=1, max_jobs=2)
+    pool = FitPool(workers=1)
     pool.start()
     try:
         assert await pool.run_in_process(square, 7) == 49

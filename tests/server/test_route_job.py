@@ -19,7 +19,7 @@ from server.config import OFFLINE_BASE_URL
 from server.offline import build_upstream_app
 from server.pool import FitPool
 from server.tomtom import TomTomClient
-from server.upstream_body import BodyError, RawBody, heavy
+from server.upstream_body import BodyError, RawBody, pool_size
 from tests.server.test_tools_harness import LISBON, MADRID, WARSAW
 
 BUDGET = 120_000
@@ -39,7 +39,7 @@ async def test_a_long_route_arrives_gzipped_and_its_size_is_known_before_decodin
     assert raw.encoding == "gzip"
     decoded = raw.decoded()
     assert raw.size == len(decoded) > 5 * len(raw.content)
-    assert heavy([raw])
+    assert pool_size([raw]) == raw.size
     (route,) = route_job.routes_of(raw)
     assert len(route["legs"][0]["points"]) == len(
         orjson.loads(decoded)["routes"][0]["legs"][0]["points"]
@@ -51,7 +51,7 @@ async def test_a_job_in_a_worker_gives_exactly_the_result_of_the_same_job_inline
 ) -> None:
     raw = await tomtom.calculate_route_raw([MADRID, WARSAW], key=None)
     inline = route_job.routing(raw, [MADRID, WARSAW], True, BUDGET)
-    pool = FitPool(workers=1, max_jobs=1)
+    pool = FitPool(workers=1)
     pool.start()
     try:
         pooled = await pool.run_in_process(route_job.routing, raw, [MADRID, WARSAW], True, BUDGET)

@@ -103,7 +103,7 @@ async def tool_client(
             tomtom=TomTomClient(http=upstream, base_url=OFFLINE_BASE_URL, default_key=key),
             http=upstream,
             downloads=downloads or default_downloads,
-            pool=FitPool(workers=1, max_jobs=2),
+            pool=FitPool(workers=1),
         )
         async with Client(build_server(runtime), cache=None) as client:
             yield ToolClient(client, runtime)

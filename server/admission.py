@@ -1,0 +1,69 @@
+"""The order in which jobs enter the fitting pool: least work first, no job starved.
+
+Under overload first-in-first-out makes a 40,000-point route wait behind every
+1,000,000-point map ahead of it, though it needs a twentieth of their time.
+Here each waiting job gets a deadline, its arrival plus its expected run time
+(`size` bytes to decode at `BYTES_PER_SECOND`), and a freed slot goes to the
+earliest deadline. A small job overtakes a big one that arrived less than the
+big one's own expected run time before it, never more: a big job's wait grows
+by at most about its own run time (docs/adr/0008-pool-admission-order.md).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import heapq
+import itertools
+from collections.abc import AsyncIterator
+
+BYTES_PER_SECOND = 32 * 1024 * 1024
+"""Decoded input a worker gets through per second, decode, build and fit together
+(measured: a 38 MB ten-route map in about 0.8 s, a 1.9 MB route in about 60 ms)."""
+
+
+class Admission:
+    """At most `slots` jobs at once; the rest wait, earliest deadline first (in order of
+    arrival when `bytes_per_second` is None: FIT_ORDER=arrival)."""
+
+    def __init__(self, slots: int, bytes_per_second: float | None = BYTES_PER_SECOND) -> None:
+        self._free = slots
+        self._rate = bytes_per_second
+        self._waiting: list[tuple[float, int, asyncio.Future[None]]] = []
+        self._arrivals = itertools.count()
+
+    @property
+    def waiting(self) -> int:
+        return sum(1 for *_, future in self._waiting if not future.done())
+
+    @contextlib.asynccontextmanager
+    async def slot(self, size: int) -> AsyncIterator[None]:
+        """Hold one slot for the block; `size` is the bytes the job will decode."""
+        await self._acquire(size)
+        try:
+            yield
+        finally:
+            self._release()
+
+    async def _acquire(self, size: int) -> None:
+        if self._free and not self._waiting:
+            self._free -= 1
+            return
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[None] = loop.create_future()
+        deadline = loop.time() + (size / self._rate if self._rate else 0.0)
+        heapq.heappush(self._waiting, (deadline, next(self._arrivals), future))
+        try:
+            await future
+        except asyncio.CancelledError:
+            if future.done() and not future.cancelled():
+                self._release()  # granted a slot just as it was cancelled: pass it on
+            raise
+
+    def _release(self) -> None:
+        while self._waiting:
+            *_, future = heapq.heappop(self._waiting)
+            if not future.done():  # a cancelled waiter's future is done
+                future.set_result(None)
+                return
+        self._free += 1
