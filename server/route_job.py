@@ -27,7 +27,7 @@ from server.features import (
     waypoint_features,
 )
 from server.route_body import parse_route_body
-from server.upstream_body import BodyError, RawBody, loads
+from server.upstream_body import BodyError, RawBody, loads, request_body
 
 
 class NoRoute(BodyError):
@@ -57,10 +57,12 @@ def routing(raw: RawBody, locations: list[list[float]], show_ui: bool, budget: i
     return prepare("tomtom-routing", answer, data, show_ui, budget)
 
 
-def along_route_request(raw: RawBody) -> bytes:
-    """The searchAlongRoute POST body: the first route's points as TomTom's `{lat, lon}`."""
+def along_route_request(raw: RawBody) -> RawBody:
+    """The searchAlongRoute POST body: the first route's points as TomTom's `{lat, lon}`,
+    gzipped when large (`request_body`)."""
     line = route_feature(routes_of(raw)[0], 0, guidance=False)["geometry"]["coordinates"]
-    return orjson.dumps({"route": {"points": [{"lat": y, "lon": x} for x, y in line.tolist()]}})
+    points = [{"lat": y, "lon": x} for x, y in line.tolist()]
+    return request_body(orjson.dumps({"route": {"points": points}}))
 
 
 def along_route(

@@ -170,14 +170,14 @@ class TomTomClient:
     async def search_along_route(
         self,
         query: str,
-        route: bytes,
+        route: RawBody,
         *,
         max_detour_time: int,
         key: str | None,
         params: Params = (),
     ) -> dict[str, Any]:
         """`POST /search/2/searchAlongRoute/{query}.json`; `route` is the JSON body with the
-        route's points (`server.route_job.along_route_request`)."""
+        route's points, as it goes on the wire (`server.route_job.along_route_request`)."""
         return await self._request(
             "search/alongRoute",
             "POST",
@@ -236,7 +236,7 @@ class TomTomClient:
         path: str,
         params: Params,
         key: str | None,
-        content: bytes | None = None,
+        content: RawBody | None = None,
     ) -> dict[str, Any]:
         raw = await self._fetch(endpoint, method, path, params, key, content)
         try:
@@ -254,7 +254,7 @@ class TomTomClient:
         path: str,
         params: Params,
         key: str | None,
-        content: bytes | None = None,
+        content: RawBody | None = None,
     ) -> RawBody:
         """The upstream's answer as received (timed and counted), or the TomTomError for it."""
         key = key or self._default_key
@@ -262,10 +262,13 @@ class TomTomClient:
         headers = {"accept-encoding": ACCEPT_ENCODING}
         if content is not None:
             headers["content-type"] = "application/json"
+            if content.encoding:
+                headers["content-encoding"] = content.encoding
         started = time.perf_counter()
         outcome = "unavailable"
         try:
-            raw = await self._send(method, path, query, key, content, headers)
+            body = content.content if content is not None else None
+            raw = await self._send(method, path, query, key, body, headers)
             outcome = "ok"
             return raw
         except TomTomError as exc:

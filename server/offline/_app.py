@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import hashlib
+import zlib
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
@@ -103,7 +104,10 @@ def _endpoint(
 
     async def endpoint(request: Request) -> Response:
         query = Query(request.query_params.multi_items())
-        body = await request.body() if request.method == "POST" else b""
+        try:
+            body = await _request_body(request) if request.method == "POST" else b""
+        except BadRequest as exc:
+            return _bad_request(service, exc)
         key = (
             request.method,
             request.scope["path"],
@@ -120,14 +124,45 @@ def _endpoint(
             try:
                 cached = await asyncio.shield(task)
             except BadRequest as exc:
-                body = error_body(service, 400, exc.message, code=exc.code, target=exc.target)
-                return Response(body, 400, media_type=JSON)
+                return _bad_request(service, exc)
         if cached.gzip is not None and "gzip" in request.headers.get("accept-encoding", ""):
             headers = {"content-encoding": "gzip", "vary": "accept-encoding"}
             return Response(cached.gzip, headers=headers, media_type=JSON)
         return Response(cached.raw, media_type=JSON)
 
     return endpoint
+
+
+REQUEST_BODY_MAX_BYTES = 32 * 1024 * 1024
+"""Decoded request bodies beyond this are refused (a 1,000,000-point route is ~40 MB)."""
+
+
+async def _request_body(request: Request) -> bytes:
+    """The POST body, decoded when sent with `Content-Encoding: gzip` (TomTom accepts that
+    "for large data sets"), bounded so that a small gzip bomb stays small."""
+    body = await request.body()
+    encoding = request.headers.get("content-encoding", "identity").strip().lower()
+    if encoding == "identity":
+        return body
+    if encoding != "gzip":
+        raise BadRequest(f"Unsupported Content-Encoding {encoding!r}; use gzip or none.")
+    inflate = zlib.decompressobj(wbits=31)
+    try:
+        decoded = inflate.decompress(body, REQUEST_BODY_MAX_BYTES + 1)
+    except zlib.error:
+        raise BadRequest("The request body is not valid gzip.") from None
+    if len(decoded) > REQUEST_BODY_MAX_BYTES:
+        raise BadRequest(
+            f"The request body is over {REQUEST_BODY_MAX_BYTES // 2**20} MB once decoded."
+        )
+    if not inflate.eof:
+        raise BadRequest("The request body is truncated gzip.")
+    return decoded
+
+
+def _bad_request(service: Service, exc: BadRequest) -> Response:
+    body = error_body(service, 400, exc.message, code=exc.code, target=exc.target)
+    return Response(body, 400, media_type=JSON)
 
 
 GZIP_MIN_BYTES = 1024

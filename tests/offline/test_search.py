@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gzip
+
 import httpx
 import numpy as np
 import orjson
@@ -191,5 +193,41 @@ async def test_search_along_route_refuses_bad_bodies(
 ):
     response = await client.post("/search/2/searchAlongRoute/fuel.json", params=params,
                                  content=body)  # fmt: skip
+    assert response.status_code == 400
+    assert says in response.json()["errorText"]
+
+
+async def test_a_gzipped_route_body_gets_the_same_answer_as_a_plain_one(
+    client: httpx.AsyncClient,
+):
+    points = [{"lat": 52.37 + i * 0.001, "lon": 4.89 + i * 0.008} for i in range(2_000)]
+    body = orjson.dumps({"route": {"points": points}})
+    url, params = "/search/2/searchAlongRoute/petrol.json", {"maxDetourTime": 300}
+    plain = await client.post(url, params=params, content=body)
+    zipped = await client.post(
+        url, params=params, content=gzip.compress(body), headers={"content-encoding": "gzip"}
+    )
+    assert plain.status_code == zipped.status_code == 200, zipped.text
+    assert zipped.json() == plain.json()
+
+
+@pytest.mark.parametrize(
+    ("content", "encoding", "says"),
+    [
+        (b"not gzip at all", "gzip", "not valid gzip"),
+        (gzip.compress(b'{"route": {"points": []}}')[:-12], "gzip", "truncated gzip"),
+        (b"{}", "br", "Unsupported Content-Encoding 'br'"),
+        (gzip.compress(b" " * (33 * 2**20)), "gzip", "over 32 MB once decoded"),
+    ],
+)
+async def test_a_body_that_does_not_decode_is_refused_with_what_is_wrong(
+    client: httpx.AsyncClient, content: bytes, encoding: str, says: str
+):
+    response = await client.post(
+        "/search/2/searchAlongRoute/fuel.json",
+        params={"maxDetourTime": 300},
+        content=content,
+        headers={"content-encoding": encoding},
+    )
     assert response.status_code == 400
     assert says in response.json()["errorText"]

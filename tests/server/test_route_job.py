@@ -96,7 +96,9 @@ async def test_search_along_route_posts_every_route_point_as_lat_lon(tomtom: Tom
     raw = await tomtom.calculate_route_raw([MADRID, LISBON], key=None)
     (route,) = route_job.routes_of(raw)
     line = np.concatenate([leg["points"] for leg in route["legs"]])
-    points = orjson.loads(route_job.along_route_request(raw))["route"]["points"]
+    body = route_job.along_route_request(raw)
+    assert body.encoding == "gzip"
+    points = orjson.loads(body.decoded())["route"]["points"]
     assert len(points) == len(line) > 1000
     assert points[0] == {"lat": line[0, 1], "lon": line[0, 0]}
     assert points[-1] == {"lat": line[-1, 1], "lon": line[-1, 0]}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import logging
 from collections.abc import Callable
 
@@ -18,6 +19,7 @@ from server.tomtom import (
     UpstreamTimeoutError,
     UpstreamUnavailableError,
 )
+from server.upstream_body import RawBody, request_body
 
 SECRET = "s3cr3t-key-0123456789"
 BASE = "https://api.example.test"
@@ -92,12 +94,27 @@ async def test_calculate_route_asks_for_gzip_guidance_progress_and_every_section
 async def test_search_along_route_posts_the_route_body_as_json() -> None:
     client, seen = client_for(ok())
     route = b'{"route":{"points":[{"lat":52.37,"lon":4.9},{"lat":52.09,"lon":5.1}]}}'
-    await client.search_along_route("petrol station", route, max_detour_time=300, key=None)
+    await client.search_along_route("petrol station", RawBody(route), max_detour_time=300, key=None)
     request = seen[0]
     assert request.method == "POST"
     assert request.url.raw_path.startswith(b"/search/2/searchAlongRoute/petrol%20station.json?")
     assert request.url.params["maxDetourTime"] == "300"
     assert request.content == route
+    assert request.headers["content-type"] == "application/json"
+    assert "content-encoding" not in request.headers
+
+
+async def test_a_long_route_is_posted_gzipped_and_says_so() -> None:
+    client, seen = client_for(ok())
+    points = [{"lat": 52.0 + i * 1e-5, "lon": 4.0 + i * 1e-5} for i in range(5_000)]
+    payload = orjson.dumps({"route": {"points": points}})
+    await client.search_along_route(
+        "petrol station", request_body(payload), max_detour_time=300, key=None
+    )
+    request = seen[0]
+    assert request.headers["content-encoding"] == "gzip"
+    assert len(request.content) < len(payload) / 3
+    assert gzip.decompress(request.content) == payload
     assert request.headers["content-type"] == "application/json"
 
 
