@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing
+import queue
 from dataclasses import dataclass
 from multiprocessing.queues import Queue
 from multiprocessing.sharedctypes import Synchronized
@@ -49,14 +50,26 @@ class BackgroundLoad:
         """Stop starting calls and wait until those under way are answered."""
         self._switch.running.clear()
         while self._switch.in_flight.value:
+            self._check_alive()
             await asyncio.sleep(0.02)
 
     async def finish(self) -> list[str]:
         """Stop for good; "ok", "tool error: ..." or "failed: ..." per completed call."""
         self._switch.stop.set()
-        done: list[str] = await asyncio.to_thread(self._outcomes.get, timeout=600.0)
+        while True:
+            try:
+                done: list[str] = await asyncio.to_thread(self._outcomes.get, timeout=1.0)
+                break
+            except queue.Empty:
+                self._check_alive()
         self._process.join()
         return done
+
+    def _check_alive(self) -> None:
+        if not self._process.is_alive():
+            raise RuntimeError(
+                f"the background load process exited with code {self._process.exitcode}"
+            )
 
 
 def _run(url: str, calls: list[Call], switch: _Switch, outcomes: Queue) -> None:
