@@ -22,37 +22,44 @@ async def _settle() -> None:
         await asyncio.sleep(0)
 
 
-async def test_a_free_slot_goes_to_the_job_with_least_work_not_the_first_to_arrive() -> None:
-    admission = Admission(1, bytes_per_second=1_000_000)
+async def _order_behind_a_busy_slot(
+    admission: Admission, jobs: list[tuple[str, int, float]]
+) -> list[str]:
+    """The order in which `jobs` (name, bytes, seconds to wait before queueing) get the one
+    slot, queued while another job holds it."""
     order: list[str] = []
     release = asyncio.Event()
-    running = asyncio.create_task(_hold(admission, 0, order, "running", release))
+    tasks = [asyncio.create_task(_hold(admission, 0, order, "running", release))]
     await _settle()
-    tasks = [
-        asyncio.create_task(_hold(admission, size, order, name, release))
-        for name, size in (("map", 40_000_000), ("route", 2_000_000), ("small", 600_000))
-    ]
+    for name, size, delay in jobs:
+        await asyncio.sleep(delay)
+        tasks.append(asyncio.create_task(_hold(admission, size, order, name, release)))
     await _settle()
-    assert admission.waiting == 3
+    assert admission.waiting == len(jobs)
     release.set()
-    await asyncio.gather(running, *tasks)
-    assert order == ["running", "small", "route", "map"]
+    await asyncio.gather(*tasks)
+    return order[1:]
+
+
+async def test_a_free_slot_goes_to_the_job_with_least_work_not_the_first_to_arrive() -> None:
+    jobs = [("map", 40_000_000, 0.0), ("route", 2_000_000, 0.0), ("small", 600_000, 0.0)]
+    order = await _order_behind_a_busy_slot(Admission(1, bytes_per_second=1_000_000), jobs)
+    assert order == ["small", "route", "map"]
 
 
 async def test_a_big_job_that_has_waited_its_own_run_time_is_not_overtaken() -> None:
     # A 50 ms job (at this rate) that has already waited 100 ms goes before a newcomer.
-    admission = Admission(1, bytes_per_second=1_000)
-    order: list[str] = []
-    release = asyncio.Event()
-    running = asyncio.create_task(_hold(admission, 0, order, "running", release))
-    await _settle()
-    big = asyncio.create_task(_hold(admission, 50, order, "big", release))
-    await asyncio.sleep(0.1)
-    small = asyncio.create_task(_hold(admission, 0, order, "small", release))
-    await _settle()
-    release.set()
-    await asyncio.gather(running, big, small)
-    assert order == ["running", "big", "small"]
+    jobs = [("big", 50, 0.0), ("small", 0, 0.1)]
+    assert await _order_behind_a_busy_slot(Admission(1, bytes_per_second=1_000), jobs) == [
+        "big",
+        "small",
+    ]
+
+
+async def test_fit_order_arrival_keeps_plain_first_in_first_out() -> None:
+    jobs = [("map", 40_000_000, 0.0), ("route", 2_000_000, 0.0)]
+    order = await _order_behind_a_busy_slot(Admission(1, bytes_per_second=None), jobs)
+    assert order == ["map", "route"]
 
 
 async def test_a_caller_that_gives_up_while_waiting_leaves_its_turn_to_the_next() -> None:
@@ -74,19 +81,3 @@ async def test_a_caller_that_gives_up_while_waiting_leaves_its_turn_to_the_next(
     async with asyncio.timeout(1):
         async with admission.slot(0):
             pass
-
-
-async def test_fit_order_arrival_keeps_plain_first_in_first_out() -> None:
-    admission = Admission(1, bytes_per_second=None)
-    order: list[str] = []
-    release = asyncio.Event()
-    running = asyncio.create_task(_hold(admission, 0, order, "running", release))
-    await _settle()
-    tasks = [
-        asyncio.create_task(_hold(admission, size, order, name, release))
-        for name, size in (("map", 40_000_000), ("route", 2_000_000))
-    ]
-    await _settle()
-    release.set()
-    await asyncio.gather(running, *tasks)
-    assert order == ["running", "map", "route"]
