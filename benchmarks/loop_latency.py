@@ -33,11 +33,9 @@ from loadtest.background import BackgroundLoad, Call
 from loadtest.fetch import APP_DATA_KEY
 from loadtest.mix import LONG_ROUTE_CALL, MILLION_POINT_MAP_CALL
 from loadtest.stats import format_table, percentile
-from loadtest.topology import OFFLINE_KEY, Service, peak_rss, run_topology
+from loadtest.topology import ELSEWHERE_NICE, OFFLINE_KEY, Service, peak_rss, run_topology
 from loadtest.wire import call_tool, clients
 
-UPSTREAM_NICE = 10
-"""The offline upstream stands in for TomTom, which runs elsewhere: it gets the cores last."""
 LOAD_RAMP_S = 2.0
 """Load runs this long before each loaded round's probes: the first map reaches its fit."""
 
@@ -108,7 +106,7 @@ async def measure(
     The phases alternate for `rounds` rounds (idle, then under load), so that both
     see the same drift of a shared machine; each round takes `probes / rounds` per phase."""
     url = f"{service.url}/mcp"
-    load = BackgroundLoad(url, calls)
+    load = BackgroundLoad(url, calls, nice=ELSEWHERE_NICE)
     idle: list[list[float]] = []
     loaded: list[list[float]] = []
     loaded_seconds = 0.0
@@ -180,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
             with_balancer=False,
             fit_workers=args.fit_workers,
             env=env,
-            upstream_nice=UPSTREAM_NICE,
+            upstream_nice=ELSEWHERE_NICE,
         ) as topology:
             assert topology.upstream is not None
             result = asyncio.run(
@@ -232,9 +230,9 @@ def main(argv: list[str] | None = None) -> int:
         f"\nprobe: {PROBES[args.probe][0]} back to back; load: {args.routes} x "
         f"Lisbon-Warsaw routes + {args.maps} x dynamic map of ten long routes, looping in "
         f"a separate process; {args.probes} probes per phase in {args.rounds} alternating "
-        "rounds; "
-        f"FIT_WORKERS={args.fit_workers} (workers at nice +10); offline upstream at nice "
-        f"+{UPSTREAM_NICE} (it stands in for TomTom, which runs elsewhere)\n"
+        f"rounds; FIT_WORKERS={args.fit_workers} (workers at nice +10); the offline upstream "
+        f"and the load process at nice +{ELSEWHERE_NICE}, in sessions of their own (they "
+        "stand in for TomTom and other users' clients, which run elsewhere)\n"
     )
     print(
         format_table(

@@ -23,11 +23,9 @@ import time
 from loadtest.background import BackgroundLoad
 from loadtest.mix import LONG_ROUTE_CALL, MILLION_POINT_MAP_CALL
 from loadtest.stats import format_table, percentile
-from loadtest.topology import run_topology
+from loadtest.topology import ELSEWHERE_NICE, run_topology
 from loadtest.wire import call_tool, clients
 
-UPSTREAM_NICE = 10
-"""The offline upstream stands in for TomTom, which runs elsewhere: it gets the cores last."""
 LOAD_RAMP_S = 3.0
 """Maps run this long before the routes are timed, so the pool's queue has filled."""
 
@@ -48,7 +46,7 @@ async def measure(url: str, routes: int, maps: int) -> dict[str, object]:
     """Route latencies alone and behind `maps` looping maps, and how the maps fared."""
     await _routes(url, 2)  # connections and first-call costs out of the way
     alone = await _routes(url, routes)
-    load = BackgroundLoad(url, [MILLION_POINT_MAP_CALL] * maps)
+    load = BackgroundLoad(url, [MILLION_POINT_MAP_CALL] * maps, nice=ELSEWHERE_NICE)
     load.resume()
     started = time.perf_counter()
     await asyncio.sleep(LOAD_RAMP_S)
@@ -76,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
             with_balancer=False,
             fit_workers=2,
             env={"FIT_ORDER": order},
-            upstream_nice=UPSTREAM_NICE,
+            upstream_nice=ELSEWHERE_NICE,
         ) as topology:
             url = f"{topology.replicas[0].url}/mcp"
             result = asyncio.run(measure(url, args.routes, args.maps))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing
+import os
 import queue
 from dataclasses import dataclass
 from multiprocessing.queues import Queue
@@ -17,6 +18,7 @@ from multiprocessing.synchronize import Event
 
 import httpx
 
+from loadtest.topology import lower_priority
 from loadtest.wire import CallFailed, ToolError, call_tool, clients, result_text
 
 Call = tuple[str, dict]
@@ -32,14 +34,15 @@ class _Switch:
 
 class BackgroundLoad:
     """One loop per call in `calls`, each calling its tool back to back on `url` while
-    resumed; `finish` stops them and says how each completed call went."""
+    resumed; `finish` stops them and says how each completed call went. `nice` above 0
+    puts the process in a session of its own at that priority (`lower_priority`)."""
 
-    def __init__(self, url: str, calls: list[Call]) -> None:
+    def __init__(self, url: str, calls: list[Call], *, nice: int = 0) -> None:
         spawn = multiprocessing.get_context("spawn")
         self._switch = _Switch(spawn.Event(), spawn.Event(), spawn.Value("i", 0))
         self._outcomes: Queue = spawn.Queue()
         self._process = spawn.Process(
-            target=_run, args=(url, calls, self._switch, self._outcomes), daemon=True
+            target=_run, args=(url, calls, self._switch, self._outcomes, nice), daemon=True
         )
         self._process.start()
 
@@ -72,7 +75,11 @@ class BackgroundLoad:
             )
 
 
-def _run(url: str, calls: list[Call], switch: _Switch, outcomes: Queue) -> None:
+def _run(url: str, calls: list[Call], switch: _Switch, outcomes: Queue, nice: int) -> None:
+    if nice:  # other users' clients run on other machines: this one gets the CPU last
+        os.setsid()
+        lower_priority(os.getpid(), nice)
+
     async def run() -> list[str]:
         done: list[str] = []
         async with clients(len(calls), 600.0) as load_clients:
