@@ -24,6 +24,8 @@ import argparse
 import asyncio
 import sys
 import time
+from collections import Counter
+from collections.abc import Awaitable
 
 import httpx
 import orjson
@@ -32,10 +34,13 @@ import fitting
 from loadtest.background import BackgroundLoad, Call
 from loadtest.fetch import APP_DATA_KEY
 from loadtest.mix import LONG_ROUTE_CALL, MILLION_POINT_MAP_CALL
+from loadtest.scrape import histogram_buckets, late_shares
 from loadtest.stats import format_table, percentile
 from loadtest.topology import ELSEWHERE_NICE, OFFLINE_KEY, Service, peak_rss, run_topology
 from loadtest.wire import call_tool, clients
 
+LOOP_LAG = "tomtom_mcp_event_loop_lag_seconds"
+LAG_BOUNDS = (0.0025, 0.005, 0.01, 0.025)
 LOAD_RAMP_S = 2.0
 """Load runs this long before each loaded round's probes: the first map reaches its fit."""
 
@@ -110,17 +115,27 @@ async def measure(
     idle: list[list[float]] = []
     loaded: list[list[float]] = []
     loaded_seconds = 0.0
+    lag: dict[str, Counter[float]] = {"idle": Counter(), "under load": Counter()}
+
+    async def lag_during(phase: str, probing: Awaitable[list[float]]) -> list[float]:
+        """The probes' latencies; the replica's loop-lag histogram during them, into `lag`."""
+        before = await asyncio.to_thread(histogram_buckets, service.url, LOOP_LAG)
+        samples = await probing
+        after = await asyncio.to_thread(histogram_buckets, service.url, LOOP_LAG)
+        lag[phase].update({bound: after[bound] - before.get(bound, 0.0) for bound in after})
+        return samples
+
     sampling = asyncio.Event()
     sampler = asyncio.create_task(peak_rss(service, sampling))
     async with clients(1, 600.0) as (c,):
         weights = await sizes(c, url, upstream)
         await _probe(c, url, 10, probe)  # connections and first-call costs out of the way
         for share in _shares(probes, rounds):
-            idle.append(await _probe(c, url, share, probe))
+            idle.append(await lag_during("idle", _probe(c, url, share, probe)))
             started = time.perf_counter()
             load.resume()
             await asyncio.sleep(LOAD_RAMP_S)  # the long requests reach the fit
-            loaded.append(await _probe(c, url, share, probe))
+            loaded.append(await lag_during("under load", _probe(c, url, share, probe)))
             await load.pause()
             loaded_seconds += time.perf_counter() - started
     sampling.set()
@@ -133,7 +148,17 @@ async def measure(
         "seconds": loaded_seconds,
         "sizes": weights,
         "peak_rss": await sampler,
+        "lag": {phase: late_shares({}, dict(counts)) for phase, counts in lag.items()},
     }
+
+
+def _lag_line(lag: dict[str, tuple[int, dict[float, float]]]) -> str:
+    """What the replica's own loop-lag histogram (a 50 ms timer) saw in each phase."""
+    parts = []
+    for phase, (ticks, shares) in lag.items():
+        late = ", ".join(f"{shares[bound]:.1f}% over {bound * 1000:g} ms" for bound in LAG_BOUNDS)
+        parts.append(f"{phase}: {late} ({ticks} ticks)")
+    return "event loop lag from /metrics (how late a 50 ms timer fires): " + "; ".join(parts)
 
 
 def _shares(total: int, rounds: int) -> list[int]:
@@ -217,6 +242,7 @@ def main(argv: list[str] | None = None) -> int:
                 ]
             )
         notes.append(f"{mode}: p99 under load / idle, round by round: {by_round}")
+        notes.append(f"{mode}: {_lag_line(result['lag'])}")
         notes.append(
             f"{mode}: replica peak RSS under load {result['peak_rss'] / 2**20:,.0f} MiB "
             "(server + fitting workers)"

@@ -8,6 +8,7 @@ request: nothing is kept between requests.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator
@@ -26,7 +27,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 import widgets
-from server import metrics
+from server import loop_lag, metrics
 from server.call_log import ToolCallLog
 from server.config import Settings
 from server.heap import freeze_startup_heap
@@ -124,9 +125,11 @@ def build_app(settings: Settings) -> Starlette:
         async with mcp.session_manager.run():
             runtime.pool.start()
             freeze_startup_heap()
+            lag = asyncio.get_running_loop().create_task(loop_lag.watch())
             try:
                 yield
             finally:
+                lag.cancel()
                 runtime.pool.close()
                 await runtime.http.aclose()
                 await runtime.downloads.aclose()

@@ -56,3 +56,10 @@ WIDGET_STATUS = Counter(
     ["tool", "status"],
     registry=REGISTRY,
 )
+LOOP_LAG = Histogram(
+    "tomtom_mcp_event_loop_lag_seconds",
+    "How late the event loop runs a timer due every 50 ms: time lost to other work, "
+    "to collection pauses or to a CPU shared with fitting workers.",
+    registry=REGISTRY,
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1),
+)

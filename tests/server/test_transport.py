@@ -5,6 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 from mcp import Client
+from prometheus_client.parser import text_string_to_metric_families
 
 from loadtest.topology import Service
 from widgets import DATA_VIZ_URI, MAP_URI, TRAFFIC_URI
@@ -29,6 +30,7 @@ INIT = {
     "method": "tools/list",
     "params": {},
 }
+LOOP_LAG = "tomtom_mcp_event_loop_lag_seconds"
 HEADERS = {
     "accept": "application/json, text/event-stream",
     "content-type": "application/json",
@@ -117,3 +119,10 @@ def test_metrics_count_tool_calls_by_tool_and_outcome(server_url: str, mcp_url: 
     text = httpx.get(server_url + "/metrics", timeout=5).text
     assert 'tomtom_mcp_tool_calls_total{outcome="ok",tool="tomtom-geocode"}' in text
     assert "tomtom_mcp_fit_pool_queued" in text
+
+
+def test_metrics_show_the_event_loop_lag_measured_since_start_up(server_url: str) -> None:
+    text = httpx.get(server_url + "/metrics", timeout=5).text
+    (lag,) = [f for f in text_string_to_metric_families(text) if f.name == LOOP_LAG]
+    counts = [s.value for s in lag.samples if s.name == f"{LOOP_LAG}_count"]
+    assert counts and counts[0] > 0
