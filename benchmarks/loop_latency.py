@@ -36,7 +36,7 @@ from loadtest.fetch import APP_DATA_KEY
 from loadtest.mix import LONG_ROUTE_CALL, MILLION_POINT_MAP_CALL
 from loadtest.scrape import histogram_buckets, late_shares
 from loadtest.stats import format_table, percentile
-from loadtest.topology import ELSEWHERE_NICE, OFFLINE_KEY, Service, peak_rss, run_topology
+from loadtest.topology import ELSEWHERE_NICE, OFFLINE_KEY, PeakRss, Service, run_topology
 from loadtest.wire import call_tool, clients
 
 LOOP_LAG = "tomtom_mcp_event_loop_lag_seconds"
@@ -125,8 +125,7 @@ async def measure(
         lag[phase].update({bound: after[bound] - before.get(bound, 0.0) for bound in after})
         return samples
 
-    sampling = asyncio.Event()
-    sampler = asyncio.create_task(peak_rss(service, sampling))
+    rss = PeakRss(service)
     async with clients(1, 600.0) as (c,):
         weights = await sizes(c, url, upstream)
         await _probe(c, url, 10, probe)  # connections and first-call costs out of the way
@@ -138,7 +137,7 @@ async def measure(
             loaded.append(await lag_during("under load", _probe(c, url, share, probe)))
             await load.pause()
             loaded_seconds += time.perf_counter() - started
-    sampling.set()
+    peak = await rss.stop()
     done = await load.finish()
     return {
         "idle": idle,
@@ -147,7 +146,7 @@ async def measure(
         "load_failures": [d for d in done if d != "ok"],
         "seconds": loaded_seconds,
         "sizes": weights,
-        "peak_rss": await sampler,
+        "peak_rss": peak,
         "lag": {phase: late_shares({}, dict(counts)) for phase, counts in lag.items()},
     }
 

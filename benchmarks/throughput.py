@@ -27,7 +27,7 @@ import httpx
 
 from loadtest.mix import LONG_ROUTE_CALL
 from loadtest.stats import format_table, percentile
-from loadtest.topology import Service, peak_rss, run_topology
+from loadtest.topology import PeakRss, Service, run_topology
 from loadtest.wire import CallFailed, ToolError, call_tool, clients, result_text
 
 LOCAL = ("tomtom-report-app-status", {"tool": "tomtom-routing", "status": "ok", "reason": "probe"})
@@ -74,8 +74,7 @@ async def run(
     rows: list[list[object]] = []
     notes: list[str] = []
     await level(url, CHEAP, 1, 0.5)  # first calls out of the way
-    stop = asyncio.Event()
-    sampler = asyncio.create_task(peak_rss(service, stop))
+    rss = PeakRss(service)
     for label, call, seconds in (
         ("replica only (status report)", LOCAL, cheap_s),
         ("cheap (geocode)", CHEAP, cheap_s),
@@ -100,8 +99,7 @@ async def run(
             )
             if result["errors"]:
                 notes.append(f"{label} at {concurrency}: {result['errors'][0][:200]}")
-    stop.set()
-    return rows, notes, await sampler
+    return rows, notes, await rss.stop()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import multiprocessing
 import os
 import signal
 import socket
@@ -21,6 +22,8 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from multiprocessing.queues import Queue
+from multiprocessing.synchronize import Event
 from pathlib import Path
 
 import httpx
@@ -98,14 +101,33 @@ class Topology:
         service.process.wait(timeout=10)
 
 
-async def peak_rss(service: Service, stop: asyncio.Event, every_s: float = 0.25) -> int:
-    """The highest `rss_bytes` of `service` seen until `stop` is set."""
-    peak = 0
-    while not stop.is_set():
-        peak = max(peak, await asyncio.to_thread(service.rss_bytes))
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(stop.wait(), every_s)
-    return peak
+class PeakRss:
+    """The highest `rss_bytes` of a service while this runs, sampled every `every_s` by a
+    process of its own: reading /proc takes milliseconds of a GIL, which in the caller
+    would delay the very calls a benchmark times."""
+
+    def __init__(self, service: Service, every_s: float = 0.25) -> None:
+        spawn = multiprocessing.get_context("spawn")
+        self._stop = spawn.Event()
+        self._peak: Queue = spawn.Queue()
+        self._process = spawn.Process(
+            target=_sample_rss, args=(service.process.pid, every_s, self._stop, self._peak)
+        )
+        self._process.start()
+
+    async def stop(self) -> int:
+        """Stop sampling; the peak in bytes."""
+        self._stop.set()
+        peak: int = await asyncio.to_thread(self._peak.get, timeout=30.0)
+        self._process.join()
+        return peak
+
+
+def _sample_rss(group: int, every_s: float, stop: Event, peak: Queue) -> None:
+    highest = 0
+    while not stop.wait(every_s):
+        highest = max(highest, sum(rss for _, rss in _group_members(group)))
+    peak.put(highest)
 
 
 def free_port() -> int:
