@@ -225,14 +225,14 @@ def serving(
     timeout: float = READY_TIMEOUT_S,
 ) -> Iterator[Service]:
     """One service for the length of a block: started, waited for (`wait_ready` unless
-    `ready` says otherwise), and stopped with its process group."""
-    workdir = Path(tempfile.mkdtemp(prefix=f"{name}-"))
-    service = start(name, command, port, workdir, env)
-    try:
-        (ready or wait_ready)(service, timeout)
-        yield service
-    finally:
-        stop([service])
+    `ready` says otherwise), and stopped with its process group; its log goes with it."""
+    with tempfile.TemporaryDirectory(prefix=f"{name}-") as workdir:
+        service = start(name, command, port, Path(workdir), env)
+        try:
+            (ready or wait_ready)(service, timeout)
+            yield service
+        finally:
+            stop([service])
 
 
 def start(
