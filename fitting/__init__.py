@@ -6,7 +6,7 @@ a process pool. See DESIGN.md ("Tool result contract") and ADR 0001.
 
 from __future__ import annotations
 
-from ._codec import decode, to_geojson
+from ._codec import decode, envelope, to_geojson
 from ._exceptions import DoesNotFit, FittingError, InvalidGeometry
 from ._fit import FitResult, fit, point_count
 from ._warm import warm_up
@@ -17,6 +17,7 @@ __all__ = [
     "FittingError",
     "InvalidGeometry",
     "decode",
+    "envelope",
     "fit",
     "point_count",
     "to_geojson",

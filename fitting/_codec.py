@@ -25,6 +25,11 @@ _CHUNK = 1 << 16
 _JSON_OPTIONS = orjson.OPT_SERIALIZE_NUMPY
 
 
+def envelope(tool: str, data: Any) -> dict[str, Any]:
+    """The envelope of DESIGN.md around `tool`'s widget `data`, not fitted yet."""
+    return {"v": 1, "tool": tool, "data": data, "fitted": None}
+
+
 def dumps(envelope: dict[str, Any]) -> bytes:
     """Compact JSON; numpy int64 e5 arrays are written natively by orjson."""
     try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._codec import envelope
 from ._fit import fit
 
 
@@ -22,4 +23,4 @@ def warm_up() -> None:
         for kind, coords in (("Polygon", [ring]), ("LineString", line))
     ]
     data = {"type": "FeatureCollection", "features": features}
-    fit({"v": 1, "tool": "warm-up", "data": data, "fitted": None}, 1_500)
+    fit(envelope("warm-up", data), 1_500)

@@ -63,13 +63,12 @@ def prepare(
     if not has_data:
         return Prepared(text, meta, "omitted_show_ui_false" if not show_ui else "none")
 
-    envelope = {"v": 1, "tool": tool, "data": data, "fitted": None}
     room = budget - wire_size(result(text, {**meta, APP_DATA_KEY: ""}))
     started = time.perf_counter()
     try:
         if room <= 0:
             raise fitting.DoesNotFit(f"the text answer alone leaves no room ({-room} over)")
-        fitted = fitting.fit(envelope, room)
+        fitted = fitting.fit(fitting.envelope(tool, data), room)
     except fitting.DoesNotFit as exc:
         return _omitted(text, meta, "too_large", str(exc), room)
     except fitting.FittingError as exc:  # InvalidGeometry, or data that is not JSON

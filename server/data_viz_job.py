@@ -77,9 +77,8 @@ def page(
     """The `tomtom-get-app-data` result: the encoded envelope from `offset`, as much as
     the budget holds, with `total` and `has_more` for the widget to page."""
     _, data = answer_and_data(source, geojson, layers, title)
-    envelope = {"v": 1, "tool": TOOL, "data": data, "fitted": None}
     try:  # unbounded: data-viz data is never altered, the widget pages through it
-        full = fitting.fit(envelope, 1 << 62).app_data
+        full = fitting.fit(fitting.envelope(TOOL, data), 1 << 62).app_data
     except fitting.FittingError as exc:
         raise JobError(f"the data cannot be encoded: {exc}") from None
     if not 0 <= offset < max(len(full), 1):

@@ -93,7 +93,7 @@ def _envelope(path: Path) -> dict[str, Any]:
         raise _BadInput(
             f"{path} is not a GeoJSON Feature or FeatureCollection (its type is {kind!r})"
         )
-    return {"v": 1, "tool": "fit", "data": data, "fitted": None}
+    return fitting.envelope("fit", data)
 
 
 def _sent_points(data: dict[str, Any]) -> int:
