@@ -69,10 +69,7 @@ def validate(obj: Any) -> Summary:
         raise GeoJsonError(f"(root): expected a GeoJSON object, got {_kind(obj)}")
     kind = obj.get("type")
     if kind == "FeatureCollection":
-        features = obj.get("features")
-        if not isinstance(features, list):
-            raise GeoJsonError(f"features: expected a list, got {_kind(features)}")
-        for i, feature in enumerate(features):
+        for i, feature in enumerate(_list_at(obj, "features", "features")):
             _feature(feature, f"features[{i}]", summary)
     elif kind == "Feature":
         _feature(obj, "(root)", summary)
@@ -82,6 +79,14 @@ def validate(obj: Any) -> Summary:
     else:
         raise GeoJsonError(f"type: {kind!r} is not FeatureCollection, Feature or a geometry type")
     return summary
+
+
+def _list_at(obj: dict[str, Any], key: str, path: str) -> list[Any]:
+    """`obj[key]`, which must be a list (`path` names it in the error)."""
+    value = obj.get(key)
+    if not isinstance(value, list):
+        raise GeoJsonError(f"{path}: expected a list, got {_kind(value)}")
+    return value
 
 
 def _feature(feature: Any, path: str, summary: Summary) -> None:
@@ -108,9 +113,7 @@ def _geometry(geometry: Any, path: str, summary: Summary) -> None:
         raise GeoJsonError(f"{path}: expected a geometry object or null, got {_kind(geometry)}")
     kind = geometry.get("type")
     if kind == "GeometryCollection":
-        members = geometry.get("geometries")
-        if not isinstance(members, list):
-            raise GeoJsonError(f"{path}.geometries: expected a list, got {_kind(members)}")
+        members = _list_at(geometry, "geometries", f"{path}.geometries")
         summary.geometry_types[kind] += 1
         for i, member in enumerate(members):
             _geometry(member, f"{path}.geometries[{i}]", summary)
