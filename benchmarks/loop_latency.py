@@ -31,13 +31,13 @@ import httpx
 import orjson
 
 import fitting
-from loadtest.background import BackgroundLoad, Call
+from loadtest.background import BackgroundLoad
 from loadtest.fetch import APP_DATA_KEY
 from loadtest.mix import LONG_ROUTE_CALL, MILLION_POINT_MAP_CALL
 from loadtest.scrape import histogram_buckets, late_shares
 from loadtest.stats import format_table, percentile
 from loadtest.topology import ELSEWHERE_NICE, OFFLINE_KEY, PeakRss, Service, run_topology
-from loadtest.wire import call_tool, clients
+from loadtest.wire import Call, call_tool, clients, timed_calls
 
 LOOP_LAG = "tomtom_mcp_event_loop_lag_seconds"
 LAG_BOUNDS = (0.0025, 0.005, 0.01, 0.025)
@@ -94,15 +94,6 @@ async def sizes(client: httpx.AsyncClient, url: str, upstream: str) -> list[str]
     return lines
 
 
-async def _probe(client: httpx.AsyncClient, url: str, n: int, probe: str) -> list[float]:
-    samples = []
-    for _ in range(n):
-        started = time.perf_counter()
-        await call_tool(client, url, *PROBES[probe])
-        samples.append((time.perf_counter() - started) * 1000.0)
-    return samples
-
-
 async def measure(
     service: Service, upstream: str, probe: str, probes: int, rounds: int, calls: list[Call]
 ) -> dict[str, object]:
@@ -128,13 +119,14 @@ async def measure(
     rss = PeakRss(service)
     async with clients(1, 600.0) as (c,):
         weights = await sizes(c, url, upstream)
-        await _probe(c, url, 10, probe)  # connections and first-call costs out of the way
+        # Connections and first-call costs out of the way:
+        await timed_calls(c, url, PROBES[probe], 10)
         for share in _shares(probes, rounds):
-            idle.append(await lag_during("idle", _probe(c, url, share, probe)))
+            idle.append(await lag_during("idle", timed_calls(c, url, PROBES[probe], share)))
             started = time.perf_counter()
             load.resume()
             await asyncio.sleep(LOAD_RAMP_S)  # the long requests reach the fit
-            loaded.append(await lag_during("under load", _probe(c, url, share, probe)))
+            loaded.append(await lag_during("under load", timed_calls(c, url, PROBES[probe], share)))
             await load.pause()
             loaded_seconds += time.perf_counter() - started
     peak = await rss.stop()

@@ -24,22 +24,15 @@ from loadtest.background import BackgroundLoad
 from loadtest.mix import LONG_ROUTE_CALL, MILLION_POINT_MAP_CALL
 from loadtest.stats import format_table, percentile
 from loadtest.topology import ELSEWHERE_NICE, run_topology
-from loadtest.wire import call_tool, clients
+from loadtest.wire import clients, timed_calls
 
 LOAD_RAMP_S = 3.0
 """Maps run this long before the routes are timed, so the pool's queue has filled."""
 
 
 async def _routes(url: str, count: int) -> list[float]:
-    samples = []
     async with clients(1, 600.0) as (client,):
-        for _ in range(count):
-            started = time.perf_counter()
-            result = await call_tool(client, url, *LONG_ROUTE_CALL)
-            if result.get("isError"):
-                raise SystemExit(f"the route failed: {result}")
-            samples.append((time.perf_counter() - started) * 1000.0)
-    return samples
+        return await timed_calls(client, url, LONG_ROUTE_CALL, count)
 
 
 async def measure(url: str, routes: int, maps: int) -> dict[str, object]:

@@ -19,10 +19,7 @@ from multiprocessing.synchronize import Event
 import httpx
 
 from loadtest.topology import lower_priority
-from loadtest.wire import CallFailed, ToolError, call_tool, clients, result_text
-
-Call = tuple[str, dict]
-"""A tool name and its arguments."""
+from loadtest.wire import Call, CallFailed, ToolError, call_tool, clients, result_text
 
 
 @dataclass

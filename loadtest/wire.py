@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import ssl
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -25,6 +26,10 @@ _HEADERS = {
     "mcp-protocol-version": PROTOCOL_VERSION,
 }
 _ids = itertools.count(1)
+
+
+Call = tuple[str, dict[str, Any]]
+"""A tool name and its arguments."""
 
 
 class CallFailed(Exception):
@@ -62,6 +67,19 @@ async def call_tool(
             f"JSON-RPC error {message['error'].get('code')}: {message['error'].get('message')}"
         )
     return message["result"]
+
+
+async def timed_calls(client: httpx.AsyncClient, url: str, call: Call, n: int) -> list[float]:
+    """Milliseconds each of `n` calls of `call`, one after another; a tool that answers
+    with an error stops the run (ToolError), so that no error is timed as a success."""
+    samples = []
+    for _ in range(n):
+        started = time.perf_counter()
+        result = await call_tool(client, url, *call)
+        if result.get("isError"):
+            raise ToolError(f"{call[0]} answered with an error: {result_text(result)}")
+        samples.append((time.perf_counter() - started) * 1000.0)
+    return samples
 
 
 @contextlib.asynccontextmanager
