@@ -72,7 +72,7 @@ class Service:
 
     def rss_bytes(self) -> int:
         """Resident memory of the service and its children (its process group), in bytes."""
-        return sum(rss for _, rss in _group_members(self.process.pid))
+        return _group_rss(self.process.pid)
 
 
 @dataclass
@@ -126,7 +126,7 @@ class PeakRss:
 def _sample_rss(group: int, every_s: float, stop: Event, peak: Queue) -> None:
     highest = 0
     while not stop.wait(every_s):
-        highest = max(highest, sum(rss for _, rss in _group_members(group)))
+        highest = max(highest, _group_rss(group))
     peak.put(highest)
 
 
@@ -310,6 +310,10 @@ def _check_alive(service: Service) -> None:
 def _signal_group(process: subprocess.Popen[bytes], sig: signal.Signals) -> None:
     with contextlib.suppress(ProcessLookupError):
         os.killpg(process.pid, sig)
+
+
+def _group_rss(group: int) -> int:
+    return sum(rss for _, rss in _group_members(group))
 
 
 def _group_members(group: int) -> list[tuple[int, int]]:

@@ -41,16 +41,20 @@ class RawBody:
     """The response's Content-Encoding, lower case; "" when none."""
 
     @property
+    def gzipped(self) -> bool:
+        return self.encoding in ("gzip", "x-gzip")
+
+    @property
     def size(self) -> int:
         """Bytes once decoded, read from the gzip trailer (ISIZE) without decompressing."""
-        if self.encoding in ("gzip", "x-gzip") and len(self.content) >= 18:
+        if self.gzipped and len(self.content) >= 18:
             return int.from_bytes(self.content[-4:], "little")
         return len(self.content)
 
     def decoded(self) -> bytes:
         if self.encoding in ("", "identity"):
             return self.content
-        if self.encoding not in ("gzip", "x-gzip"):
+        if not self.gzipped:
             raise BodyError(f"TomTom answered in an unrequested encoding ({self.encoding}).")
         try:
             return igzip.decompress(self.content)
