@@ -40,7 +40,7 @@ from simplification.cutil import simplify_coords
 
 import fitting
 from fitting import _fit, _kernels, _parts
-from fitting.synthetic import route_with_points
+from server.offline.roads import route_with_points
 
 BUDGET = 120_000
 ROOT = Path(__file__).resolve().parent.parent

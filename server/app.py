@@ -13,7 +13,6 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator
 
-import httpx
 from mcp.server import MCPServer
 from mcp.server.apps import Apps
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
@@ -27,15 +26,13 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 import widgets
-from server import loop_lag, metrics
-from server.call_log import ToolCallLog
 from server.config import Settings
-from server.heap import freeze_startup_heap
-from server.pool import FitPool
-from server.resources import register_views
-from server.runtime import Runtime
-from server.tomtom import TomTomClient
-from server.tools import register_tools
+from server.ops import metrics
+from server.ops.call_log import ToolCallLog
+from server.ops.heap import freeze_startup_heap
+from server.ops.loop_lag import watch_loop_lag
+from server.runtime import Runtime, build_runtime
+from server.tools import register_tools, register_views
 
 log = logging.getLogger(__name__)
 
@@ -56,43 +53,8 @@ MCP_HEADERS = [
 ]
 
 
-def build_runtime(settings: Settings) -> Runtime:
-    """The shared clients and the (not yet started) fitting pool."""
-    limits = httpx.Limits(
-        max_connections=settings.upstream_connections,
-        max_keepalive_connections=settings.upstream_connections,
-        # Under the 5 s idle timeout of uvicorn and many proxies: a request sent on a
-        # connection the other side is closing fails, and a billed call is never retried.
-        keepalive_expiry=4.0,
-    )
-    timeout = httpx.Timeout(
-        settings.upstream_timeout_s, connect=min(5.0, settings.upstream_timeout_s)
-    )
-    transport: httpx.AsyncBaseTransport | None = None
-    if settings.offline:
-        from server.offline import build_upstream_app
-
-        transport = httpx.ASGITransport(app=build_upstream_app())
-    http = httpx.AsyncClient(limits=limits, timeout=timeout, transport=transport)
-    downloads = httpx.AsyncClient(
-        timeout=httpx.Timeout(settings.data_viz_timeout_s), follow_redirects=False
-    )
-    pool = FitPool(settings.fit_workers, least_work_first=settings.fit_order == "least-work")
-    return Runtime(
-        settings=settings,
-        tomtom=TomTomClient(
-            http=http,
-            base_url=settings.upstream_base_url,
-            default_key=settings.api_key,
-            offload=None if settings.fit_inline else pool.run_in_process,
-        ),
-        http=http,
-        downloads=downloads,
-        pool=pool,
-    )
-
-
 def build_server(runtime: Runtime) -> MCPServer:
+    """The MCP server: every tool and view, and the middleware that logs each call."""
     apps = Apps()
     register_tools(apps, runtime)
     register_views(apps, runtime.settings)
@@ -105,6 +67,7 @@ def build_server(runtime: Runtime) -> MCPServer:
 
 
 def build_app(settings: Settings) -> Starlette:
+    """The replica: `POST /mcp` and its companions, owning the runtime in its lifespan."""
     runtime = build_runtime(settings)
     mcp = build_server(runtime)
     mcp.streamable_http_app(
@@ -125,7 +88,7 @@ def build_app(settings: Settings) -> Starlette:
         async with mcp.session_manager.run():
             runtime.pool.start()
             freeze_startup_heap()
-            lag = asyncio.get_running_loop().create_task(loop_lag.watch())
+            lag = asyncio.get_running_loop().create_task(watch_loop_lag())
             try:
                 yield
             finally:

@@ -18,7 +18,7 @@ OFFLINE_BASE_URL = "http://offline-upstream.invalid"
 
 
 FIT_ORDERS = frozenset({"least-work", "arrival"})
-"""How jobs waiting for the fitting pool are ordered (`server.admission`)."""
+"""How jobs waiting for the fitting pool are ordered (`server.pool`)."""
 
 
 class ConfigError(ValueError):

@@ -1,17 +1,14 @@
-"""The long-lived objects a request needs, built once per process by `build_app`."""
+"""The long-lived objects a request needs, built once per process by `build_runtime`."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import httpx
 
 from server.config import Settings
-from server.pool import FitPool
-
-if TYPE_CHECKING:
-    from server.tomtom import TomTomClient
+from server.pool import FitPool, Placement
+from server.tomtom import TomTomClient
 
 
 @dataclass
@@ -24,3 +21,45 @@ class Runtime:
     downloads: httpx.AsyncClient
     """A separate client for data-viz `data_url` downloads (no TomTom base URL, no redirects)."""
     pool: FitPool
+    placement: Placement
+    """Where each job runs: `pool` or the event loop."""
+
+
+def build_runtime(settings: Settings) -> Runtime:
+    """The shared clients and the (not yet started) fitting pool."""
+    limits = httpx.Limits(
+        max_connections=settings.upstream_connections,
+        max_keepalive_connections=settings.upstream_connections,
+        # Under the 5 s idle timeout of uvicorn and many proxies: a request sent on a
+        # connection the other side is closing fails, and a billed call is never retried.
+        keepalive_expiry=4.0,
+    )
+    timeout = httpx.Timeout(
+        settings.upstream_timeout_s, connect=min(5.0, settings.upstream_timeout_s)
+    )
+    transport: httpx.AsyncBaseTransport | None = None
+    if settings.offline:
+        from server.offline import build_upstream_app
+
+        transport = httpx.ASGITransport(app=build_upstream_app())
+    http = httpx.AsyncClient(limits=limits, timeout=timeout, transport=transport)
+    downloads = httpx.AsyncClient(
+        timeout=httpx.Timeout(settings.data_viz_timeout_s), follow_redirects=False
+    )
+    pool = FitPool(settings.fit_workers, least_work_first=settings.fit_order == "least-work")
+    placement = Placement(
+        pool, inline_points=settings.inline_points, inline_only=settings.fit_inline
+    )
+    return Runtime(
+        settings=settings,
+        tomtom=TomTomClient(
+            http=http,
+            base_url=settings.upstream_base_url,
+            default_key=settings.api_key,
+            placement=placement,
+        ),
+        http=http,
+        downloads=downloads,
+        pool=pool,
+        placement=placement,
+    )

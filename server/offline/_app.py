@@ -26,7 +26,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from server.offline import _range, _routing, _search, _traffic
 from server.offline._cache import ResponseCache
 from server.offline._errors import BadRequest, Service, error_body, service_of
-from server.offline._params import Query
+from server.offline._query import Query
 
 Handler = Callable[[dict[str, Any], Query, bytes], "dict[str, Any] | bytes"]
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from server.offline import _geo
 from server.offline._errors import ROUTING_FORMAT_VERSION, BadRequest
-from server.offline._params import Query, parse_latlon, parse_number
+from server.offline._query import Query, parse_latlon, parse_number
 
 _BUDGETS = ("timeBudgetInSec", "distanceBudgetInMeters", "fuelBudgetInLiters",
             "energyBudgetInkWh")  # fmt: skip

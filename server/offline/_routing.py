@@ -1,7 +1,7 @@
 """calculateRoute answers: road-like legs with TomTom's sections, guidance and progress.
 
 Everything derives from the geometry: motorways are the long sparse stretches
-of `fitting.synthetic` (a rolling mean of the vertex spacing), countries come
+of `roads.py` (a rolling mean of the vertex spacing), countries come
 from the coarse box lookup per vertex, travel time from per-segment speeds, so
 indices, lengths and times agree with each other the way TomTom's do. Point
 indices count the points of all legs concatenated (each leg keeps both of its
@@ -17,10 +17,10 @@ from typing import Any
 import numpy as np
 import orjson
 
-from fitting.synthetic import road_like_legs
 from server.offline import _geo
 from server.offline._errors import ROUTING_FORMAT_VERSION, BadRequest
-from server.offline._params import Query, parse_latlon
+from server.offline._query import Query, parse_latlon
+from server.offline.roads import road_like_legs
 
 TRAVEL_MODES = ("car", "truck", "taxi", "bus", "van", "motorcycle", "bicycle", "pedestrian")
 ROUTE_TYPES = ("fastest", "shortest", "short", "eco", "thrilling")

@@ -17,7 +17,7 @@ import orjson
 
 from server.offline import _geo
 from server.offline._errors import BadRequest
-from server.offline._params import Query, parse_latlon, parse_number
+from server.offline._query import Query, parse_latlon, parse_number
 
 _MAX_LIMIT = 100
 

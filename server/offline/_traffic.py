@@ -16,7 +16,7 @@ import numpy as np
 
 from server.offline import _geo
 from server.offline._errors import BadRequest
-from server.offline._params import Query, parse_bbox
+from server.offline._query import Query, parse_bbox
 
 MAX_AREA_KM2 = 10_000.0
 DEFAULT_FIELDS = "{incidents{type,geometry{type,coordinates},properties{iconCategory}}}"

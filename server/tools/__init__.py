@@ -1,4 +1,9 @@
-"""The MCP tools: one small module per tool family, registered on an `Apps` extension."""
+"""The MCP surface: one small module per tool family, and the views they link to.
+
+Tools are thin: typed inputs (`_inputs.py`), a TomTom request, then a job from
+`server.jobs` delivered by `_delivery.py`. `_views.py` registers the views of
+`widgets` as `ui://` resources with their CSP.
+"""
 
 from __future__ import annotations
 
@@ -15,12 +20,13 @@ from server.tools import (
     search,
     traffic,
 )
+from server.tools._views import register_views
 
-__all__ = ["register_tools"]
+__all__ = ["register_tools", "register_views"]
 
 
 def register_tools(apps: Apps, runtime: Runtime) -> None:
-    """Register every tool of DESIGN.md, bound to its widget view, on `apps`."""
+    """Register every tool (`server.tool_names`), bound to its view, on `apps`."""
     for family in (
         search,
         along_route,

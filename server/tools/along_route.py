@@ -3,7 +3,7 @@
 Two TomTom requests (calculateRoute, then searchAlongRoute with the route's
 points); the widget gets the route, its stops and the results on one map. For
 a long route both the POST body and the result are built in a fitting worker
-(`server.route_job`), from the route body as received.
+(`server.jobs`), from the route body as received.
 """
 
 from __future__ import annotations
@@ -15,10 +15,11 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from server import route_job
-from server.delivery import deliver_prepared, run_job
+from server import jobs
 from server.runtime import Runtime
-from server.tools._params import Language, Locations, ShowUi, caller_key, model_tool
+from server.tool_names import SEARCH_ALONG_ROUTE
+from server.tools._delivery import deliver_job, run_job
+from server.tools._inputs import Language, Locations, ShowUi, caller_key, model_tool
 from server.tools.routing import (
     DEFAULT_SECTIONS,
     AvoidParam,
@@ -27,7 +28,6 @@ from server.tools.routing import (
     route_params,
 )
 from server.tools.search import CategorySet, Query
-from server.upstream_body import pool_size
 from widgets import MAP_URI
 
 
@@ -37,7 +37,7 @@ def register(apps: Apps, runtime: Runtime) -> None:
     @model_tool(
         apps,
         MAP_URI,
-        name="tomtom-search-along-route",
+        name=SEARCH_ALONG_ROUTE,
         title="Search along a route",
         description=(
             "Find places along the route through [longitude, latitude] locations (origin first, "
@@ -70,8 +70,8 @@ def register(apps: Apps, runtime: Runtime) -> None:
         raw = await runtime.tomtom.calculate_route_raw(
             locations, section_types=DEFAULT_SECTIONS, key=key, params=params
         )
-        size = pool_size([raw])
-        request = await run_job(runtime, size, route_job.along_route_request, raw)
+        size = runtime.placement.for_bodies([raw])
+        request = await run_job(runtime, size, jobs.along_route_request, raw)
         search = [("limit", limit)]
         if categorySet:
             search.append(("categorySet", categorySet))
@@ -80,11 +80,11 @@ def register(apps: Apps, runtime: Runtime) -> None:
         found = await runtime.tomtom.search_along_route(
             query, request, max_detour_time=maxDetourTime, key=key, params=search
         )
-        return await deliver_prepared(
+        return await deliver_job(
             runtime,
-            "tomtom-search-along-route",
+            SEARCH_ALONG_ROUTE,
             size,
-            route_job.along_route,
+            jobs.along_route,
             raw,
             found,
             locations,

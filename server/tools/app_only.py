@@ -22,23 +22,24 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent
 from pydantic import Field, ValidationError
 
-from server import data_viz_job, metrics
+from server import jobs
+from server.ops import metrics
 from server.runtime import Runtime
-from server.tools._params import caller_key
-from server.tools.data_viz import TOOL as DATA_VIZ
+from server.tool_names import (
+    DATA_VIZ,
+    GET_APP_DATA,
+    GET_MAP_CONFIG,
+    MODEL_TOOLS,
+    REPORT_APP_STATUS,
+)
+from server.tools._inputs import caller_key
 from server.tools.data_viz import DataVizArgs, deliver_data_viz, first_error
 from widgets import DATA_VIZ_URI, MAP_URI
 
 logger = logging.getLogger(__name__)
 
 MAP_CONFIG_KEY = "com.tomtom/map-config"
-WIDGET_TOOLS = frozenset(
-    {
-        "tomtom-geocode", "tomtom-reverse-geocode", "tomtom-fuzzy-search", "tomtom-poi-search",
-        "tomtom-nearby", "tomtom-search-along-route", "tomtom-routing", "tomtom-reachable-range",
-        "tomtom-traffic", "tomtom-dynamic-map", "tomtom-data-viz",
-    }
-)  # fmt: skip
+WIDGET_TOOLS = frozenset(MODEL_TOOLS)
 """Tools whose widgets report; any other name is counted as `other` (bounded label values)."""
 
 
@@ -62,7 +63,7 @@ def register(apps: Apps, runtime: Runtime) -> None:
     @apps.tool(
         resource_uri=DATA_VIZ_URI,
         visibility=["app"],
-        name="tomtom-get-app-data",
+        name=GET_APP_DATA,
         description=(
             "For the data-viz widget: run tomtom-data-viz again from its tool input and return "
             "the app data from offset (paged when large). Refuses any other tool."
@@ -76,19 +77,19 @@ def register(apps: Apps, runtime: Runtime) -> None:
         if tool != DATA_VIZ:
             logger.warning("get-app-data refused for tool %r", tool[:64])
             raise ToolError(
-                f"tomtom-get-app-data serves only {DATA_VIZ}; {tool!r} is refused. TomTom "
+                f"{GET_APP_DATA} serves only {DATA_VIZ}; {tool!r} is refused. TomTom "
                 "tools are never run again for a widget: their data travels in the tool result."
             )
         try:
             args = DataVizArgs.model_validate(arguments)
         except ValidationError as exc:
             raise ToolError(f"arguments: {first_error(exc)}") from None
-        return await deliver_data_viz(runtime, DATA_VIZ, args, data_viz_job.page, offset)
+        return await deliver_data_viz(runtime, DATA_VIZ, args, jobs.data_viz_page, offset)
 
     @apps.tool(
         resource_uri=MAP_URI,
         visibility=["app"],
-        name="tomtom-report-app-status",
+        name=REPORT_APP_STATUS,
         description="For the widgets: report what the view showed (logged by the server).",
     )
     async def report_app_status(
@@ -118,7 +119,7 @@ def register(apps: Apps, runtime: Runtime) -> None:
     @apps.tool(
         resource_uri=MAP_URI,
         visibility=["app"],
-        name="tomtom-get-map-config",
+        name=GET_MAP_CONFIG,
         description="For the widgets: TomTom key and tile URL templates, in _meta.",
     )
     async def get_map_config(ctx: Context) -> CallToolResult:

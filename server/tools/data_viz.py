@@ -4,7 +4,7 @@ The data is validated and summarised but never altered: the widget draws it
 exactly as given. When it does not fit in the tool result, the widget fetches
 it with `tomtom-get-app-data`, which runs it again from the same tool input
 (app_only.py), validated by the same `DataVizArgs`; parsing, validation and
-encoding are `server.data_viz_job`'s.
+encoding are `server.jobs`' (`_data_viz.py`).
 
 Layers (docs/adr/0022-data-viz-layers.md): up to 10, each
 `{"type": "fill"|"line"|"circle"|"heatmap"|"symbol", "paint"?, "filter"?, "label"?, ...}`
@@ -25,13 +25,13 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from server import data_url, data_viz_job
-from server.app_data import Prepared
-from server.data_viz_job import TOOL
-from server.delivery import deliver_prepared
+from server import jobs
+from server.downloads import download
+from server.jobs import Prepared
 from server.runtime import Runtime
-from server.tools._params import ShowUi, model_tool
-from server.upstream_body import for_pool
+from server.tool_names import DATA_VIZ
+from server.tools._delivery import deliver_job
+from server.tools._inputs import ShowUi, model_tool
 from widgets import DATA_VIZ_URI
 
 MAX_LAYERS = 10
@@ -154,23 +154,21 @@ async def geojson_text(runtime: Runtime, args: DataVizArgs) -> tuple[str, bytes]
     """("data_url" or "inline", the GeoJSON as JSON text): downloaded, or the inline value
     written back to text, so that it crosses to a fitting worker as bytes."""
     if args.data_url is not None:
-        return "data_url", await data_url.download(
-            runtime.downloads, args.data_url, runtime.settings
-        )
+        return "data_url", await download(runtime.downloads, args.data_url, runtime.settings)
     return "inline", orjson.dumps(args.geojson)
 
 
 async def deliver_data_viz(
     runtime: Runtime, tool: str, args: DataVizArgs, job: Callable[..., Prepared], *extra: Any
 ) -> CallToolResult:
-    """`job` (`data_viz_job.tool_result` or `.page`) over the data of `args`, in a fitting
+    """`job` (`jobs.data_viz` or `jobs.data_viz_page`) over the data of `args`, in a fitting
     worker when the GeoJSON is large."""
     source, text = await geojson_text(runtime, args)
     layers = [layer.model_dump(exclude_none=True) for layer in args.layers or ()] or None
-    return await deliver_prepared(
+    return await deliver_job(
         runtime,
         tool,
-        for_pool(len(text)),
+        runtime.placement.for_bytes(len(text)),
         job,
         source,
         text,
@@ -187,7 +185,7 @@ def register(apps: Apps, runtime: Runtime) -> None:
     @model_tool(
         apps,
         DATA_VIZ_URI,
-        name=TOOL,
+        name=DATA_VIZ,
         title="Map of your GeoJSON",
         description=(
             "Draw the user's GeoJSON on an interactive map: give data_url (a public http(s) "
@@ -207,7 +205,7 @@ def register(apps: Apps, runtime: Runtime) -> None:
             args = DataVizArgs(data_url=data_url, geojson=geojson, layers=layers, title=title)
         except ValueError as exc:
             raise ToolError(first_error(exc)) from None
-        return await deliver_data_viz(runtime, TOOL, args, data_viz_job.tool_result, show_ui)
+        return await deliver_data_viz(runtime, DATA_VIZ, args, jobs.data_viz, show_ui)
 
 
 def first_error(exc: ValueError) -> str:

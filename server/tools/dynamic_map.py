@@ -13,12 +13,12 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from server import route_job
-from server.delivery import deliver_prepared
-from server.features import point_feature
+from server import jobs
 from server.runtime import Runtime
-from server.tomtom import TomTomError
-from server.tools._params import (
+from server.tomtom import RawBody, TomTomError
+from server.tool_names import DYNAMIC_MAP
+from server.tools._delivery import deliver_job
+from server.tools._inputs import (
     Locations,
     Position,
     RouteType,
@@ -28,7 +28,6 @@ from server.tools._params import (
     model_tool,
 )
 from server.tools.routing import route_params
-from server.upstream_body import RawBody, pool_size
 from widgets import MAP_URI
 
 Color = Annotated[
@@ -103,7 +102,7 @@ def register(apps: Apps, runtime: Runtime) -> None:
     @model_tool(
         apps,
         MAP_URI,
-        name="tomtom-dynamic-map",
+        name=DYNAMIC_MAP,
         title="Map of markers, routes and areas",
         description=(
             "Show one interactive map composing markers, routes (each calculated by TomTom "
@@ -159,23 +158,23 @@ def register(apps: Apps, runtime: Runtime) -> None:
         if show_ui:  # without a widget no area or marker is drawn
             features += [_area_feature(area) for area in polygons or []]
             features += [
-                point_feature(
+                jobs.point_feature(
                     marker.position,
                     {"kind": "marker", "label": marker.label, "color": marker.color},
                 )
                 for marker in markers or []
             ]
-        map_routes = [
-            route_job.MapRoute(spec.locations, spec.label or f"Route {i + 1}", spec.color)
+        drawn = [
+            jobs.DrawnRoute(spec.locations, spec.label or f"Route {i + 1}", spec.color)
             for i, spec in enumerate(specs)
         ]
-        return await deliver_prepared(
+        return await deliver_job(
             runtime,
-            "tomtom-dynamic-map",
-            pool_size(bodies),
-            route_job.dynamic_map,
+            DYNAMIC_MAP,
+            runtime.placement.for_bodies(bodies),
+            jobs.dynamic_map,
             bodies,
-            map_routes,
+            drawn,
             {"markers": len(markers or []), "areas": len(polygons or [])},
             features,
             title,

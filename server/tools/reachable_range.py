@@ -11,10 +11,11 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from server.delivery import deliver
-from server.features import collection, point_array, point_feature, rounded
+from server.jobs import collection, point_array, point_feature, rounded
 from server.runtime import Runtime
-from server.tools._params import Position, ShowUi, caller_key, model_tool
+from server.tool_names import REACHABLE_RANGE
+from server.tools._delivery import deliver
+from server.tools._inputs import Position, ShowUi, caller_key, model_tool
 from server.tools.routing import (
     AvoidParam,
     DepartAt,
@@ -34,7 +35,7 @@ def register(apps: Apps, runtime: Runtime) -> None:
     @model_tool(
         apps,
         MAP_URI,
-        name="tomtom-reachable-range",
+        name=REACHABLE_RANGE,
         title="Reachable area",
         description=(
             "The area reachable from an origin [longitude, latitude] within a travel-time "
@@ -102,7 +103,7 @@ def register(apps: Apps, runtime: Runtime) -> None:
         ]
         data = collection(features, summary=summary)
         return await deliver(
-            runtime, tool="tomtom-reachable-range", answer=summary, data=data, show_ui=show_ui
+            runtime, tool=REACHABLE_RANGE, answer=summary, data=data, show_ui=show_ui
         )
 
 

@@ -16,10 +16,11 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult
 from pydantic import AfterValidator, Field
 
-from server import route_job
-from server.delivery import deliver_prepared
+from server import jobs
 from server.runtime import Runtime
-from server.tools._params import (
+from server.tool_names import ROUTING
+from server.tools._delivery import deliver_job
+from server.tools._inputs import (
     Avoid,
     Language,
     Locations,
@@ -31,7 +32,6 @@ from server.tools._params import (
     caller_key,
     model_tool,
 )
-from server.upstream_body import pool_size
 from widgets import MAP_URI
 
 DEFAULT_SECTIONS: tuple[str, ...] = ("traffic", "tollRoad", "motorway", "tunnel", "country")
@@ -109,7 +109,7 @@ def register(apps: Apps, runtime: Runtime) -> None:
     @model_tool(
         apps,
         MAP_URI,
-        name="tomtom-routing",
+        name=ROUTING,
         title="Route between locations",
         description=(
             "Calculate a route through two or more [longitude, latitude] locations in order "
@@ -171,11 +171,11 @@ def register(apps: Apps, runtime: Runtime) -> None:
         raw = await runtime.tomtom.calculate_route_raw(
             locations, section_types=sections, key=caller_key(ctx), params=params
         )
-        return await deliver_prepared(
+        return await deliver_job(
             runtime,
-            "tomtom-routing",
-            pool_size([raw]),
-            route_job.routing,
+            ROUTING,
+            runtime.placement.for_bodies([raw]),
+            jobs.routing,
             raw,
             locations,
             show_ui,

@@ -14,11 +14,12 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from server.delivery import deliver
-from server.features import collection, point_feature, rounded, search_results
+from server.jobs import collection, point_feature, rounded, search_results
 from server.runtime import Runtime
 from server.tomtom import coordinate
-from server.tools._params import Language, Position, ShowUi, caller_key, model_tool
+from server.tool_names import FUZZY_SEARCH, GEOCODE, NEARBY, POI_SEARCH, REVERSE_GEOCODE
+from server.tools._delivery import deliver
+from server.tools._inputs import Language, Position, ShowUi, caller_key, model_tool
 from widgets import MAP_URI
 
 Query = Annotated[
@@ -60,7 +61,7 @@ def register(apps: Apps, runtime: Runtime) -> None:
     @model_tool(
         apps,
         MAP_URI,
-        name="tomtom-geocode",
+        name=GEOCODE,
         title="Geocode an address",
         description=(
             "Convert an address or place name to [longitude, latitude] positions, best match "
@@ -79,12 +80,12 @@ def register(apps: Apps, runtime: Runtime) -> None:
     ) -> CallToolResult:
         params = _params(limit, countrySet, position, radius, language)
         body = await client.geocode(query, key=caller_key(ctx), params=params)
-        return await _results(runtime, "tomtom-geocode", body, {"query": query}, show_ui)
+        return await _results(runtime, GEOCODE, body, {"query": query}, show_ui)
 
     @model_tool(
         apps,
         MAP_URI,
-        name="tomtom-reverse-geocode",
+        name=REVERSE_GEOCODE,
         title="Address at a position",
         description="The street address nearest to a [longitude, latitude] position.",
     )
@@ -111,7 +112,7 @@ def register(apps: Apps, runtime: Runtime) -> None:
         origin = point_feature(position, {"kind": "origin", "label": "Queried position"})
         return await _results(
             runtime,
-            "tomtom-reverse-geocode",
+            REVERSE_GEOCODE,
             {"results": results},
             {"position": rounded(position)},
             show_ui,
@@ -121,7 +122,7 @@ def register(apps: Apps, runtime: Runtime) -> None:
     @model_tool(
         apps,
         MAP_URI,
-        name="tomtom-fuzzy-search",
+        name=FUZZY_SEARCH,
         title="Search places",
         description=(
             "Free-text search over addresses and points of interest, tolerant of typos: "
@@ -147,12 +148,12 @@ def register(apps: Apps, runtime: Runtime) -> None:
         if typeahead:
             params.append(("typeahead", True))
         body = await client.fuzzy_search(query, key=caller_key(ctx), params=params)
-        return await _results(runtime, "tomtom-fuzzy-search", body, {"query": query}, show_ui)
+        return await _results(runtime, FUZZY_SEARCH, body, {"query": query}, show_ui)
 
     @model_tool(
         apps,
         MAP_URI,
-        name="tomtom-poi-search",
+        name=POI_SEARCH,
         title="Search points of interest",
         description=(
             "Search points of interest (shops, restaurants, fuel, charging, hotels...) by name "
@@ -172,12 +173,12 @@ def register(apps: Apps, runtime: Runtime) -> None:
     ) -> CallToolResult:
         params = _params(limit, countrySet, position, radius, language, categorySet)
         body = await client.poi_search(query, key=caller_key(ctx), params=params)
-        return await _results(runtime, "tomtom-poi-search", body, {"query": query}, show_ui)
+        return await _results(runtime, POI_SEARCH, body, {"query": query}, show_ui)
 
     @model_tool(
         apps,
         MAP_URI,
-        name="tomtom-nearby",
+        name=NEARBY,
         title="Places nearby",
         description=(
             "Points of interest around a [longitude, latitude] position, nearest first, "
@@ -202,7 +203,7 @@ def register(apps: Apps, runtime: Runtime) -> None:
         origin = point_feature(position, {"kind": "origin", "label": "Search centre"})
         return await _results(
             runtime,
-            "tomtom-nearby",
+            NEARBY,
             body,
             {"position": rounded(position), "radius_m": radius},
             show_ui,

@@ -16,9 +16,10 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult
 from pydantic import BeforeValidator, Field
 
-from server.delivery import deliver
 from server.runtime import Runtime
-from server.tools._params import Language, ShowUi, caller_key, model_tool
+from server.tool_names import TRAFFIC
+from server.tools._delivery import deliver
+from server.tools._inputs import Language, ShowUi, caller_key, model_tool
 from widgets import TRAFFIC_URI
 
 MAX_AREA_KM2 = 10_000
@@ -97,7 +98,7 @@ def register(apps: Apps, runtime: Runtime) -> None:
     @model_tool(
         apps,
         TRAFFIC_URI,
-        name="tomtom-traffic",
+        name=TRAFFIC,
         title="Traffic incidents",
         description=(
             "Current traffic incidents (jams, accidents, closures, road works) in a bounding "
@@ -150,9 +151,7 @@ def register(apps: Apps, runtime: Runtime) -> None:
             answer["incidents_omitted"] = len(incidents) - maxIncidents
         if not incidents:
             answer["note"] = "No incidents reported in this area."
-        return await deliver(
-            runtime, tool="tomtom-traffic", answer=answer, data=None, show_ui=show_ui
-        )
+        return await deliver(runtime, tool=TRAFFIC, answer=answer, data=None, show_ui=show_ui)
 
 
 def _incident(props: dict[str, Any]) -> dict[str, Any]:

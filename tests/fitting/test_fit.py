@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import fitting
 from fitting import _fit
-from fitting.synthetic import road_like_route, route_with_points
+from server.offline.roads import road_like_route, route_with_points
 
 from .support import envelope, line_feature, metres, sent_features
 

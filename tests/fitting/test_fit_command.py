@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fitting.synthetic import road_like_route
-from server import fit_command
+from server.cli import fit as fit_command
+from server.offline.roads import road_like_route
 
 
 def run_fit(*argv: str) -> int:

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from server.admission import Admission
+from server.pool import Admission
 
 
 async def _hold(

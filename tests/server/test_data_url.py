@@ -11,9 +11,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import httpx
 import pytest
 
-from server import data_url
 from server.config import Settings
-from server.data_url import DataUrlError, address_refusal, download
+from server.downloads import DataUrlError, address_refusal, download
+from server.downloads import _data_url as data_url
 
 GEOJSON = b'{"type":"FeatureCollection","features":[]}'
 BIG = b"[" + b"0," * 6000 + b"0]"  # 12,003 bytes

@@ -11,12 +11,13 @@ import orjson
 import pytest
 
 import fitting
-from fitting.synthetic import route_with_points
-from server import data_viz_job
+from server import jobs
 from server.config import Settings
-from server.delivery import APP_DATA_KEY, OMITTED_KEY, deliver
-from server.pool import FitPool
+from server.jobs import APP_DATA_KEY, OMITTED_KEY
+from server.offline.roads import route_with_points
+from server.pool import FitPool, Placement
 from server.runtime import Runtime
+from server.tools._delivery import deliver
 
 
 @pytest.fixture
@@ -30,6 +31,7 @@ async def runtime() -> AsyncIterator[Runtime]:
             http=http,
             downloads=http,
             pool=pool,
+            placement=Placement(pool),
         )
     pool.close()
 
@@ -140,7 +142,7 @@ def test_app_data_pages_reassemble_to_the_whole_envelope() -> None:
     text = orjson.dumps(geojson)
     chunks, offset, total = [], 0, None
     for _ in range(100):
-        page = data_viz_job.page("inline", text, [{"type": "circle"}], "points", offset, 10_000)
+        page = jobs.data_viz_page("inline", text, [{"type": "circle"}], "points", offset, 10_000)
         page = page.result()
         assert wire_size(page) < 10_000
         chunks.append(page.meta[APP_DATA_KEY])

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import subprocess
-import sys
 from collections.abc import AsyncIterator
 
 import httpx
@@ -13,14 +11,13 @@ import orjson
 import pytest
 
 import fitting
-from server import route_job
-from server.app_data import APP_DATA_KEY
+from server import jobs
 from server.config import OFFLINE_BASE_URL
+from server.jobs import APP_DATA_KEY
 from server.offline import build_upstream_app
-from server.pool import FitPool
-from server.tomtom import TomTomClient
-from server.upstream_body import BodyError, RawBody, pool_size
-from tests.server.test_tools_harness import LISBON, MADRID, WARSAW
+from server.pool import FitPool, Placement
+from server.tomtom import BodyError, RawBody, TomTomClient
+from tests.server.harness import LISBON, MADRID, WARSAW
 
 BUDGET = 120_000
 
@@ -39,8 +36,8 @@ async def test_a_long_route_arrives_gzipped_and_its_size_is_known_before_decodin
     assert raw.encoding == "gzip"
     decoded = raw.decoded()
     assert raw.size == len(decoded) > 5 * len(raw.content)
-    assert pool_size([raw]) == raw.size
-    (route,) = route_job.routes_of(raw)
+    assert Placement(None).for_bodies([raw]) == raw.size
+    (route,) = jobs.routes_of(raw)
     assert len(route["legs"][0]["points"]) == len(
         orjson.loads(decoded)["routes"][0]["legs"][0]["points"]
     )
@@ -50,11 +47,11 @@ async def test_a_job_in_a_worker_gives_exactly_the_result_of_the_same_job_inline
     tomtom: TomTomClient,
 ) -> None:
     raw = await tomtom.calculate_route_raw([MADRID, WARSAW], key=None)
-    inline = route_job.routing(raw, [MADRID, WARSAW], True, BUDGET)
+    inline = jobs.routing(raw, [MADRID, WARSAW], True, BUDGET)
     pool = FitPool(workers=1)
     pool.start()
     try:
-        pooled = await pool.run_in_process(route_job.routing, raw, [MADRID, WARSAW], True, BUDGET)
+        pooled = await pool.run_in_process(jobs.routing, raw, [MADRID, WARSAW], True, BUDGET)
     finally:
         pool.close()
     assert dataclasses.replace(pooled, fit_ms=0) == dataclasses.replace(inline, fit_ms=0)
@@ -62,41 +59,29 @@ async def test_a_job_in_a_worker_gives_exactly_the_result_of_the_same_job_inline
     assert fitting.decode(inline.meta[APP_DATA_KEY])["fitted"]["original_points"] > 30_000
 
 
-def test_workers_running_jobs_never_load_the_mcp_server_or_web_stack() -> None:
-    heavy = ("mcp.server", "starlette", "uvicorn", "httpx", "prometheus_client")
-    probe = (
-        "import sys, server.route_job, server.data_viz_job; "
-        f"print(sorted(m for m in sys.modules if m.startswith({heavy!r})))"
-    )
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]"
-
-
 def test_bodies_that_are_not_routes_fail_with_a_message_for_the_model() -> None:
     with pytest.raises(BodyError, match="corrupt gzip"):
-        route_job.routes_of(RawBody(b"\x1f\x8b\x08\x00 not really gzip", "gzip"))
+        jobs.routes_of(RawBody(b"\x1f\x8b\x08\x00 not really gzip", "gzip"))
     with pytest.raises(BodyError, match="unrequested encoding"):
-        route_job.routes_of(RawBody(b"...", "br"))
+        jobs.routes_of(RawBody(b"...", "br"))
     with pytest.raises(BodyError, match="not JSON"):
-        route_job.routes_of(RawBody(b"<html>proxy</html>"))
-    with pytest.raises(route_job.NoRoute, match="found no route"):
-        route_job.routes_of(RawBody(b'{"routes": []}'))
+        jobs.routes_of(RawBody(b"<html>proxy</html>"))
+    with pytest.raises(jobs.NoRoute, match="found no route"):
+        jobs.routes_of(RawBody(b'{"routes": []}'))
 
 
 async def test_a_map_names_the_route_whose_body_failed(tomtom: TomTomClient) -> None:
     good = await tomtom.calculate_route_raw([MADRID, LISBON], key=None)
-    routes = [route_job.MapRoute([MADRID, LISBON], "A", None)] * 2
-    with pytest.raises(route_job.NoRoute, match=r"^routes\[1\]: TomTom found no route"):
-        route_job.dynamic_map(
-            [good, RawBody(b'{"routes": []}')], routes, {}, [], None, True, BUDGET
-        )
+    routes = [jobs.DrawnRoute([MADRID, LISBON], "A", None)] * 2
+    with pytest.raises(jobs.NoRoute, match=r"^routes\[1\]: TomTom found no route"):
+        jobs.dynamic_map([good, RawBody(b'{"routes": []}')], routes, {}, [], None, True, BUDGET)
 
 
 async def test_search_along_route_posts_every_route_point_as_lat_lon(tomtom: TomTomClient) -> None:
     raw = await tomtom.calculate_route_raw([MADRID, LISBON], key=None)
-    (route,) = route_job.routes_of(raw)
+    (route,) = jobs.routes_of(raw)
     line = np.concatenate([leg["points"] for leg in route["legs"]])
-    body = route_job.along_route_request(raw)
+    body = jobs.along_route_request(raw)
     assert body.encoding == "gzip"
     points = orjson.loads(body.decoded())["route"]["points"]
     assert len(points) == len(line) > 1000

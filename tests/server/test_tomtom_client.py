@@ -10,16 +10,17 @@ import httpx
 import orjson
 import pytest
 
-from server import metrics
+from server.ops import metrics
 from server.tomtom import (
     BadRequestError,
     InvalidKeyError,
     RateLimitError,
+    RawBody,
     TomTomClient,
     UpstreamTimeoutError,
     UpstreamUnavailableError,
+    request_body,
 )
-from server.upstream_body import RawBody, request_body
 
 SECRET = "s3cr3t-key-0123456789"
 BASE = "https://api.example.test"

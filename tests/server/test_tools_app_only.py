@@ -6,9 +6,9 @@ import logging
 
 import pytest
 
-from server import metrics
+from server.ops import metrics
 from server.tools.app_only import MAP_CONFIG_KEY
-from tests.server.test_tools_harness import tool_client
+from tests.server.harness import tool_client
 
 
 async def test_an_error_status_is_logged_as_a_warning_with_its_reason(

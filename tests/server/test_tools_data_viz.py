@@ -14,9 +14,8 @@ import orjson
 import pytest
 
 import fitting
-from server.delivery import APP_DATA_KEY, OMITTED_KEY
-from server.geojson import GeoJsonError, validate
-from tests.server.test_tools_harness import assert_model_text, tool_client
+from server.jobs import APP_DATA_KEY, OMITTED_KEY, GeoJsonError, validate_geojson
+from tests.server.harness import assert_model_text, tool_client
 
 PLACES = {
     "type": "FeatureCollection",
@@ -144,7 +143,7 @@ def collection_with(geometry: Any, at: int = 3) -> dict[str, Any]:
 )
 def test_malformed_geojson_is_reported_at_the_exact_place(geojson: Any, message: str) -> None:
     with pytest.raises(GeoJsonError) as caught:
-        validate(geojson)
+        validate_geojson(geojson)
     assert str(caught.value).startswith(message)
 
 
@@ -173,7 +172,7 @@ def test_valid_geojson_is_summarised_and_left_untouched() -> None:
         ],
     }
     before = copy.deepcopy(data)
-    answer = validate(data).as_answer()
+    answer = validate_geojson(data).as_answer()
     assert data == before
     assert answer["features"] == 4
     assert answer["geometry_types"] == {

@@ -15,10 +15,10 @@ from mcp.client.streamable_http import streamable_http_client
 
 import fitting
 from loadtest.topology import Service
-from server.delivery import APP_DATA_KEY
+from server.jobs import APP_DATA_KEY
 from server.tools.app_only import MAP_CONFIG_KEY
 from tests.conftest import TEST_KEY
-from tests.server.test_tools_harness import (
+from tests.server.harness import (
     AMSTERDAM,
     BERLIN,
     BUDGET,

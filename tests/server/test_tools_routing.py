@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 import fitting
-from tests.server.test_tools_harness import (
+from tests.server.harness import (
     AMSTERDAM,
     BERLIN,
     BUDGET,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.server.test_tools_harness import (
+from tests.server.harness import (
     AMSTERDAM,
     assert_model_text,
     features_of,

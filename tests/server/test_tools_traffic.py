@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.server.test_tools_harness import tool_client
+from tests.server.harness import tool_client
 
 AMSTERDAM_BOX = [4.80, 52.30, 5.00, 52.42]
 

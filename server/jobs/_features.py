@@ -22,7 +22,7 @@ _MAX_INSTRUCTIONS = 25
 
 def point_array(points: Sequence[dict[str, float]] | np.ndarray | None) -> np.ndarray:
     """TomTom `[{latitude, longitude}, ...]` as a float64 `(n, 2)` `[lon, lat]` array
-    (already one when the client parsed a route body: `server.route_body`)."""
+    (already one when the client parsed a route body: `server.tomtom.parse_route_body`)."""
     if isinstance(points, np.ndarray):
         return points
     points = points or []

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import asyncio
 
-from server import metrics
+from server.ops import metrics
 
 INTERVAL_S = 0.05
 
 
-async def watch(interval_s: float = INTERVAL_S) -> None:
+async def watch_loop_lag(interval_s: float = INTERVAL_S) -> None:
     """Observe the lateness of every tick until cancelled."""
     loop = asyncio.get_running_loop()
     while True:

@@ -4,7 +4,7 @@ One typed entry point, `FitPool.run_in_process(func, *args, size=...)`, like
 Starlette's `run_in_threadpool`. The pool is created and warmed at start-up
 (every worker compiles or loads the numba kernels before the first request),
 hands the executor only as many jobs as it has workers, so the others wait
-in the event loop in `server.admission`'s order (least work first) instead of
+in the event loop in `_admission.py`'s order (least work first) instead of
 in the executor's first-in-first-out queue, and is rebuilt when a worker
 dies: the call that hit the dead worker fails with a clear error, the next
 one gets a fresh pool.
@@ -23,9 +23,9 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import TypeVar
 
 import fitting
-from server import metrics
-from server.admission import BYTES_PER_SECOND, Admission
-from server.heap import freeze_startup_heap
+from server.ops import metrics
+from server.ops.heap import freeze_startup_heap
+from server.pool._admission import BYTES_PER_SECOND, Admission
 
 log = logging.getLogger(__name__)
 
@@ -130,7 +130,7 @@ scheduler should run the replica's event loop first, so the workers yield to it.
 
 def _worker_init() -> None:
     """Lower the worker's CPU priority, compile or load the fitting kernels, then take
-    the warm heap out of the collector's full passes (`server.heap`)."""
+    the warm heap out of the collector's full passes (`server.ops.heap`)."""
     os.nice(WORKER_NICENESS)
     fitting.warm_up()
     freeze_startup_heap()

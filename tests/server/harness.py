@@ -1,4 +1,4 @@
-"""The tool-test harness (imported by the other test_tools_* files) and the tool registry tests.
+"""The tool-test harness, imported by the tool tests: the server in process, and checks.
 
 `tool_client()` runs the real server object (`build_server`) in process against
 the real offline upstream (`build_upstream_app`, through `httpx.ASGITransport`),
@@ -22,14 +22,14 @@ from mcp_types import CallToolResult
 import fitting
 from server.app import build_server
 from server.config import OFFLINE_BASE_URL, Settings
-from server.delivery import APP_DATA_KEY
+from server.jobs import APP_DATA_KEY
 from server.offline import build_upstream_app
-from server.pool import FitPool
+from server.pool import FitPool, Placement
 from server.runtime import Runtime
 from server.tomtom import TomTomClient
 from widgets import DATA_VIZ_URI, MAP_URI, TRAFFIC_URI
 
-MODEL_TOOLS = {
+MODEL_TOOLS = {  # what the tests expect, written out independently of server.tool_names
     "tomtom-geocode": MAP_URI,
     "tomtom-reverse-geocode": MAP_URI,
     "tomtom-fuzzy-search": MAP_URI,
@@ -98,12 +98,20 @@ async def tool_client(
         transport=httpx.ASGITransport(app=build_upstream_app(slow_answer_s=2.0)), timeout=5
     )
     async with upstream, httpx.AsyncClient(follow_redirects=False) as default_downloads:
+        config = Settings(api_key=key, **settings)
+        pool = FitPool(workers=1)
+        placement = Placement(
+            pool, inline_points=config.inline_points, inline_only=config.fit_inline
+        )
         runtime = Runtime(
-            settings=Settings(api_key=key, **settings),
-            tomtom=TomTomClient(http=upstream, base_url=OFFLINE_BASE_URL, default_key=key),
+            settings=config,
+            tomtom=TomTomClient(
+                http=upstream, base_url=OFFLINE_BASE_URL, default_key=key, placement=placement
+            ),
             http=upstream,
             downloads=downloads or default_downloads,
-            pool=FitPool(workers=1),
+            pool=pool,
+            placement=placement,
         )
         async with Client(build_server(runtime), cache=None) as client:
             yield ToolClient(client, runtime)
@@ -228,35 +236,3 @@ def assert_indices_hit_their_vertices(route: dict[str, Any]) -> None:
 
 def features_of(envelope: dict[str, Any], kind: str) -> list[dict[str, Any]]:
     return [f for f in envelope["data"]["features"] if f["properties"]["kind"] == kind]
-
-
-async def test_every_tool_of_the_design_is_listed_with_its_view_and_output_template() -> None:
-    async with tool_client() as tools:
-        listed = {t.name: t for t in (await tools.client.list_tools()).tools}
-    assert set(listed) == set(MODEL_TOOLS) | APP_TOOLS
-    for name, uri in MODEL_TOOLS.items():
-        meta = listed[name].meta or {}
-        assert meta["ui"]["resourceUri"] == uri, name
-        assert meta["openai/outputTemplate"] == uri, name
-        assert "visibility" not in meta["ui"], name
-        schema = listed[name].input_schema
-        assert schema["properties"]["show_ui"]["default"] is True, name
-        assert "ctx" not in schema["properties"], name
-        assert listed[name].description, name
-    for name in APP_TOOLS:
-        assert (listed[name].meta or {})["ui"]["visibility"] == ["app"], name
-
-
-async def test_positions_are_documented_as_longitude_latitude_pairs() -> None:
-    async with tool_client() as tools:
-        listed = {t.name: t for t in (await tools.client.list_tools()).tools}
-    locations = listed["tomtom-routing"].input_schema["properties"]["locations"]
-    assert locations["minItems"] == 2
-    assert "[longitude, latitude]" in orjson.dumps(locations).decode()
-
-
-def test_the_coordinate_list_detector_tells_a_position_from_a_line() -> None:
-    assert coordinate_lists({"position": [4.9, 52.3]}) == []
-    assert coordinate_lists({"bbox": [4.1, 52.0, 4.9, 52.3]}) == []
-    assert coordinate_lists({"a": {"line": [[4.9, 52.3], [4.8, 52.2]]}}) == [".a.line"]
-    assert coordinate_lists({"e5": [1, 2, 3, 4, 5, 6]}) == [".e5"]

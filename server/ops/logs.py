@@ -42,7 +42,7 @@ class TextFormatter(logging.Formatter):
         return f"{line} {fields}" if fields else line
 
 
-def configure(level: str, json: bool) -> None:
+def configure_logging(level: str, json: bool) -> None:
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(
         JsonFormatter()

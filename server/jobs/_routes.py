@@ -1,9 +1,9 @@
 """Routing, search-along-route and dynamic-map results, from TomTom's bodies as received.
 
-A 100,000-point route is a 5 MB body, and ten of them make a 1,000,000-point map.
+A long route is megabytes of body, and ten of them make a 1,000,000-point map.
 Decompressing and parsing them, building the model's answer and the widget's
 features, and fitting those to the budget all happen in one call here, which
-`server.delivery.deliver_prepared` runs in a fitting worker for long routes: the
+`server.pool.Placement` runs in a fitting worker for long routes: the
 event loop then moves only compressed bytes in and one finished result (text and
 at most a budget of app data) out, instead of pickling megabytes of arrays each
 way and holding the GIL while it does. Short routes run the same code inline.
@@ -18,16 +18,16 @@ from typing import Any
 
 import orjson
 
-from server.app_data import Prepared, prepare
-from server.features import (
+from server.jobs._features import (
     collection,
     route_answer,
     route_feature,
     search_results,
     waypoint_features,
 )
-from server.route_body import parse_route_body
-from server.upstream_body import BodyError, RawBody, loads, request_body
+from server.jobs._result import Prepared, prepare
+from server.tomtom import BodyError, RawBody, loads, parse_route_body, request_body
+from server.tool_names import DYNAMIC_MAP, ROUTING, SEARCH_ALONG_ROUTE
 
 
 class NoRoute(BodyError):
@@ -54,7 +54,7 @@ def routing(raw: RawBody, locations: list[list[float]], show_ui: bool, budget: i
         features = [route_feature(route, i) for i, route in enumerate(routes)]
         features += waypoint_features(locations)
         data = collection(features, summary={"routes": len(routes)})
-    return prepare("tomtom-routing", answer, data, show_ui, budget)
+    return prepare(ROUTING, answer, data, show_ui, budget)
 
 
 def along_route_request(raw: RawBody) -> RawBody:
@@ -88,11 +88,11 @@ def along_route(
     if show_ui:
         features = [route_feature(route, 0), *waypoint_features(locations), *results]
         data = collection(features, summary={"query": query, "count": len(items)})
-    return prepare("tomtom-search-along-route", answer, data, show_ui, budget)
+    return prepare(SEARCH_ALONG_ROUTE, answer, data, show_ui, budget)
 
 
 @dataclass(frozen=True)
-class MapRoute:
+class DrawnRoute:
     """One route of a dynamic map: where it goes and how it is labelled."""
 
     locations: list[list[float]]
@@ -102,7 +102,7 @@ class MapRoute:
 
 def dynamic_map(
     bodies: Sequence[RawBody],
-    routes: Sequence[MapRoute],
+    routes: Sequence[DrawnRoute],
     answer: dict[str, Any],
     features: list[dict[str, Any]],
     title: str | None,
@@ -135,4 +135,4 @@ def dynamic_map(
             )
             lines += waypoint_features(spec.locations)
         data = collection(lines + features, title=title)
-    return prepare("tomtom-dynamic-map", answer, data, show_ui, budget)
+    return prepare(DYNAMIC_MAP, answer, data, show_ui, budget)

@@ -12,7 +12,7 @@ from typing import Any
 
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 
-from server import metrics
+from server.ops import metrics
 
 log = logging.getLogger(__name__)
 

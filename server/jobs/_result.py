@@ -1,10 +1,10 @@
-"""The tool result of DESIGN.md, built without I/O: text for the model, the envelope in `_meta`.
+"""The tool result, built without I/O: text for the model, app data in `_meta`.
 
 `prepare` is pure and picklable, so it runs where the data is: on the event loop
-for small answers, in a fitting worker for long routes (`server.route_job`), and
-only a finished `Prepared` (some text and at most a budget of app data) crosses
-back. It imports no MCP server code, which keeps the workers small.
-`server.delivery` decides where it runs and does the logging and metrics.
+for small answers, in a fitting worker for long routes (`_routes.py`), and only
+a finished `Prepared` (some text and at most a budget of app data) crosses
+back. `server.pool.Placement` decides where it runs; `server.tools` logs and
+counts the outcome.
 """
 
 from __future__ import annotations
@@ -24,10 +24,6 @@ WIRE_MARGIN = 600
 """Characters kept free for the JSON-RPC envelope and the SDK's own `_meta` keys."""
 
 
-class JobError(ValueError):
-    """A job could not build its result; the message is for the model (a tool error)."""
-
-
 @dataclass(frozen=True)
 class Prepared:
     """A finished tool result, and what became of its app data (for logs and metrics)."""
@@ -43,7 +39,7 @@ class Prepared:
     detail: str = ""
 
     def result(self) -> CallToolResult:
-        return result(self.text, self.meta)
+        return call_tool_result(self.text, self.meta)
 
 
 def prepare(
@@ -63,7 +59,7 @@ def prepare(
     if not has_data:
         return Prepared(text, meta, "omitted_show_ui_false" if not show_ui else "none")
 
-    room = budget - wire_size(result(text, {**meta, APP_DATA_KEY: ""}))
+    room = budget - wire_size(call_tool_result(text, {**meta, APP_DATA_KEY: ""}))
     started = time.perf_counter()
     try:
         if room <= 0:
@@ -91,7 +87,7 @@ def _omitted(
     return Prepared(text, meta, f"omitted_{reason}", budget=room, detail=detail)
 
 
-def result(text: dict[str, Any], meta: dict[str, Any]) -> CallToolResult:
+def call_tool_result(text: dict[str, Any], meta: dict[str, Any]) -> CallToolResult:
     return CallToolResult(
         content=[TextContent(type="text", text=orjson.dumps(text).decode())], _meta=meta
     )

@@ -1,26 +1,22 @@
-"""An upstream answer as it came off the wire, and its decoding into JSON.
+"""A TomTom answer as it came off the wire, and its decoding into JSON.
 
 The TomTom client asks for gzip and keeps bodies as received (`RawBody`), so a
 long route crosses the event loop as a few compressed megabytes and is
 decompressed and parsed where it is used: in a fitting worker for long routes
-(`server.route_job`), inline for small answers. Picklable, no I/O.
+(`server.jobs`), inline for small answers (`server.pool.Placement` decides).
+Picklable, no I/O.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
 from isal import igzip, isal_zlib
 
-from server.app_data import JobError
-
-POOL_BYTES = 512 * 1024
-"""Bodies this large once decoded (a route of about 10,000 points) are decoded in the
-fitting pool: a 5 MB body parsed on the event loop stalls every other request of the
-replica for tens of ms."""
+from server.errors import JobError
 
 GZIP_REQUEST_BYTES = 64 * 1024
 """Request bodies this large go gzipped: searchAlongRoute's body is a whole route (1.7 MB
@@ -67,17 +63,6 @@ def request_body(payload: bytes) -> RawBody:
     if len(payload) < GZIP_REQUEST_BYTES:
         return RawBody(payload)
     return RawBody(igzip.compress(payload, 1), "gzip")
-
-
-def pool_size(bodies: Iterable[RawBody]) -> int | None:
-    """The bytes a job will decode from `bodies` when that belongs in the fitting pool
-    (which orders its jobs by them), or None when the event loop can do it."""
-    return for_pool(sum(body.size for body in bodies))
-
-
-def for_pool(size: int) -> int | None:
-    """`size` when a job decoding that many bytes belongs in the fitting pool, else None."""
-    return size if size >= POOL_BYTES else None
 
 
 def loads(raw: RawBody, parse: Callable[[bytes], Any] = orjson.loads) -> dict[str, Any]:

@@ -1,13 +1,10 @@
-"""App-data delivery: where each tool result is prepared, and what gets logged and counted.
+"""App-data delivery: every model-visible tool ends here.
 
-Every model-visible tool ends here. `server.app_data.prepare` builds the result
-(app data inline in `_meta`, fitted when too large, omitted with a reason when
-even fitting cannot help); this module runs it on the event loop when the data
-is small and in the fitting pool when not, then records the outcome. Long
-routes and large GeoJSON take a shorter way: `deliver_prepared` runs a whole
-job (`server.route_job`, `server.data_viz_job`: decode, build, fit) in a
-worker, so that their bodies are never parsed on the loop.
-Nothing is kept between requests.
+`deliver` sends an answer and its map data; `deliver_job` runs a whole job from
+`server.jobs` (decode, build, fit: long routes and large GeoJSON, whose bodies
+are never parsed on the loop). Both run where `server.pool.Placement` says, turn
+a job's failure into a tool error, and log and count what became of the app
+data (inline as is, fitted, omitted and why). Nothing is kept between requests.
 """
 
 from __future__ import annotations
@@ -21,20 +18,17 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult
 
 import fitting
-from server import metrics
-from server.app_data import APP_DATA_KEY, OMITTED_KEY, JobError, Prepared, prepare
+from server.errors import JobError
+from server.jobs import APP_DATA_KEY, Prepared, prepare
+from server.ops import metrics
 from server.pool import FitWorkerDied
 from server.runtime import Runtime
 
-__all__ = ["APP_DATA_KEY", "OMITTED_KEY", "deliver", "deliver_prepared", "run_job"]
+__all__ = ["deliver", "deliver_job", "run_job"]
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-
-POINT_BYTES = 48
-"""What a vertex of built map data weighs as TomTom sends it (a route point with its
-progress), so that `prepare` jobs queue for the pool in the units of route jobs."""
 
 
 async def deliver(
@@ -47,13 +41,20 @@ async def deliver(
 ) -> CallToolResult:
     """The tool result for `answer` (to the model) and `data` (to the widget)."""
     points = 0 if data is None or not show_ui else fitting.point_count({"data": data})
-    size = points * POINT_BYTES if points > runtime.settings.inline_points else None
-    return await deliver_prepared(
-        runtime, tool, size, prepare, tool, answer, data, show_ui, runtime.settings.budget
+    return await deliver_job(
+        runtime,
+        tool,
+        runtime.placement.for_points(points),
+        prepare,
+        tool,
+        answer,
+        data,
+        show_ui,
+        runtime.settings.budget,
     )
 
 
-async def deliver_prepared(
+async def deliver_job(
     runtime: Runtime,
     tool: str,
     size: int | None,
@@ -61,28 +62,21 @@ async def deliver_prepared(
     *args: Any,
 ) -> CallToolResult:
     """`job(*args)` (`prepare`, or a route or data-viz job) run by `run_job`, then logged,
-    counted and returned."""
+    counted and returned; `size` is the job's `Placement.for_*` measure."""
     started = time.perf_counter()
     prepared = await run_job(runtime, size, job, *args)
-    where = "pool" if in_pool(runtime, size) else "inline"
+    where = "pool" if runtime.placement.in_pool(size) else "inline"
     _record(tool, prepared, where, (time.perf_counter() - started) * 1000)
     return prepared.result()
 
 
 async def run_job(runtime: Runtime, size: int | None, job: Callable[..., T], *args: Any) -> T:
-    """`job(*args)` in the pool when it has a `size` (the bytes it decodes: see
-    `server.upstream_body.pool_size`) and FIT_INLINE is off, else on the event loop;
-    its JobError, or a dead worker, becomes a tool error."""
+    """`job(*args)` where `runtime.placement` puts it; its JobError, or a dead worker,
+    becomes a tool error the model can act on."""
     try:
-        if in_pool(runtime, size):
-            return await runtime.pool.run_in_process(job, *args, size=size or 0)
-        return job(*args)
+        return await runtime.placement.run(job, *args, size=size)
     except (FitWorkerDied, JobError) as exc:
         raise ToolError(str(exc)) from None
-
-
-def in_pool(runtime: Runtime, size: int | None) -> bool:
-    return size is not None and not runtime.settings.fit_inline
 
 
 def _record(tool: str, prepared: Prepared, where: str, ms: float) -> None:

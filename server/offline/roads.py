@@ -1,11 +1,11 @@
-"""Seeded, road-like synthetic routes for the offline upstream, tests and benchmarks.
+"""Seeded, road-like synthetic routes: the offline upstream's roads, also used by tests
+and benchmarks.
 
-Real TomTom routes alternate curvy, densely sampled stretches (towns, hills:
-a vertex every 15 to 70 m) with straight, sparse ones (motorways: one every
-100 to 300 m), giving a median spacing near 50 m and a mean near 80 m, so a
-3,300 km route carries about 40,000 points. Simplification speed and error
-depend on that mix, so benchmarks on straight or uniformly noisy lines would
-mislead.
+Routed lines alternate curvy, densely sampled stretches (towns, hills: a vertex
+every 15 to 70 m) with straight, sparse ones (motorways: one every 100 to 300 m).
+Simplification speed and error depend on that mix, so benchmarks on straight or
+uniformly noisy lines would mislead. Recorded routes have a texture of their own
+(see `../shared/data/` and `benchmarks/fit_bench.py`), so tests use both.
 """
 
 from __future__ import annotations

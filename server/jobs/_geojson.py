@@ -14,8 +14,6 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["GeoJsonError", "Summary", "validate"]
-
 _DEPTH = {
     "Point": 0,
     "MultiPoint": 1,
@@ -62,7 +60,7 @@ class Summary:
         return answer
 
 
-def validate(obj: Any) -> Summary:
+def validate_geojson(obj: Any) -> Summary:
     """Check `obj` is a FeatureCollection, Feature or geometry; raise GeoJsonError otherwise."""
     summary = Summary()
     if not isinstance(obj, dict):

@@ -1,95 +1,39 @@
-"""The TomTom REST client: one shared `httpx.AsyncClient`, orjson bodies, actionable errors.
+"""The TomTom REST client: one shared `httpx.AsyncClient`, bodies kept as received.
 
-Errors a tool may raise on an upstream failure, all `ToolError`s so the model
-reads them (never a protocol error):
-
-    TomTomError
-    ├── InvalidKeyError          401/403: key missing, invalid, inactive or not entitled
-    ├── RateLimitError           429: quota or queries-per-second limit (Retry-After quoted)
-    ├── BadRequestError          other 4xx: TomTom's own description quoted
-    ├── UpstreamTimeoutError     no answer within the client's timeout
-    └── UpstreamUnavailableError 5xx, connection failure, or a body that is not JSON
-
-The API key travels as the `key` query parameter, which httpx repeats in its
-exception messages; every text that leaves this module is scrubbed of it.
-Nothing is retried: a TomTom request may have been billed even when it failed.
+Every method returns TomTom's answer (parsed JSON, or the raw calculateRoute body
+that the route jobs decode where they run) or raises one of `server.tomtom`'s
+errors (`_errors.py`), which the model reads as tool errors. The API key travels
+as the `key` query parameter, which httpx repeats in its exception messages;
+every text that leaves this module is scrubbed of it. Nothing is retried: a
+TomTom request may have been billed even when it failed.
 """
 
 from __future__ import annotations
 
 import logging
-import re
 import time
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 from urllib.parse import quote
 
 import httpx
-import orjson
-from mcp.server.mcpserver.exceptions import ToolError
 
-from server import metrics
-from server.upstream_body import ACCEPT_ENCODING, BodyError, RawBody, loads, pool_size
-
-__all__ = [
-    "BadRequestError",
-    "InvalidKeyError",
-    "Params",
-    "RateLimitError",
-    "TomTomClient",
-    "TomTomError",
-    "UpstreamTimeoutError",
-    "UpstreamUnavailableError",
-    "coordinate",
-]
+from server.ops import metrics
+from server.pool import INLINE, Placement
+from server.tomtom._body import ACCEPT_ENCODING, BodyError, RawBody, loads
+from server.tomtom._errors import (
+    OUTCOMES,
+    TomTomError,
+    UpstreamTimeoutError,
+    UpstreamUnavailableError,
+    error_for,
+    scrub,
+)
 
 logger = logging.getLogger(__name__)
 
 Params = Sequence[tuple[str, str | int | float | bool]]
 """Query parameters as pairs, so that a name may repeat (`sectionType`)."""
-
-_KEY_IN_URL = re.compile(r"([?&]key=)[^&\s'\"]*", re.IGNORECASE)
-_MAX_QUOTED = 300
-
-
-class TomTomError(ToolError):
-    """A TomTom request failed in a way the model can act on."""
-
-
-class InvalidKeyError(TomTomError):
-    """TomTom refused the API key (401/403)."""
-
-
-class RateLimitError(TomTomError):
-    """TomTom's quota or rate limit was reached (429)."""
-
-
-class BadRequestError(TomTomError):
-    """TomTom rejected the request's parameters (400 and other 4xx)."""
-
-
-class UpstreamTimeoutError(TomTomError):
-    """TomTom did not answer in time."""
-
-
-class UpstreamUnavailableError(TomTomError):
-    """TomTom answered 5xx, could not be reached, or sent a body that is not JSON."""
-
-
-_OUTCOMES: dict[type[TomTomError], str] = {
-    InvalidKeyError: "invalid_key",
-    RateLimitError: "rate_limited",
-    BadRequestError: "bad_request",
-    UpstreamTimeoutError: "timeout",
-    UpstreamUnavailableError: "unavailable",
-}
-"""Outcome labels of `tomtom_mcp_upstream_seconds` (the endpoint is the other label)."""
-
-
-def scrub(text: str, key: str | None) -> str:
-    """`text` with any `key=` query value and the literal key removed."""
-    text = _KEY_IN_URL.sub(r"\1***", text)
-    return text.replace(key, "***") if key else text
 
 
 def _segment(text: str) -> str:
@@ -107,11 +51,6 @@ def _latlon(lon: float, lat: float) -> str:
     return f"{coordinate(lat)},{coordinate(lon)}"
 
 
-Offload = Callable[..., Awaitable[Any]]
-"""Runs `loads(raw)` of a large body off the event loop, ordered by `size=`: the fitting
-pool's `run_in_process`."""
-
-
 class TomTomClient:
     """Async methods for the TomTom REST endpoints the tools use.
 
@@ -126,12 +65,12 @@ class TomTomClient:
         http: httpx.AsyncClient,
         base_url: str,
         default_key: str | None,
-        offload: Offload | None = None,
+        placement: Placement = INLINE,
     ) -> None:
         self._http = http
         self._base_url = base_url.rstrip("/")
         self._default_key = default_key
-        self._offload = offload
+        self._placement = placement
 
     async def geocode(self, query: str, *, key: str | None, params: Params = ()) -> dict[str, Any]:
         """`GET /search/2/geocode/{query}.json`."""
@@ -177,7 +116,7 @@ class TomTomClient:
         params: Params = (),
     ) -> dict[str, Any]:
         """`POST /search/2/searchAlongRoute/{query}.json`; `route` is the JSON body with the
-        route's points, as it goes on the wire (`server.route_job.along_route_request`)."""
+        route's points, as it goes on the wire (`server.jobs.along_route_request`)."""
         return await self._request(
             "search/alongRoute",
             "POST",
@@ -197,7 +136,7 @@ class TomTomClient:
     ) -> RawBody:
         """`GET /routing/1/calculateRoute/{lat,lon:lat,lon...}/json` with text guidance,
         the requested section types and per-point progress (distance and travel time),
-        as received: routing tools decode it in a fitting worker (`server.route_job`)."""
+        as received: routing tools decode it in a fitting worker (`server.jobs`)."""
         path = ":".join(_latlon(lon, lat) for lon, lat in locations)
         full: list[tuple[str, str | int | float | bool]] = [
             ("instructionsType", "text"),
@@ -240,10 +179,7 @@ class TomTomClient:
     ) -> dict[str, Any]:
         raw = await self._fetch(endpoint, method, path, params, key, content)
         try:
-            size = pool_size([raw])
-            if self._offload is not None and size is not None:
-                return await self._offload(loads, raw, size=size)
-            return loads(raw)
+            return await self._placement.run(loads, raw, size=self._placement.for_bodies([raw]))
         except BodyError as exc:
             raise UpstreamUnavailableError(str(exc)) from None
 
@@ -272,7 +208,7 @@ class TomTomClient:
             outcome = "ok"
             return raw
         except TomTomError as exc:
-            outcome = _OUTCOMES.get(type(exc), "unavailable")
+            outcome = OUTCOMES.get(type(exc), "unavailable")
             raise
         finally:
             elapsed = time.perf_counter() - started
@@ -297,7 +233,7 @@ class TomTomClient:
             try:
                 if response.status_code >= 400:
                     await response.aread()
-                    raise _error_for(response, key)
+                    raise error_for(response, key)
                 if response.is_stream_consumed:  # read by the transport (tests' MockTransport)
                     return RawBody(response.content)
                 body = b"".join([chunk async for chunk in response.aiter_raw()])
@@ -315,56 +251,3 @@ class TomTomClient:
                 f"TomTom could not be reached ({type(exc).__name__}). Try again later."
             ) from None
         return RawBody(body, response.headers.get("content-encoding", "").strip().lower())
-
-
-def _error_for(response: httpx.Response, key: str | None) -> TomTomError:
-    status = response.status_code
-    detail = scrub(_description(response), key)
-    said = f" TomTom said: {detail}" if detail else ""
-    if status in (401, 403):
-        return InvalidKeyError(
-            f"TomTom refused the API key (HTTP {status}): it is missing, invalid, inactive, or "
-            f"not enabled for this API. Check the key sent in the tomtom-api-key header or "
-            f"configured as TOMTOM_API_KEY.{said}"
-        )
-    if status == 429:
-        retry_after = response.headers.get("retry-after")
-        when = f"retry after {retry_after} seconds" if retry_after else "retry later"
-        return RateLimitError(
-            f"TomTom's quota or rate limit for this API key was reached (HTTP 429); {when}, "
-            f"or use fewer requests.{said}"
-        )
-    if status < 500:
-        return BadRequestError(
-            f"TomTom rejected the request (HTTP {status}).{said or ' No reason was given.'} "
-            "Correct the parameters and try again."
-        )
-    return UpstreamUnavailableError(
-        f"TomTom is unavailable (HTTP {status}). Try again later.{said}"
-    )
-
-
-def _description(response: httpx.Response) -> str:
-    """TomTom's own error text: search, routing and traffic each nest it differently."""
-    try:
-        body = orjson.loads(response.content)
-    except orjson.JSONDecodeError:
-        text = response.text.strip()
-        return re.sub(r"<[^>]+>", " ", text)[:_MAX_QUOTED].strip()
-    if not isinstance(body, dict):
-        return ""
-    error = body.get("error")
-    candidates = (
-        _field(body.get("detailedError"), "message"),
-        _field(error, "description") if isinstance(error, dict) else error,
-        body.get("errorText"),
-        body.get("message"),
-    )
-    for text in candidates:
-        if isinstance(text, str) and text.strip():
-            return text.strip()[:_MAX_QUOTED]
-    return ""
-
-
-def _field(obj: Any, name: str) -> Any:
-    return obj.get(name) if isinstance(obj, dict) else None

@@ -7,8 +7,8 @@ import sys
 
 import uvicorn
 
-from server import logs
 from server.config import ConfigError, Settings
+from server.ops.logs import configure_logging
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     if settings.fit_workers < 1:
         print("tomtom-mcp-apps: --fit-workers must be at least 1", file=sys.stderr)
         return 2
-    logs.configure(settings.log_level, settings.log_json)
+    configure_logging(settings.log_level, settings.log_json)
 
     from server.app import build_app
 

@@ -1,11 +1,11 @@
 """Data-viz results from the caller's GeoJSON bytes: parse, validate, summarise, encode.
 
-A 10,000-point dataset is about 1.3 MB of JSON, and parsing and validating it
-costs tens of milliseconds; `tomtom-data-viz` and each page a widget fetches
-with `tomtom-get-app-data` do it again (DESIGN.md: data-viz is fetched by
-running it again). Here it runs where `server.delivery.deliver_prepared` puts
-it, in a fitting worker for large data, so the event loop only downloads the
-bytes and sends the finished result. Pure and picklable; no MCP server code.
+Parsing and validating a large dataset costs tens of milliseconds, and
+`tomtom-data-viz` and each page a widget fetches with `tomtom-get-app-data` do it
+again (docs/architecture.md: data-viz is fetched by running it again). Here it
+runs where `server.pool.Placement` puts it, in a fitting worker for large data,
+so the event loop only downloads the bytes and sends the finished result. Pure
+and picklable; no MCP server code.
 """
 
 from __future__ import annotations
@@ -15,10 +15,11 @@ from typing import Any
 import orjson
 
 import fitting
-from server.app_data import APP_DATA_KEY, JobError, Prepared, prepare, result, wire_size
-from server.geojson import GeoJsonError, Summary, validate
+from server.errors import JobError
+from server.jobs._geojson import GeoJsonError, Summary, validate_geojson
+from server.jobs._result import APP_DATA_KEY, Prepared, call_tool_result, prepare, wire_size
+from server.tool_names import DATA_VIZ
 
-TOOL = "tomtom-data-viz"
 _DEFAULT_LAYER = {
     "Point": "circle",
     "MultiPoint": "circle",
@@ -42,7 +43,7 @@ def answer_and_data(
         said = "data_url did not return" if source == "data_url" else "geojson is not"
         raise JobError(f"{said} JSON: {exc}") from None
     try:
-        summary = validate(parsed)
+        summary = validate_geojson(parsed)
     except GeoJsonError as exc:
         raise JobError(f"The GeoJSON is malformed at {exc}") from None
     layers = layers or _default_layers(summary)
@@ -52,7 +53,7 @@ def answer_and_data(
     return answer, {"geojson": parsed, "layers": layers, "title": title or ""}
 
 
-def tool_result(
+def data_viz(
     source: str,
     geojson: bytes,
     layers: list[dict[str, Any]] | None,
@@ -63,10 +64,10 @@ def tool_result(
     """The `tomtom-data-viz` result: the data inline when it fits, else omitted (too large)
     and fetched by the widget page by page."""
     answer, data = answer_and_data(source, geojson, layers, title)
-    return prepare(TOOL, answer, data, show_ui, budget)
+    return prepare(DATA_VIZ, answer, data, show_ui, budget)
 
 
-def page(
+def data_viz_page(
     source: str,
     geojson: bytes,
     layers: list[dict[str, Any]] | None,
@@ -78,15 +79,15 @@ def page(
     the budget holds, with `total` and `has_more` for the widget to page."""
     _, data = answer_and_data(source, geojson, layers, title)
     try:  # unbounded: data-viz data is never altered, the widget pages through it
-        full = fitting.fit(fitting.envelope(TOOL, data), 1 << 62).app_data
+        full = fitting.fit(fitting.envelope(DATA_VIZ, data), 1 << 62).app_data
     except fitting.FittingError as exc:
         raise JobError(f"the data cannot be encoded: {exc}") from None
     if not 0 <= offset < max(len(full), 1):
         raise JobError(f"offset {offset} is outside the app data (0 to {len(full) - 1})")
-    text = {"tool": TOOL, "offset": offset, "total": len(full)}
+    text = {"tool": DATA_VIZ, "offset": offset, "total": len(full)}
     # "has_more": false is the longer spelling, so the chunk's room is measured with it.
     meta: dict[str, Any] = {**text, "has_more": False}
-    room = budget - wire_size(result(text, {**meta, APP_DATA_KEY: ""}))
+    room = budget - wire_size(call_tool_result(text, {**meta, APP_DATA_KEY: ""}))
     chunk = full[offset : offset + room]
     meta.update({APP_DATA_KEY: chunk, "has_more": offset + len(chunk) < len(full)})
     return Prepared(text, meta, "page", budget=room)

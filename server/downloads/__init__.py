@@ -1,0 +1,9 @@
+"""Downloads of caller-named URLs (a data-viz `data_url`), guarded against server-side
+request forgery: public addresses only, pinned, no redirects, bounded in size and time.
+"""
+
+from __future__ import annotations
+
+from server.downloads._data_url import DataUrlError, address_refusal, download
+
+__all__ = ["DataUrlError", "address_refusal", "download"]

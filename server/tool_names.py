@@ -1,0 +1,41 @@
+"""Every tool's name, once: the tools register under these, jobs label results with them.
+
+Names follow TomTom's own MCP server (`tomtom-...`), so prompts written for it
+keep working. Imports nothing, so fitting workers may use it too.
+"""
+
+from __future__ import annotations
+
+GEOCODE = "tomtom-geocode"
+REVERSE_GEOCODE = "tomtom-reverse-geocode"
+FUZZY_SEARCH = "tomtom-fuzzy-search"
+POI_SEARCH = "tomtom-poi-search"
+NEARBY = "tomtom-nearby"
+SEARCH_ALONG_ROUTE = "tomtom-search-along-route"
+ROUTING = "tomtom-routing"
+REACHABLE_RANGE = "tomtom-reachable-range"
+TRAFFIC = "tomtom-traffic"
+DYNAMIC_MAP = "tomtom-dynamic-map"
+DATA_VIZ = "tomtom-data-viz"
+
+GET_APP_DATA = "tomtom-get-app-data"
+REPORT_APP_STATUS = "tomtom-report-app-status"
+GET_MAP_CONFIG = "tomtom-get-map-config"
+
+MODEL_TOOLS = (
+    GEOCODE,
+    REVERSE_GEOCODE,
+    FUZZY_SEARCH,
+    POI_SEARCH,
+    NEARBY,
+    SEARCH_ALONG_ROUTE,
+    ROUTING,
+    REACHABLE_RANGE,
+    TRAFFIC,
+    DYNAMIC_MAP,
+    DATA_VIZ,
+)
+"""The tools the model sees; each has a view, whose status reports are counted per tool."""
+
+APP_TOOLS = (GET_APP_DATA, REPORT_APP_STATUS, GET_MAP_CONFIG)
+"""The tools only views call (`_meta.ui.visibility: ["app"]`)."""
