@@ -38,6 +38,7 @@ from loadtest.scrape import histogram_buckets, late_shares
 from loadtest.stats import format_table, percentile
 from loadtest.topology import ELSEWHERE_NICE, OFFLINE_KEY, PeakRss, Service, run_topology
 from loadtest.wire import Call, call_tool, clients, timed_calls
+from server.tool_names import GEOCODE, REPORT_APP_STATUS, ROUTING
 
 LOOP_LAG = "tomtom_mcp_event_loop_lag_seconds"
 LAG_BOUNDS = (0.0025, 0.005, 0.01, 0.025)
@@ -47,11 +48,11 @@ LOAD_RAMP_S = 2.0
 PROBES = {
     # A tool call that never leaves the replica: its latency is the event loop's.
     "status": (
-        "tomtom-report-app-status",
-        {"tool": "tomtom-routing", "status": "ok", "reason": "probe"},
+        REPORT_APP_STATUS,
+        {"tool": ROUTING, "status": "ok", "reason": "probe"},
     ),
     # Also waits for the offline upstream, which shares these cores with the load.
-    "geocode": ("tomtom-geocode", {"query": "Dam 1, Amsterdam"}),
+    "geocode": (GEOCODE, {"query": "Dam 1, Amsterdam"}),
 }
 
 

@@ -29,9 +29,10 @@ from loadtest.mix import LONG_ROUTE_CALL
 from loadtest.stats import format_table, percentile
 from loadtest.topology import PeakRss, Service, run_topology
 from loadtest.wire import CallFailed, ToolError, call_tool, clients, result_text
+from server.tool_names import GEOCODE, REPORT_APP_STATUS, ROUTING
 
-LOCAL = ("tomtom-report-app-status", {"tool": "tomtom-routing", "status": "ok", "reason": "probe"})
-CHEAP = ("tomtom-geocode", {"query": "Dam 1, Amsterdam"})
+LOCAL = (REPORT_APP_STATUS, {"tool": ROUTING, "status": "ok", "reason": "probe"})
+CHEAP = (GEOCODE, {"query": "Dam 1, Amsterdam"})
 MIB = 1024 * 1024
 
 

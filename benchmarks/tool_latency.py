@@ -23,19 +23,20 @@ import fitting
 from loadtest.stats import format_table, percentile
 from loadtest.topology import run_topology
 from loadtest.wire import call_tool
+from server.tool_names import DYNAMIC_MAP, FUZZY_SEARCH, GEOCODE, ROUTING
 
 CASES: list[tuple[str, str, dict]] = [
-    ("tomtom-geocode", "one city", {"query": "Amsterdam"}),
-    ("tomtom-fuzzy-search", "10 results", {"query": "coffee", "position": [4.9, 52.37]}),
-    ("tomtom-routing", "~4,000 points", {"locations": [[4.90, 52.37], [4.35, 50.85]]}),
-    ("tomtom-routing", "~40,000 points", {"locations": [[-9.14, 38.72], [21.01, 52.23]]}),
+    (GEOCODE, "one city", {"query": "Amsterdam"}),
+    (FUZZY_SEARCH, "10 results", {"query": "coffee", "position": [4.9, 52.37]}),
+    (ROUTING, "~4,000 points", {"locations": [[4.90, 52.37], [4.35, 50.85]]}),
+    (ROUTING, "~40,000 points", {"locations": [[-9.14, 38.72], [21.01, 52.23]]}),
     (
-        "tomtom-routing",
+        ROUTING,
         "~95,000 points",
         {"locations": [[-9.14, 38.72], [21.01, 52.23], [24.94, 60.17], [23.73, 37.98]]},
     ),
     (
-        "tomtom-dynamic-map",
+        DYNAMIC_MAP,
         "3 long routes",
         {
             "routes": [

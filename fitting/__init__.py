@@ -1,7 +1,7 @@
 """Pure, CPU-bound fitting of widget app data under a character budget.
 
 No MCP, no I/O: every input and output pickles, so the server runs `fit` in
-a process pool. See DESIGN.md ("Tool result contract") and ADR 0001.
+a process pool. See docs/architecture.md ("The tool result") and ADR 0001.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The wire form of an envelope: JSON, then gzip, then base64 (DESIGN.md).
+"""The wire form of an envelope: JSON, then gzip, then base64 (docs/architecture.md).
 
 Gzip is ISA-L at level 2 (ADR 0011): about ten times faster than zlib's
 default level for a few percent more bytes, and the budget search encodes
@@ -26,7 +26,7 @@ _JSON_OPTIONS = orjson.OPT_SERIALIZE_NUMPY
 
 
 def envelope(tool: str, data: Any) -> dict[str, Any]:
-    """The envelope of DESIGN.md around `tool`'s widget `data`, not fitted yet."""
+    """The envelope (docs/architecture.md) around `tool`'s widget `data`, not fitted yet."""
     return {"v": 1, "tool": tool, "data": data, "fitted": None}
 
 

@@ -24,10 +24,9 @@ import httpx
 
 import fitting
 from loadtest.wire import CallFailed, ToolError, call_tool, result_text
+from server.tool_names import GET_APP_DATA, REPORT_APP_STATUS
 
 APP_DATA_KEY = "com.tomtom/app-data"
-GET_APP_DATA = "tomtom-get-app-data"
-REPORT_STATUS = "tomtom-report-app-status"
 MAX_PAGES = 1_000
 
 
@@ -178,7 +177,7 @@ async def _report(client: httpx.AsyncClient, url: str, tool: str, status: str, r
         await call_tool(
             client,
             url,
-            REPORT_STATUS,
+            REPORT_APP_STATUS,
             {"tool": tool, "status": status, "reason": reason[:200], "detail": ""},
         )
     except (CallFailed, ToolError):

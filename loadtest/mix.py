@@ -1,15 +1,23 @@
 """The replayed mix of widget fetches, cycled in this order.
 
 Sizes on the offline upstream (seeded road-like geometry): Amsterdam to
-Rotterdam is about 1,500 points and goes inline as is; Lisbon to Warsaw is
-tens of thousands of points and must be fitted (the tests check it is);
-the dynamic map carries three long routes and is fitted; the large data-viz
-set is 10,000 points (about 0.7 MB of GeoJSON), two get-app-data pages.
+Rotterdam is short and goes inline as is; Lisbon to Warsaw is tens of
+thousands of points and must be fitted (the tests check it is); the dynamic
+map carries three long routes and is fitted; the large data-viz set is
+`DATA_VIZ_LARGE_POINTS` points, fetched in get-app-data pages.
 """
 
 from __future__ import annotations
 
 from loadtest.fetch import Scenario
+from server.tool_names import (
+    DATA_VIZ,
+    DYNAMIC_MAP,
+    FUZZY_SEARCH,
+    GEOCODE,
+    ROUTING,
+    SEARCH_ALONG_ROUTE,
+)
 
 AMSTERDAM = [4.8952, 52.3702]
 ROTTERDAM = [4.4777, 51.9244]
@@ -21,16 +29,16 @@ PARIS = [2.3522, 48.8566]
 ROME = [12.4964, 41.9028]
 
 LONG_ROUTE = [LISBON, WARSAW]
-"""The benchmarks' "40,000-point route" (42,447 points on the offline upstream today;
-the benchmarks print the count of each run)."""
-LONG_ROUTE_CALL = ("tomtom-routing", {"locations": LONG_ROUTE})
+"""The benchmarks' "40,000-point route" (each benchmark prints its count on the offline
+upstream)."""
+LONG_ROUTE_CALL = (ROUTING, {"locations": LONG_ROUTE})
 _THERE_AND_BACK = [[LISBON, WARSAW, LISBON, WARSAW], [WARSAW, LISBON, WARSAW]]
 MILLION_POINT_MAP_CALL = (
-    "tomtom-dynamic-map",
+    DYNAMIC_MAP,
     {"routes": [{"locations": _THERE_AND_BACK[i % 2]} for i in range(10)]},
 )
 """Ten routes of 25 Lisbon-Warsaw legs in all: about 1,000,000 points on the offline
-upstream, about 0.8 s of a fitting worker."""
+upstream."""
 DATA_VIZ_SMALL_POINTS = 500
 DATA_VIZ_LARGE_POINTS = 10_000
 
@@ -52,17 +60,17 @@ def replay_mix(geojson_base_url: str) -> list[Scenario]:
         }
 
     return [
-        Scenario("routing short", "tomtom-routing", {"locations": [AMSTERDAM, ROTTERDAM]}),
-        Scenario("routing long", "tomtom-routing", {"locations": LONG_ROUTE}),
-        Scenario("fuzzy search", "tomtom-fuzzy-search", {"query": "coffee", "position": AMSTERDAM}),
+        Scenario("routing short", ROUTING, {"locations": [AMSTERDAM, ROTTERDAM]}),
+        Scenario("routing long", ROUTING, {"locations": LONG_ROUTE}),
+        Scenario("fuzzy search", FUZZY_SEARCH, {"query": "coffee", "position": AMSTERDAM}),
         Scenario(
             "search along route",
-            "tomtom-search-along-route",
+            SEARCH_ALONG_ROUTE,
             {"query": "fuel", "locations": [AMSTERDAM, BERLIN]},
         ),
         Scenario(
             "dynamic map",
-            "tomtom-dynamic-map",
+            DYNAMIC_MAP,
             {
                 "routes": [
                     {"locations": LONG_ROUTE},
@@ -75,7 +83,7 @@ def replay_mix(geojson_base_url: str) -> list[Scenario]:
                 ],
             },
         ),
-        Scenario("data-viz small", "tomtom-data-viz", data_viz(DATA_VIZ_SMALL_POINTS), paged=True),
-        Scenario("data-viz large", "tomtom-data-viz", data_viz(DATA_VIZ_LARGE_POINTS), paged=True),
-        Scenario("geocode", "tomtom-geocode", {"query": "Dam 1, Amsterdam"}),
+        Scenario("data-viz small", DATA_VIZ, data_viz(DATA_VIZ_SMALL_POINTS), paged=True),
+        Scenario("data-viz large", DATA_VIZ, data_viz(DATA_VIZ_LARGE_POINTS), paged=True),
+        Scenario("geocode", GEOCODE, {"query": "Dam 1, Amsterdam"}),
     ]

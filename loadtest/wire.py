@@ -87,8 +87,8 @@ async def clients(count: int, timeout: float) -> AsyncIterator[list[httpx.AsyncC
     """`count` clients of a few connections each, one per concurrent caller.
 
     httpcore's pool scans every connection for every request: one client with
-    64 connections spent more CPU than the replica it loaded (64 callers: 96%
-    of a core in the client, 21% in the server). One SSL context is shared, as
+    64 connections spent more CPU than the replica it loaded (ADR 0050). One
+    SSL context is shared, as
     building one per client reads the CA bundle each time.
     """
     ssl_context = ssl.create_default_context()

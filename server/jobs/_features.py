@@ -2,8 +2,8 @@
 and the compact summaries the model reads in their place.
 
 Route lines are float64 `(n, 2)` arrays built column by column from TomTom's
-point objects (no per-point tuple or list), so that a 95,000-point route costs
-milliseconds here and pickles cheaply into the fitting pool.
+point objects (no per-point tuple or list), so that a long route is cheap to
+build here and pickles cheaply into the fitting pool.
 """
 
 from __future__ import annotations

@@ -196,7 +196,7 @@ def _route(req: RouteRequest, alternative: int) -> dict[str, Any]:
 
 def _points_json(leg: np.ndarray) -> bytes:
     """`[{"latitude":..,"longitude":..}, ...]` from one vectorized dump and three byte
-    replacements (9 ms for 60,000 points, against 50 ms for a list of dicts), same bytes."""
+    replacements (several times faster than a list of dicts, ADR 0030), same bytes."""
     flat = orjson.dumps(np.ascontiguousarray(leg[:, ::-1]), option=orjson.OPT_SERIALIZE_NUMPY)
     body = flat[2:-2].replace(b"],[", b"|").replace(b",", b',"longitude":')
     return b'[{"latitude":' + body.replace(b"|", b'},{"latitude":') + b"}]"

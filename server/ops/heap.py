@@ -1,11 +1,10 @@
 """Keep the garbage collector's full passes off the event loop's critical path.
 
-A warm replica holds about 120,000 container objects (numba, pydantic, the MCP
+A warm replica holds a great many container objects (numba, pydantic, the MCP
 SDK) that live as long as the process. CPython's full collection walks all of
-them: about 100 ms on this project's machines, long enough to show as a
-100 ms spike in a cheap call's latency every few seconds under load. Freezing
-them once start-up is done moves them out of the collector's sight (see
-docs/adr/0007-frozen-startup-heap.md).
+them, long enough to show as a spike in a cheap call's latency every few
+seconds under load. Freezing them once start-up is done moves them out of the
+collector's sight (figures: docs/adr/0007-event-loop-housekeeping.md).
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator
 
 BYTES_PER_SECOND = 32 * 1024 * 1024
 """Decoded input a worker gets through per second, decode, build and fit together
-(measured: a 38 MB ten-route map in about 0.8 s, a 1.9 MB route in about 60 ms)."""
+(measured on maps and routes: docs/adr/0008-pool-admission-order.md)."""
 
 
 class Admission:

@@ -19,8 +19,8 @@ from isal import igzip, isal_zlib
 from server.errors import JobError
 
 GZIP_REQUEST_BYTES = 64 * 1024
-"""Request bodies this large go gzipped: searchAlongRoute's body is a whole route (1.7 MB
-of JSON for 42,000 points), and TomTom accepts `Content-Encoding: gzip` for it."""
+"""Request bodies this large go gzipped: searchAlongRoute's body is a whole route, and
+TomTom accepts `Content-Encoding: gzip` for it (docs/adr/0009-gzipped-request-bodies.md)."""
 
 ACCEPT_ENCODING = "gzip"
 """The only content coding requested, so the only one to decode besides identity."""

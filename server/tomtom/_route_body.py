@@ -1,6 +1,6 @@
 """Fast parsing of calculateRoute bodies: leg points straight into numpy arrays.
 
-A 95,000-point route is a 4 MB body whose bulk is `{"latitude":..,"longitude":..}`
+A long route is megabytes of body whose bulk is `{"latitude":..,"longitude":..}`
 objects. `orjson.loads` builds a dict per point (the largest single cost of a
 long routing call), and the tool then copies them into an array. Here each
 `"points":[...]` array is cut out of the raw bytes, stripped to a flat

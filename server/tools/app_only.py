@@ -2,7 +2,7 @@
 
 - `tomtom-get-app-data` runs data-viz again from the widget's own tool input and
   pages the envelope; it refuses every other tool, because TomTom requests are
-  billed and are never repeated for a widget (DESIGN.md).
+  billed and are never repeated for a widget (docs/architecture.md).
 - `tomtom-report-app-status` logs what a widget showed, so an empty map is
   never silent.
 - `tomtom-get-map-config` gives the widget the TomTom key and tile URL templates

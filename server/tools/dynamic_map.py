@@ -42,9 +42,8 @@ _CIRCLE_VERTICES = 64
 ROUTES_AT_ONCE = 4
 """A map's routes are requested from TomTom at most this many at a time: ten at once would
 press a key's queries-per-second limit, and ten long bodies arriving together crowd the
-event loop (a cheap call's p99 under a looping 1M-point map: 23 ms at ten, 11-16 ms at
-four or two; docs/adr/0005-jobs-in-workers.md). Four keeps a ten-route map to three
-rounds of upstream latency."""
+event loop (measured in docs/adr/0005-jobs-in-workers.md). Four keeps a ten-route map
+to three rounds of upstream latency."""
 _EARTH_RADIUS_M = 6_371_008.8
 
 
