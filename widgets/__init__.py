@@ -57,5 +57,5 @@ def preview_html() -> str:
 
 
 def preview_sandbox_html() -> str:
-    """The `/preview/sandbox` page: the sandbox proxy the preview mounts views in, on another origin."""
+    """The `/preview/sandbox` page: the proxy the preview mounts views in, on another origin."""
     return built("preview-sandbox.html")

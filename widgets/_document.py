@@ -38,7 +38,9 @@ def built(name: str) -> str:
     """The built document `dist/<name>`."""
     path = DIST / name
     if not path.is_file():
-        raise MissingBuild(f"widgets/dist/{name} is missing: run `npm ci && npm run build` in widgets/")
+        raise MissingBuild(
+            f"widgets/dist/{name} is missing: run `npm ci && npm run build` in widgets/"
+        )
     return path.read_text(encoding="utf-8")
 
 

@@ -1,4 +1,4 @@
-"""Each view is one self-contained document built from the sources, with a CSP naming only the tiles origin."""
+"""Each view is one self-contained document built from the current sources; CSP: tiles only."""
 
 from __future__ import annotations
 
