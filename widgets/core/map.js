@@ -164,10 +164,10 @@ export function trackCamera(map, onChange) {
     const c = map.getCenter();
     return { center: [Math.round(c.lng * 1e6) / 1e6, Math.round(c.lat * 1e6) / 1e6], zoom: Math.round(map.getZoom() * 1000) / 1000, bearing: Math.round(map.getBearing() * 10) / 10 };
   };
-  map.on("moveend", (e) => {
+  map.on("moveend", () => {
     const camera = read();
     document.body.dataset.camera = JSON.stringify(camera);
-    if (e.originalEvent || e.tt) onChange(camera);
+    onChange(camera);
   });
   document.body.dataset.camera = JSON.stringify(read());
 }

@@ -220,7 +220,20 @@ export async function startView(spec) {
     if (item) openLink(spec.links?.[b.dataset.link]?.(item, ctx));
   });
 
-  /** Ask the host to open `url` (http/https only); a refusal becomes a note. */
+  // Every link in the document (MapLibre's attribution too) opens through the host, never a
+  // window of the view's own: a sandbox without allow-popups would swallow it anyway.
+  document.addEventListener(
+    "click",
+    (e) => {
+      const a = e.target.closest?.("a[href]");
+      if (!a) return;
+      e.preventDefault();
+      openLink(a.href);
+    },
+    true,
+  );
+
+  /** Ask the host to open `url` (https only); a refusal becomes a note. */
   async function openLink(url) {
     if (typeof url !== "string" || !/^https:\/\//.test(url)) return;
     try {
