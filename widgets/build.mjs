@@ -50,7 +50,15 @@ const basemapData = {
   },
 };
 
-async function bundle(entry, kind) {
+/** Bytes of the bundle that come from the offline basemap (its data, decoder and style). */
+function basemapBytes(metafile) {
+  const output = Object.values(metafile.outputs)[0];
+  return Object.entries(output.inputs)
+    .filter(([input]) => /basemap|topojson-client/.test(input))
+    .reduce((sum, [, { bytesInOutput }]) => sum + bytesInOutput, 0);
+}
+
+async function bundle(entry, kind, sizes = {}) {
   const result = await esbuild.build({
     entryPoints: [path.join(ROOT, entry)],
     bundle: true,
@@ -59,20 +67,22 @@ async function bundle(entry, kind) {
     charset: "utf8",
     legalComments: "eof",
     target: "es2022",
+    metafile: true,
     ...(kind === "js" ? { format: "iife", platform: "browser", plugins: [zodEnglishOnly, basemapData] } : {}),
     logLevel: "error",
   });
   const text = result.outputFiles[0].text;
+  sizes.basemap = (sizes.basemap || 0) + basemapBytes(result.metafile);
   if (/<\/(script|style)/i.test(text) || text.includes("<!--")) {
     throw new Error(`${entry} bundles to text containing </script, </style or <!--: it cannot be inlined`);
   }
   return text;
 }
 
-async function page(spec) {
+async function page(spec, sizes) {
   let html = await readFile(path.join(ROOT, spec.template ?? "shell.html"), "utf8");
-  const styles = spec.style ? `<style>${await bundle(spec.style, "css")}</style>` : "";
-  const scripts = `<script>${await bundle(spec.script, "js")}</script>`;
+  const styles = spec.style ? `<style>${await bundle(spec.style, "css", sizes)}</style>` : "";
+  const scripts = `<script>${await bundle(spec.script, "js", sizes)}</script>`;
   for (const [key, value] of Object.entries({ styles, scripts, title: spec.title, view: spec.view ?? "" })) {
     html = html.replaceAll(`{{${key}}}`, () => value);
   }
@@ -84,14 +94,17 @@ async function main() {
   await mkdir(DIST, { recursive: true });
   const stale = [];
   for (const spec of PAGES) {
-    const html = await page(spec);
+    const sizes = {};
+    const html = await page(spec, sizes);
     const out = path.join(DIST, spec.file);
     if (check) {
       const committed = await readFile(out, "utf8").catch(() => null);
       if (committed !== html) stale.push(`dist/${spec.file}`);
     } else {
       await writeFile(out, html);
-      console.log(`dist/${spec.file}: ${Buffer.byteLength(html).toLocaleString("en-US")} bytes`);
+      const bytes = (n) => n.toLocaleString("en-US");
+      const base = sizes.basemap ? `, of which the offline basemap ${bytes(sizes.basemap)}` : "";
+      console.log(`dist/${spec.file}: ${bytes(Buffer.byteLength(html))} bytes${base}`);
     }
   }
   if (stale.length) {
