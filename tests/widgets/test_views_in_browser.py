@@ -658,10 +658,12 @@ def test_at_320_pixels_wide_nothing_overflows_sideways(page: Page, preview_serve
     assert drawn["status"] == "ok"
     sizes = frame.evaluate(
         """() => ({ scroll: document.documentElement.scrollWidth, width: innerWidth,
-        side: document.getElementById('side').getBoundingClientRect().width })"""
+        side: document.getElementById('side').getBoundingClientRect().width,
+        map: document.getElementById('map').getBoundingClientRect().height })"""
     )
     assert sizes["width"] == 320 and sizes["scroll"] <= 320, sizes
     assert sizes["side"] == 320, "the list goes under the map, not beside it"
+    assert sizes["map"] > 200, "and leaves the map most of the height"
     assert frame.evaluate("getComputedStyle(document.getElementById('map')).touchAction") == "none"
     shoot(page, "search-320px")
 

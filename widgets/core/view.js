@@ -41,7 +41,6 @@ export async function startView(spec) {
   const ctx = {
     app,
     tool: spec.tool,
-    view: spec.name,
     input: null,
     l10n: createLocale(navigator.language, undefined),
     state: viewState(null),
@@ -77,7 +76,6 @@ export async function startView(spec) {
       document.body.classList.toggle("tt-has-list", n > 0);
       $("details").hidden = true;
     },
-    item: (id) => items.get(id),
     /** Select `id` as the user did (`via` "list" or "map"): list, map, model, stored state. */
     select(id, via = "map") {
       const item = items.get(id);

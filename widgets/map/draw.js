@@ -20,7 +20,7 @@ function routeCoords(geometry) {
 
 const asText = (value) => (typeof value === "string" ? value : value === undefined || value === null ? "" : JSON.stringify(value));
 
-export function routeSummary(p, l10n) {
+function routeSummary(p, l10n) {
   const parts = [l10n.distance(p.length), l10n.duration(p.time)].filter(Boolean);
   if (p.delay > 59) parts.push(l10n.t("trafficDelay", { d: l10n.duration(p.delay) }));
   return parts.join(" · ");
@@ -112,7 +112,7 @@ export function drawFeatures(scene, fc, { theme, l10n, select }) {
       });
     }
   }
-  for (const list of [items.places]) list.forEach((item, i, all) => Object.assign(item, { index: i, of: all.length }));
+  items.places.forEach((item, i, all) => Object.assign(item, { index: i, of: all.length }));
 
   const casing = casingColor(theme);
   scene.source("areas", areas);
@@ -217,7 +217,7 @@ export function drawFeatures(scene, fc, { theme, l10n, select }) {
 }
 
 /** Highlight the selected item: the route alternative stands out, the others fade; a ring marks a place. */
-export function highlight(scene, item, features) {
+export function highlight(scene, item) {
   const map = scene.map;
   const selected = item?.kind === "route" ? item.id : null;
   if (map.getLayer("route-line")) {
@@ -225,5 +225,5 @@ export function highlight(scene, item, features) {
   }
   const geometry = item?.position ? { type: "Point", coordinates: item.position } : null;
   const color = item?.mark?.color || "#0b57d0";
-  map.getSource("selection")?.setData({ type: "FeatureCollection", features: geometry ? [{ type: "Feature", properties: { color }, geometry }] : features || [] });
+  map.getSource("selection")?.setData({ type: "FeatureCollection", features: geometry ? [{ type: "Feature", properties: { color }, geometry }] : [] });
 }

@@ -6,7 +6,7 @@
  */
 import e5 from "../core/e5.js";
 import envelope from "../core/envelope.js";
-import { boundsOf, parseBbox } from "../core/bounds.js";
+import { boundsOf, parseBbox, union } from "../core/bounds.js";
 import * as mapCore from "../core/map.js";
 import { partialFeatures } from "../core/partial.js";
 import { mapSession, links } from "../core/session.js";
@@ -129,7 +129,7 @@ function draw(ctx, stored) {
   mapCore.describe(map, l10n.t("summary", { what: l10n.t("incidentsN", { n: incidents.length }) }));
   mapCore.markIdle(map);
   if (stored !== undefined && !session.restore(ctx, stored, (g, v) => scene.setVisible(g, v))) {
-    mapCore.fit(map, area || boundsOf(fc), 24);
+    mapCore.fit(map, union(area, boundsOf(fc)), 24);
   }
   return incidents.length;
 }
