@@ -10,6 +10,7 @@ counts the outcome.
 from __future__ import annotations
 
 import time
+import uuid
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +21,8 @@ import fitting
 
 APP_DATA_KEY = "com.tomtom/app-data"
 OMITTED_KEY = "com.tomtom/app-data-omitted"
+VIEW_UUID_KEY = "viewUUID"
+"""A fresh id per result: the view keeps its camera and selection under it (ADR 0045)."""
 WIRE_MARGIN = 600
 """Characters kept free for the JSON-RPC envelope and the SDK's own `_meta` keys."""
 
@@ -55,7 +58,7 @@ def prepare(
     text = {**answer, "show_ui": show_ui}
     if has_data:
         text["tool"] = tool
-    meta: dict[str, Any] = {"show_ui": show_ui, "tool": tool}
+    meta: dict[str, Any] = {"show_ui": show_ui, "tool": tool, VIEW_UUID_KEY: str(uuid.uuid4())}
     if not has_data:
         return Prepared(text, meta, "omitted_show_ui_false" if not show_ui else "none")
 
