@@ -99,11 +99,14 @@ class FloatJsonFitter(_fit._Fitter):
     floats in place of e5 deltas, everything else identical.
     """
 
-    def _prepare(self, keep: np.ndarray) -> None:
-        super()._prepare(keep)
-        for shape in self.parts.shapes:
-            e5 = shape.geometry.pop("e5")
-            shape.geometry["coordinates"] = np.cumsum(e5.reshape(-1, 2), axis=0) / 1e5
+    def _write_lines(self, kept_at: np.ndarray) -> None:
+        parts = self.parts
+        kept = parts.e5[kept_at] / 1e5
+        bounds = np.searchsorted(kept_at, parts.offsets)
+        coords = [kept[bounds[p] : bounds[p + 1]] for p in range(len(parts.offsets) - 1)]
+        for shape in parts.shapes:
+            first = shape.first_part
+            _fit.place(shape, "coordinates", coords[first : first + shape.count])
 
 
 def float_json_fit(env: dict[str, Any]) -> dict[str, Any]:

@@ -14,10 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from . import _codec
+from . import _codec, _varint
 from ._exceptions import DoesNotFit, FittingError
-from ._kernels import deltas, max_error, project, rank
-from ._parts import LINEAR, Parts, collect
+from ._kernels import max_error, project, rank
+from ._parts import LINEAR, Parts, Shape, collect
 from ._rings import RingGuard
 
 # Budget search: aim secant steps just under the budget; stop once the fitting
@@ -57,9 +57,10 @@ def fit(envelope: dict[str, Any], budget: int) -> FitResult:
         raise FittingError("the envelope must be an object with a 'data' key (ADR 0001)")
     data = envelope["data"]
     if isinstance(data, dict) and "geojson" in data and "features" not in data:
-        return _as_is(dict(envelope, fitted=None), budget, "data-viz data is never altered")
+        out = dict(envelope, v=_codec.VERSION, fitted=None)
+        return _as_is(out, budget, "data-viz data is never altered")
     parts = collect(data)
-    out = dict(envelope, data=parts.data, fitted=None)
+    out = dict(envelope, v=_codec.VERSION, data=parts.data, fitted=None)
     return _Fitter(parts, out, budget).run()
 
 
@@ -151,8 +152,11 @@ class _Fitter:
         self.envelope = envelope
         self.budget = budget
         self.encodes = 0
+        self.q = 1  # vertices are sent as multiples of q e5 steps
+        self.units = parts.e5  # the merged vertices in units of q
         self._json_keep: np.ndarray | None = None
         self._json = b""
+        self._lines: np.ndarray | None = None
 
     def run(self) -> FitResult:
         parts = self.parts
@@ -324,13 +328,13 @@ class _Fitter:
     def _encode_within(self, keep: np.ndarray) -> tuple[bytes | None, int]:
         """The as-is encoding if it fits, else None and its (extrapolated) characters."""
         self.encodes += 1
-        self._prepare(keep)
-        raw = _codec.dumps(self.envelope)
+        lines = self._prepare(keep)
+        raw = self._joined(_codec.dumps(self.envelope), lines)
         compressed, size = _codec.compress_within(raw, self.budget * 3 // 4)
         return compressed, _codec.base64_length(size)
 
     def _encode(self, keep: np.ndarray, report: dict[str, Any] | None = None) -> bytes:
-        """gzip of the envelope with the `keep` vertices written as e5 deltas.
+        """gzip of the envelope with the `keep` vertices in its line section.
 
         The JSON of the latest `keep` is kept with "fitted": null; while that is
         the envelope's last key, a report for the same vertices is spliced in
@@ -338,41 +342,34 @@ class _Fitter:
         """
         self.encodes += 1
         if keep is not self._json_keep:
-            self._prepare(keep)
+            self._lines = self._prepare(keep)
             self._json = _codec.dumps(self.envelope)
             self._json_keep = keep
-        raw = self._json
+        head = self._json
         if report is not None:
-            if raw.endswith(_NULL_REPORT):
-                raw = b"".join(
-                    (raw[: -len(_NULL_REPORT)], b'"fitted":', _codec.dumps(report), b"}")
+            if head.endswith(_NULL_REPORT):
+                head = b"".join(
+                    (head[: -len(_NULL_REPORT)], b'"fitted":', _codec.dumps(report), b"}")
                 )
             else:
                 self.envelope["fitted"] = report
-                raw = _codec.dumps(self.envelope)
+                head = _codec.dumps(self.envelope)
                 self.envelope["fitted"] = None
-        return _codec.compress(raw)
+        return _codec.compress(self._joined(head, self._lines))
 
-    def _prepare(self, keep: np.ndarray) -> None:
-        """Writes the `keep` vertices as e5 deltas and renumbers every index into them."""
-        parts = self.parts
+    def _joined(self, head: bytes, lines: np.ndarray | None) -> bytes:
+        if lines is None:
+            return head
+        return b"".join((head, _codec.SEPARATOR, lines))
+
+    def _prepare(self, keep: np.ndarray) -> np.ndarray | None:
+        """Writes the `keep` vertices into the geometries and renumbers every index into them.
+
+        Returns the line section (None when there are no lines or rings).
+        """
         kept_at = np.flatnonzero(keep)
-        flat, bounds = deltas(parts.e5, kept_at, parts.offsets)
-        for shape in parts.shapes:
-            arrays = [
-                flat[bounds[p] : bounds[p + 1]]
-                for p in range(shape.first_part, shape.first_part + shape.count)
-            ]
-            if shape.depth == 0:
-                shape.geometry["e5"] = arrays[0]
-            elif shape.depth == 1:
-                shape.geometry["e5"] = arrays
-            else:
-                nested, i = [], 0
-                for rings in shape.layout or ():
-                    nested.append(arrays[i : i + rings])
-                    i += rings
-                shape.geometry["e5"] = nested
+        lines = self._write_lines(kept_at)
+        parts = self.parts
         if parts.slots:
             values = np.searchsorted(kept_at, parts.slot_vertex) - np.searchsorted(
                 kept_at, parts.slot_base
@@ -380,3 +377,31 @@ class _Fitter:
             values = values.tolist()
             for (item, key), value in zip(parts.slots, values, strict=True):
                 item[key] = value
+        return lines
+
+    def _write_lines(self, kept_at: np.ndarray) -> np.ndarray | None:
+        """Varint deltas of the kept vertices; each geometry gets its byte ranges as "e5v"."""
+        parts = self.parts
+        if not parts.shapes:
+            return None
+        lines, bounds = _varint.encode(self.units, kept_at, parts.offsets)
+        ranges = np.column_stack([bounds[:-1], bounds[1:]]).tolist()
+        for shape in parts.shapes:
+            place(shape, "e5v", ranges[shape.first_part : shape.first_part + shape.count])
+            if self.q != 1:
+                shape.geometry["q"] = self.q
+        return lines
+
+
+def place(shape: Shape, key: str, parts: list[Any]) -> None:
+    """Puts one value per part into `shape.geometry[key]`, nested as its coordinates are."""
+    if shape.depth == 0:
+        shape.geometry[key] = parts[0]
+    elif shape.depth == 1:
+        shape.geometry[key] = parts
+    else:
+        nested, i = [], 0
+        for rings in shape.layout or ():
+            nested.append(parts[i : i + rings])
+            i += rings
+        shape.geometry[key] = nested

@@ -435,32 +435,6 @@ def _round_merge_into(lonlat, offsets, is_ring, run_id, e5, moffsets) -> tuple[i
     return -1, m
 
 
-@njit(cache=True)
-def deltas(e5: np.ndarray, kept_at: np.ndarray, offsets: np.ndarray):
-    """The kept vertices as one flat e5 delta array, each part starting absolute.
-
-    `kept_at` lists the kept vertices in order (part ends always among them).
-    Returns (flat int64 deltas, start of each part in `flat` plus the end).
-    """
-    count = kept_at.shape[0]
-    flat = np.empty(2 * count, dtype=np.int64)
-    bounds = np.empty(offsets.shape[0], dtype=np.int64)
-    p = 0
-    for k in range(count):
-        i = kept_at[k]
-        if i == offsets[p]:
-            bounds[p] = 2 * k
-            p += 1
-            flat[2 * k] = e5[i, 0]
-            flat[2 * k + 1] = e5[i, 1]
-        else:
-            j = kept_at[k - 1]
-            flat[2 * k] = e5[i, 0] - e5[j, 0]
-            flat[2 * k + 1] = e5[i, 1] - e5[j, 1]
-    bounds[offsets.shape[0] - 1] = 2 * count
-    return flat, bounds
-
-
 @njit(cache=True, inline="always")
 def _orient(ax, ay, bx, by, cx, cy) -> int:
     v = (bx - ax) * (cy - ay) - (by - ay) * (cx - ax)

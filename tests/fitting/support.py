@@ -12,8 +12,7 @@ M_PER_DEG = 6_371_008.8 * np.pi / 180.0
 
 
 def envelope(*features: dict[str, Any], tool: str = "tomtom-routing") -> dict[str, Any]:
-    data = {"type": "FeatureCollection", "features": list(features)}
-    return {"v": 1, "tool": tool, "data": data, "fitted": None}
+    return fitting.envelope(tool, {"type": "FeatureCollection", "features": list(features)})
 
 
 def line_feature(coords: Any, **properties: Any) -> dict[str, Any]:

@@ -65,7 +65,7 @@ def test_small_data_goes_as_is_with_no_report_and_fitted_null() -> None:
     assert result.report is None
     decoded = fitting.decode(result.app_data)
     assert decoded["fitted"] is None
-    assert decoded["v"] == 1 and decoded["tool"] == "tomtom-routing"
+    assert decoded["v"] == 2 and decoded["tool"] == "tomtom-routing"
     sent = np.array(sent_features(result.app_data)[0]["geometry"]["coordinates"])
     np.testing.assert_array_equal(sent, np.round(route, 5))
 
@@ -86,7 +86,7 @@ def test_as_is_lines_are_e5_deltas_with_an_absolute_first_pair() -> None:
 
 
 def test_a_long_route_is_fitted_under_the_budget_with_an_honest_report() -> None:
-    env, route = route_envelope(40_000)
+    env, route = route_envelope(80_000)
     result = fitting.fit(env, 120_000)
     report = result.report
     assert report is not None
@@ -225,7 +225,7 @@ def test_data_viz_data_is_sent_exactly_as_given() -> None:
         ],
     }
     data = {"geojson": geojson, "layers": [{"type": "line"}], "title": "t"}
-    env = {"v": 1, "tool": "tomtom-data-viz", "data": data, "fitted": None}
+    env = fitting.envelope("tomtom-data-viz", data)
     result = fitting.fit(env, 10_000)
     assert result.report is None
     assert fitting.decode(result.app_data) == env
