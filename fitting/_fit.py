@@ -33,6 +33,10 @@ _SAMPLE_STEP = 16
 # plus the rounding's worst case, usually the real figure's length) and the budget
 # as chars, so the final encode with the real figures mostly confirms the size.
 _ROUNDING_M = 0.8
+# Grids of q e5 steps a fit may send (q = 1: 1e-5 degrees, ~1.1 m); one is chosen when
+# its worst rounding (_ROUNDING_M * q) is at most this share of the DP threshold.
+_STEPS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
+_QUANTISATION_SHARE = 0.4
 _NULL_REPORT = b'"fitted":null}'
 
 
@@ -181,7 +185,28 @@ class _Fitter:
         self._rank(self._cutoff(as_is))
         self.rings = RingGuard(parts.e5, parts.offsets, parts.is_ring)
         k, keep, size = self._search(as_is)
+        q = self._step(self._threshold(k))
+        if q > 1:  # once: judged again on its own threshold the choice oscillates (ADR 0016)
+            self._quantise(q)
+            k, keep, size = self._search(as_is)
         return self._final(k, keep, size)
+
+    def _step(self, threshold: float) -> int:
+        """The coarsest grid whose rounding stays a small share of the DP threshold (ADR 0016).
+
+        Rings keep the 1e-5 degree grid their crossing checks are exact on.
+        """
+        if self.parts.is_ring.any() or not math.isfinite(threshold):
+            return 1
+        fitting = [q for q in _STEPS if _ROUNDING_M * q <= _QUANTISATION_SHARE * threshold]
+        return fitting[-1] if fitting else 1
+
+    def _quantise(self, q: int) -> None:
+        """Sends vertices on a grid of q e5 steps from now on (the next encode writes them)."""
+        self.q = q
+        self.units = np.rint(self.parts.e5 / q).astype(np.int64)
+        self._json_keep = None
+        self.encodes = 0
 
     def _cutoff(self, as_is: int) -> float:
         """A significance likely below the budget's threshold, or -1 to rank everything.
@@ -290,7 +315,7 @@ class _Fitter:
         """Encodes the chosen prefix with its true report, stepping back if that overflows."""
         parts = self.parts
         while True:
-            error = max_error(parts.lonlat, parts.dedup_of, parts.e5, keep)
+            error = max_error(parts.lonlat, parts.dedup_of, self.units * self.q, keep)
             report = {
                 "original_points": parts.original_points,
                 "points": int(keep.sum()),
@@ -316,7 +341,7 @@ class _Fitter:
         standin = {
             "original_points": self.parts.original_points,
             "points": int(keep.sum()),
-            "max_error_m": math.ceil(min(threshold + _ROUNDING_M, 1e6) * 10.0) / 10.0,
+            "max_error_m": math.ceil(min(threshold + _ROUNDING_M * self.q, 1e6) * 10.0) / 10.0,
             "chars": self.budget,
         }
         return self._chars(self._encode(keep, standin))

@@ -319,21 +319,6 @@ def _rank_into(sig, x, y, offsets, anchor, capacity: int, cutoff: float) -> bool
     return True
 
 
-@njit(cache=True, inline="always")
-def _segment_distance2(ax, ay, bx, by) -> float:
-    """Squared distance from the origin to segment a-b."""
-    dx = bx - ax
-    dy = by - ay
-    len2 = dx * dx + dy * dy
-    t = -(ax * dx + ay * dy)
-    if t <= 0.0 or len2 == 0.0:
-        return ax * ax + ay * ay
-    if t >= len2:
-        return bx * bx + by * by
-    c = ax * dy - ay * dx
-    return c * c / len2
-
-
 @njit(cache=True)
 def max_error(
     lonlat: np.ndarray,
@@ -345,16 +330,19 @@ def max_error(
 
     `lonlat` are the original (unrounded) vertices, `dedup_of` maps each to its
     merged vertex (non-decreasing, steps of 0 or 1), `e5` are the merged
-    vertices as sent and `keep` marks the kept ones (every part's ends among
-    them, so a span never crosses parts). Each distance is measured in an
-    equirectangular frame about the spanning segment's own latitude, so the
-    figure stays honest on long routes far from any part's mean latitude.
+    vertices as sent (any quantisation applied) and `keep` marks the kept ones
+    (every part's ends among them, so a span never crosses parts). Each
+    distance is measured in an equirectangular frame about the spanning
+    segment's own latitude, so the figure stays honest on long routes far
+    from any part's mean latitude. The segment is set up once per span, so
+    each vertex costs one branch-free distance (`_d2`).
     """
     m = e5.shape[0]
     worst = 0.0
     a = -1  # last kept merged vertex at or before d
     b = -1  # first kept merged vertex at or after d
-    alon = alat = blon = blat = 0.0
+    alon = alat = 0.0
+    dx = dy = len2 = inv = 0.0
     kx = M_PER_DEG
     for j in range(lonlat.shape[0]):
         d = dedup_of[j]
@@ -365,19 +353,16 @@ def max_error(
                 b += 1
             alon = e5[a, 0] / 1e5
             alat = e5[a, 1] / 1e5
-            blon = e5[b, 0] / 1e5
             blat = e5[b, 1] / 1e5
             kx = M_PER_DEG * math.cos(math.radians(0.5 * (alat + blat)))
-        plon = lonlat[j, 0]
-        plat = lonlat[j, 1]
-        dist2 = _segment_distance2(
-            _wrap(alon - plon) * kx,
-            (alat - plat) * M_PER_DEG,
-            _wrap(blon - plon) * kx,
-            (blat - plat) * M_PER_DEG,
-        )
-        if dist2 > worst:
-            worst = dist2
+            dx = _wrap(e5[b, 0] / 1e5 - alon) * kx
+            dy = (blat - alat) * M_PER_DEG
+            len2 = dx * dx + dy * dy
+            inv = 1.0 / len2 if len2 > 0.0 else 0.0  # a point span: the distance to a
+        px = _wrap(lonlat[j, 0] - alon) * kx
+        py = (lonlat[j, 1] - alat) * M_PER_DEG
+        dist2 = _d2(px, py, dx, dy, len2, inv)
+        worst = dist2 if dist2 > worst else worst
     return math.sqrt(worst)
 
 

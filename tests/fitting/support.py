@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import base64
+import gzip
 from typing import Any
 
 import numpy as np
+import orjson
 
 import fitting
 
@@ -41,3 +44,21 @@ def metres(lonlat: np.ndarray, lat0: float) -> np.ndarray:
     return np.column_stack(
         [lonlat[:, 0] * np.cos(np.radians(lat0)) * M_PER_DEG, lonlat[:, 1] * M_PER_DEG]
     )
+
+
+def step(app_data: str) -> int:
+    """The grid q (in e5 steps) the app data's lines were sent on, read from the raw v2 header."""
+    head = gzip.decompress(base64.b64decode(app_data)).partition(b"\0")[0]
+    steps = {
+        f["geometry"].get("q", 1)
+        for f in orjson.loads(head)["data"]["features"]
+        if f.get("geometry") and "e5v" in f["geometry"]
+    }
+    assert len(steps) <= 1, f"one grid per fit, got {steps}"
+    return steps.pop() if steps else 1
+
+
+def as_sent(lonlat: Any, q: int) -> np.ndarray:
+    """Where vertices land when sent: rounded to 1e-5 degrees, then to the grid of q steps."""
+    e5 = np.rint(np.asarray(lonlat, dtype=np.float64) * 1e5)
+    return np.rint(e5 / q) * q / 1e5
