@@ -38,6 +38,9 @@ _ROUNDING_M = 0.8
 _STEPS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
 _QUANTISATION_SHARE = 0.4
 _NULL_REPORT = b'"fitted":null}'
+# Characters per line-section byte assumed before the first encode measures it
+# (gzip leaves varint bytes at 0.85-1.0 of their size; base64 adds 4/3).
+_RATIO = 0.9 * 4 / 3
 
 
 @dataclass(frozen=True)
@@ -161,6 +164,7 @@ class _Fitter:
         self._json_keep: np.ndarray | None = None
         self._json = b""
         self._lines: np.ndarray | None = None
+        self._head: float | None = None
 
     def run(self) -> FitResult:
         parts = self.parts
@@ -267,17 +271,23 @@ class _Fitter:
             return self.order.value(k - 1)
 
     def _search(self, as_is: int) -> tuple[int, np.ndarray, int]:
-        """The longest prefix that fits: secant steps kept inside the bracket, else bisection.
+        """The longest prefix that fits: model-aimed steps kept inside the bracket, else bisection.
 
-        `as_is` (all vertices; possibly extrapolated) seeds the first secant, so
-        the anchors-only prefix is encoded only if nothing longer fits.
+        Each guess solves a size model (ADR 0017): characters as a line through
+        the two latest (line-section bytes, characters) encodes, starting from
+        the header alone and a typical gzip ratio; the bytes of any prefix are
+        counted without encoding it (`_varint.size`). `as_is` (all vertices;
+        possibly extrapolated) picks where the first count starts, so the
+        anchors-only prefix is encoded only if nothing longer fits.
         """
         budget = self.budget
         target = budget * _AIM
         lo, size_lo, keep_lo = 0, -1, None
         hi = len(self.order)
-        a, fa = hi, as_is
-        guess = hi * target / as_is
+        k = min(hi - 1, int(hi * target / as_is))
+        seen = (0, self._head_chars())  # (line bytes, characters) of the previous encode
+        raw = self._raw(k) if k > 0 else 0
+        guess = self._aim(k, raw, (target - seen[1]) / _RATIO) if k > 0 else k
         while self.encodes < _MAX_ENCODES:
             if keep_lo is not None and (hi - lo <= 1 or size_lo >= _FILL * budget):
                 break
@@ -294,8 +304,10 @@ class _Fitter:
                 self._does_not_fit(keep, size)
             else:
                 hi = k
-            guess = k + (target - size) * (a - k) / (fa - size) if fa != size else -1
-            a, fa = k, size
+            raw = self._lines.shape[0] if self._lines is not None else 0
+            slope = (size - seen[1]) / (raw - seen[0]) if raw != seen[0] else 0.0
+            guess = self._aim(k, raw, raw + (target - size) / slope) if slope > 0 else -1
+            seen = (raw, size)
         if keep_lo is None:
             keep_lo = self._keep(0)
             size = self._size(keep_lo, self._threshold(0))
@@ -303,6 +315,33 @@ class _Fitter:
                 self._does_not_fit(keep_lo, size)
             size_lo = size
         return lo, keep_lo, size_lo
+
+    def _aim(self, k: int, raw: int, want: float) -> float:
+        """The prefix whose line section takes `want` bytes, from prefix `k` of `raw` bytes.
+
+        Two counts: a proportional step, then a secant through it and `k`.
+        """
+        if k <= 0 or raw <= 0 or want <= 0:
+            return -1.0
+        limit = len(self.order)
+        k1 = max(1, min(limit, int(k * want / raw)))
+        if k1 == k:
+            return float(k)
+        raw1 = self._raw(k1)
+        if raw1 == raw:
+            return float(k1)
+        return k1 + (want - raw1) * (k - k1) / (raw - raw1)
+
+    def _raw(self, k: int) -> int:
+        """Line-section bytes of prefix `k`, counted, not encoded (rings' repairs left out)."""
+        return int(_varint.size(self.units, self.sig, self.parts.offsets, self._threshold(k)))
+
+    def _head_chars(self) -> float:
+        """Characters the envelope's JSON takes alone, gzipped; measured once per fit."""
+        if self._head is None:
+            head = _codec.dumps(self.envelope)
+            self._head = float(_codec.base64_length(len(_codec.compress(head))))
+        return self._head
 
     def _does_not_fit(self, keep: np.ndarray, size: int) -> None:
         raise DoesNotFit(

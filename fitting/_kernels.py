@@ -319,51 +319,80 @@ def _rank_into(sig, x, y, offsets, anchor, capacity: int, cutoff: float) -> bool
     return True
 
 
-@njit(cache=True)
-def max_error(
-    lonlat: np.ndarray,
-    dedup_of: np.ndarray,
-    e5: np.ndarray,
-    keep: np.ndarray,
-) -> float:
+def max_error(lonlat: np.ndarray, dedup_of: np.ndarray, e5: np.ndarray, keep: np.ndarray) -> float:
     """Largest distance in metres from any original vertex to the kept segment spanning it.
 
     `lonlat` are the original (unrounded) vertices, `dedup_of` maps each to its
     merged vertex (non-decreasing, steps of 0 or 1), `e5` are the merged
     vertices as sent (any quantisation applied) and `keep` marks the kept ones
-    (every part's ends among them, so a span never crosses parts). Each
-    distance is measured in an equirectangular frame about the spanning
-    segment's own latitude, so the figure stays honest on long routes far
-    from any part's mean latitude. The segment is set up once per span, so
-    each vertex costs one branch-free distance (`_d2`).
+    (every part's ends among them, so a segment never crosses parts). An
+    original vertex of a kept merged vertex is measured to that vertex, every
+    other one to the kept segment around it. Each distance is measured in an
+    equirectangular frame about the segment's own latitude, so the figure
+    stays honest on long routes far from any part's mean latitude.
     """
+    first = np.empty(e5.shape[0] + 1, dtype=np.int64)
+    return _max_error(lonlat, dedup_of, e5, np.flatnonzero(keep), first)
+
+
+@njit(cache=True)
+def _max_error(lonlat, dedup_of, e5, kept_at, first) -> float:
+    # first[d]: the first original vertex of merged vertex d (dedup_of is non-decreasing).
+    n = lonlat.shape[0]
     m = e5.shape[0]
+    for j in range(n - 1, -1, -1):
+        first[dedup_of[j]] = j
+    first[m] = n
     worst = 0.0
-    a = -1  # last kept merged vertex at or before d
-    b = -1  # first kept merged vertex at or after d
-    alon = alat = 0.0
-    dx = dy = len2 = inv = 0.0
-    kx = M_PER_DEG
-    for j in range(lonlat.shape[0]):
-        d = dedup_of[j]
-        if d > b or (keep[d] and d != a):
-            a = d if keep[d] else b
-            b = d
-            while b < m - 1 and not keep[b]:
-                b += 1
-            alon = e5[a, 0] / 1e5
-            alat = e5[a, 1] / 1e5
-            blat = e5[b, 1] / 1e5
-            kx = M_PER_DEG * math.cos(math.radians(0.5 * (alat + blat)))
-            dx = _wrap(e5[b, 0] / 1e5 - alon) * kx
-            dy = (blat - alat) * M_PER_DEG
-            len2 = dx * dx + dy * dy
-            inv = 1.0 / len2 if len2 > 0.0 else 0.0  # a point span: the distance to a
-        px = _wrap(lonlat[j, 0] - alon) * kx
-        py = (lonlat[j, 1] - alat) * M_PER_DEG
-        dist2 = _d2(px, py, dx, dy, len2, inv)
-        worst = dist2 if dist2 > worst else worst
+    # cos of latitudes from a cached cos/sin pair and a Taylor step (kept vertices are
+    # close: one libm call per ~0.6 degrees of latitude, not two per kept vertex).
+    cache = np.array([1e9, 0.0, 0.0])
+    for k in range(kept_at.shape[0]):
+        a = kept_at[k]
+        alon = e5[a, 0] / 1e5
+        alat = e5[a, 1] / 1e5
+        # The originals of kept vertex a: distances to a itself, in a frame about a.
+        kx = M_PER_DEG * _cos(math.radians(alat), cache)
+        for j in range(first[a], first[a + 1]):
+            px = _wrap(lonlat[j, 0] - alon) * kx
+            py = (lonlat[j, 1] - alat) * M_PER_DEG
+            d2 = px * px + py * py
+            worst = d2 if d2 > worst else worst
+        b = kept_at[k + 1] if k + 1 < kept_at.shape[0] else a
+        if b <= a + 1:
+            continue  # nothing dropped between them (or b starts the next part)
+        # The originals of the dropped vertices between a and b: distances to segment a-b.
+        blat = e5[b, 1] / 1e5
+        kx = M_PER_DEG * _cos(math.radians(0.5 * (alat + blat)), cache)
+        dx = _wrap(e5[b, 0] / 1e5 - alon) * kx
+        dy = (blat - alat) * M_PER_DEG
+        len2 = dx * dx + dy * dy
+        inv = 1.0 / len2 if len2 > 0.0 else 0.0  # a point segment: the distance to a
+        for j in range(first[a + 1], first[b]):
+            px = _wrap(lonlat[j, 0] - alon) * kx
+            py = (lonlat[j, 1] - alat) * M_PER_DEG
+            d2 = _d2(px, py, dx, dy, len2, inv)
+            worst = d2 if d2 > worst else worst
     return math.sqrt(worst)
+
+
+# Largest latitude step (radians) taken by Taylor from a cached cos/sin: truncation ~1e-17.
+_TAYLOR_RAD = 0.01
+
+
+@njit(cache=True, inline="always")
+def _cos(phi: float, cache: np.ndarray) -> float:
+    """cos(phi) from `cache` = [base, cos(base), sin(base)], refreshed when phi is far from base."""
+    h = phi - cache[0]
+    if abs(h) > _TAYLOR_RAD:
+        cache[0] = phi
+        cache[1] = math.cos(phi)
+        cache[2] = math.sin(phi)
+        h = 0.0
+    h2 = h * h
+    cos_h = 1.0 - h2 * (0.5 - h2 / 24.0)
+    sin_h = h * (1.0 - h2 * (1.0 / 6.0 - h2 / 120.0))
+    return cache[1] * cos_h - cache[2] * sin_h
 
 
 def round_merge(lonlat: np.ndarray, offsets: np.ndarray, is_ring: np.ndarray):

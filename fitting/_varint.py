@@ -97,3 +97,33 @@ def _decode_into(data, start, end, out) -> tuple[int, int]:
         out[count] = (u >> 1) ^ -(u & 1)
         count += 1
     return count, -1
+
+
+@njit(cache=True)
+def size(units, sig, offsets, threshold: float) -> int:
+    """Bytes `encode` writes for the vertices with significance >= `threshold`, in one pass.
+
+    Lets the budget search aim with a size model instead of a trial encode.
+    Branch-free (whether a vertex is kept is a coin toss near the threshold,
+    so a branch would mispredict half the time): every vertex's length is
+    computed and counted only if kept, the previous vertex moves only if kept.
+    """
+    total = 0
+    for p in range(offsets.shape[0] - 1):
+        px = np.int64(0)
+        py = np.int64(0)
+        for i in range(offsets[p], offsets[p + 1]):
+            kept = sig[i] >= threshold
+            x = units[i, 0]
+            y = units[i, 1]
+            n = _length(x - px) + _length(y - py)
+            total += n if kept else 0
+            px = x if kept else px
+            py = y if kept else py
+    return total
+
+
+@njit(cache=True, inline="always")
+def _length(value: int) -> int:
+    u = (value << 1) ^ (value >> 63)
+    return 1 + (u >= 0x80) + (u >= 0x4000) + (u >= 0x200000)
