@@ -23,8 +23,8 @@ from ._rings import RingGuard
 # Budget search: aim secant steps just under the budget; stop once the fitting
 # candidate fills _FILL of it, or the bracket is one vertex wide, or after
 # _MAX_ENCODES candidate encodes.
-_AIM = 0.999
-_FILL = 0.998
+_AIM = 0.9975
+_FILL = 0.995
 _MAX_ENCODES = 12
 # Ranking cut off near the budget's tolerance: from this many vertices, sampled 1 in 16.
 _CUTOFF_MIN_POINTS = 50_000
@@ -129,10 +129,10 @@ class _Ranking:
         self._values = values
         self._total = total
         self._complete = complete
-        self._sorted = np.empty(0)
+        self._ascending = np.empty(0)  # the head (or all), ascending: sorting a negation costs 2x
         if 0 < head < values.shape[0] // 2:
             top = np.partition(values, values.shape[0] - head)[values.shape[0] - head :]
-            self._sorted = -np.sort(-top)
+            self._ascending = np.sort(top)
 
     def __len__(self) -> int:
         """How many vertices can move (ranked or not)."""
@@ -140,11 +140,11 @@ class _Ranking:
 
     def value(self, i: int) -> float:
         """The (i+1)-th largest significance."""
-        if i >= self._sorted.shape[0]:
+        if i >= self._ascending.shape[0]:
             if i >= self._values.shape[0] and not self._complete:
                 raise _PastHead
-            self._sorted = -np.sort(-self._values)
-        return float(self._sorted[i])
+            self._ascending = np.sort(self._values)
+        return float(self._ascending[-1 - i])
 
 
 class _PastHead(Exception):

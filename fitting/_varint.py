@@ -30,15 +30,23 @@ def encode(units: np.ndarray, kept_at: np.ndarray, offsets: np.ndarray):
     return out[:size], bounds
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _put(out: np.ndarray, pos: int, value: int) -> int:
+    """Writes the varint of `value` at `pos`; returns the position after it.
+
+    Branch-free (varint lengths vary from number to number, so a loop's exit
+    would mispredict): all four bytes are stored, the position moves by the
+    length. `out` has room: `encode` allocates the longest case. Not inlined
+    by numba (its IR inlining adds reference counting of `out` per call); LLVM
+    inlines it.
+    """
     u = (value << 1) ^ (value >> 63)
-    while u >= 0x80:
-        out[pos] = (u & 0x7F) | 0x80
-        pos += 1
-        u >>= 7
-    out[pos] = u
-    return pos + 1
+    n = _length(value)
+    out[pos] = (u & 0x7F) | (0x80 if n > 1 else 0)
+    out[pos + 1] = ((u >> 7) & 0x7F) | (0x80 if n > 2 else 0)
+    out[pos + 2] = ((u >> 14) & 0x7F) | (0x80 if n > 3 else 0)
+    out[pos + 3] = (u >> 21) & 0x7F
+    return pos + n
 
 
 @njit(cache=True)
@@ -125,5 +133,6 @@ def size(units, sig, offsets, threshold: float) -> int:
 
 @njit(cache=True, inline="always")
 def _length(value: int) -> int:
+    """Bytes of the varint of `value` (zigzag first)."""
     u = (value << 1) ^ (value >> 63)
     return 1 + (u >= 0x80) + (u >= 0x4000) + (u >= 0x200000)
