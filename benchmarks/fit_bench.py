@@ -176,8 +176,13 @@ def measure(name: str, repeats: int) -> dict[str, Any]:
 
     def xy_kept(x: np.ndarray, y: np.ndarray, as_fit: bool) -> np.ndarray:
         cutoff = fitter._cutoff(as_is) if as_fit else -1.0
-        kept = _kernels.rank(x, y, parts.offsets, parts.anchor, cutoff) > tolerance
-        return np.column_stack([x[kept], y[kept]])
+        sig = _kernels.rank(x, y, parts.offsets, parts.anchor, cutoff)
+        while cutoff >= tolerance:  # the prefix needs more than was ranked: deepen as the fit does
+            deeper = fitter._sampled(2 * kept)
+            cutoff = deeper if deeper < cutoff else -1.0
+            _kernels.rank_deeper(x, y, sig, cutoff)
+        keep = sig > tolerance
+        return np.column_stack([x[keep], y[keep]])
 
     sizes = {
         "ours": int((sig > tolerance).sum()),

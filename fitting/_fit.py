@@ -16,7 +16,7 @@ import numpy as np
 
 from . import _codec, _varint
 from ._exceptions import DoesNotFit, FittingError
-from ._kernels import max_error, project, rank
+from ._kernels import max_error, project, rank, rank_deeper
 from ._parts import LINEAR, Parts, Shape, collect
 from ._rings import RingGuard
 
@@ -29,6 +29,7 @@ _MAX_ENCODES = 12
 # Ranking cut off near the budget's tolerance: from this many vertices, sampled 1 in 16.
 _CUTOFF_MIN_POINTS = 50_000
 _SAMPLE_STEP = 16
+_CHARS_PER_VERTEX = 4
 # During the search the report carries a stand-in max_error_m (the DP threshold
 # plus the rounding's worst case, usually the real figure's length) and the budget
 # as chars, so the final encode with the real figures mostly confirms the size.
@@ -165,6 +166,9 @@ class _Fitter:
         self._json = b""
         self._lines: np.ndarray | None = None
         self._head: float | None = None
+        self._sample = np.empty(0)  # the cutoff sample's significances, descending
+        # (units, sig, offsets) of the ranked vertices alone, for counting line bytes
+        self._ranked: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
     def run(self) -> FitResult:
         parts = self.parts
@@ -209,6 +213,7 @@ class _Fitter:
         """Sends vertices on a grid of q e5 steps from now on (the next encode writes them)."""
         self.q = q
         self.units = np.rint(self.parts.e5 / q).astype(np.int64)
+        self._ranked = None
         self._json_keep = None
         self.encodes = 0
 
@@ -218,14 +223,15 @@ class _Fitter:
         A long line that must shrink a lot need not be ranked below the
         tolerance the budget allows (ADR 0010). That tolerance is estimated
         from a 1-in-16 sample, at the vertex count that would fit were every
-        vertex as cheap as in the as-is encoding. Both err low (simplified
-        vertices cost more; a sample has fewer vertices above any tolerance);
-        if it still proves too high, the search ranks everything. Rings always
-        rank everything, for their guards.
+        vertex as cheap as in the as-is encoding, and at most one vertex per
+        _CHARS_PER_VERTEX characters (a line that compresses very well as is,
+        densified or collinear, would otherwise never be cut off). Should the
+        search need more, the ranking is taken deeper (`_deepen`); the sample
+        picks how deep. Rings always rank everything, for their guards.
         """
         parts = self.parts
         m = parts.e5.shape[0]
-        estimate = int(m * self.budget / as_is)
+        estimate = min(int(m * self.budget / as_is), self.budget // _CHARS_PER_VERTEX)
         if parts.is_ring.any() or m < _CUTOFF_MIN_POINTS or not 0 < estimate <= m // 8:
             return -1.0
         chosen = self.anchor.copy()
@@ -235,10 +241,12 @@ class _Fitter:
         sample = np.flatnonzero(chosen)
         offsets = np.searchsorted(sample, parts.offsets)
         sig = rank(self.x[sample], self.y[sample], offsets, self.anchor[sample], -1.0)
-        values = sig[np.isfinite(sig)]
-        if values.shape[0] <= estimate:
-            return -1.0
-        return float(np.partition(values, values.shape[0] - estimate)[-estimate])
+        self._sample = -np.sort(-sig[np.isfinite(sig)])
+        return self._sampled(estimate)
+
+    def _sampled(self, count: int) -> float:
+        """The sample's `count`-th largest significance, or -1 past its end."""
+        return float(self._sample[count - 1]) if count <= self._sample.shape[0] else -1.0
 
     def _rank(self, cutoff: float) -> None:
         parts = self.parts
@@ -250,13 +258,31 @@ class _Fitter:
             inner = sig[s + 1 : e - 1]
             if np.isfinite(inner).sum() and np.isinf(inner).sum() < 2:
                 inner[np.argmax(np.where(np.isinf(inner), -1.0, inner))] = np.inf
+        self._order(cutoff)
+
+    def _deepen(self, needed: int) -> None:
+        """Ranks on below the cutoff, to where the sample puts twice `needed` vertices.
+
+        Each call goes strictly deeper (at worst to every vertex), so the search's
+        retries end.
+        """
+        cutoff = self._sampled(2 * needed)
+        if cutoff >= self.cutoff:
+            cutoff = -1.0
+        rank_deeper(self.x, self.y, self.sig, cutoff)
+        self._order(cutoff)
+
+    def _order(self, cutoff: float) -> None:
+        sig = self.sig
+        self._ranked = None
+        self.cutoff = cutoff
         movable = int(np.count_nonzero(~np.isinf(sig)))
         ranked = sig[np.isfinite(sig)]
         self.order = _Ranking(ranked, self.budget // 2, movable, complete=cutoff < 0.0)
 
     def _keep(self, k: int) -> np.ndarray:
         """The vertices of ranking prefix `k`: anchors plus the k most significant."""
-        threshold = self._threshold(k)  # first: it may complete the ranking
+        threshold = self._threshold(k)  # first: it may deepen the ranking
         keep = self.sig >= threshold
         self.rings.repair(keep, self.sig)
         return keep
@@ -264,11 +290,11 @@ class _Fitter:
     def _threshold(self, k: int) -> float:
         if k == 0:
             return np.inf
-        try:
-            return self.order.value(k - 1)
-        except _PastHead:
-            self._rank(-1.0)
-            return self.order.value(k - 1)
+        while True:
+            try:
+                return self.order.value(k - 1)
+            except _PastHead:
+                self._deepen(k)
 
     def _search(self, as_is: int) -> tuple[int, np.ndarray, int]:
         """The longest prefix that fits: model-aimed steps kept inside the bracket, else bisection.
@@ -284,7 +310,7 @@ class _Fitter:
         target = budget * _AIM
         lo, size_lo, keep_lo = 0, -1, None
         hi = len(self.order)
-        k = min(hi - 1, int(hi * target / as_is))
+        k = min(hi - 1, int(hi * target / as_is), budget // _CHARS_PER_VERTEX)
         seen = (0, self._head_chars())  # (line bytes, characters) of the previous encode
         raw = self._raw(k) if k > 0 else 0
         guess = self._aim(k, raw, (target - seen[1]) / _RATIO) if k > 0 else k
@@ -333,8 +359,22 @@ class _Fitter:
         return k1 + (want - raw1) * (k - k1) / (raw - raw1)
 
     def _raw(self, k: int) -> int:
-        """Line-section bytes of prefix `k`, counted, not encoded (rings' repairs left out)."""
-        return int(_varint.size(self.units, self.sig, self.parts.offsets, self._threshold(k)))
+        """Line-section bytes of prefix `k`, counted, not encoded (rings' repairs left out).
+
+        Counts over the ranked vertices only: a cut-off ranking of a long line
+        leaves most of them out, and no unranked vertex is in any prefix.
+        """
+        threshold = self._threshold(k)  # first: it may deepen the ranking
+        if self._ranked is None:
+            sig = self.sig
+            if np.isnan(sig).any():
+                at = np.flatnonzero(~np.isnan(sig))
+                offsets = np.searchsorted(at, self.parts.offsets)
+                self._ranked = (self.units[at], sig[at], offsets)
+            else:
+                self._ranked = (self.units, sig, self.parts.offsets)
+        units, sig, offsets = self._ranked
+        return int(_varint.size(units, sig, offsets, threshold))
 
     def _head_chars(self) -> float:
         """Characters the envelope's JSON takes alone, gzipped; measured once per fit."""
@@ -390,11 +430,14 @@ class _Fitter:
         return _codec.base64_length(len(compressed))
 
     def _encode_within(self, keep: np.ndarray) -> tuple[bytes | None, int]:
-        """The as-is encoding if it fits, else None and its (extrapolated) characters."""
+        """The as-is encoding if it fits, else None and its (extrapolated) characters.
+
+        budget // 4 * 3 bytes is the most whose base64 stays within the budget.
+        """
         self.encodes += 1
         lines = self._prepare(keep)
         raw = self._joined(_codec.dumps(self.envelope), lines)
-        compressed, size = _codec.compress_within(raw, self.budget * 3 // 4)
+        compressed, size = _codec.compress_within(raw, self.budget // 4 * 3)
         return compressed, _codec.base64_length(size)
 
     def _encode(self, keep: np.ndarray, report: dict[str, Any] | None = None) -> bytes:

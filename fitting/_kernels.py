@@ -229,16 +229,7 @@ def rank(
 
 @njit(cache=True)
 def _rank_into(sig, x, y, offsets, anchor, capacity: int, cutoff: float) -> bool:
-    """Fills `sig`; False if the stack of `capacity` segments overflowed (then retry larger).
-
-    Depth first, so short segments are ranked while their vertices are in
-    cache. Each vertex of a segment is the first farthest from it when its
-    squared distance is the largest, ties going to the lower index.
-    """
-    buf = np.empty(_BLOCK)
-    bits = buf.view(np.int64)
-    radius = _block_radii(x, y, buf, bits)
-    bound = np.empty(radius.shape[0] + 1)
+    """Fills `sig`; False if the stack of `capacity` segments overflowed (then retry larger)."""
     st_a = np.empty(capacity, dtype=np.int64)
     st_b = np.empty(capacity, dtype=np.int64)
     st_s = np.empty(capacity, dtype=np.float64)
@@ -258,6 +249,56 @@ def _rank_into(sig, x, y, offsets, anchor, capacity: int, cutoff: float) -> bool
                     st_s[top] = np.inf
                     top += 1
                 prev = i
+    return _descend(sig, x, y, st_a, st_b, st_s, top, cutoff)
+
+
+def rank_deeper(x: np.ndarray, y: np.ndarray, sig: np.ndarray, cutoff: float) -> None:
+    """Continues a ranking cut off at some tolerance down to `cutoff` (< it), in place.
+
+    Every run of unranked (NaN) vertices between ranked ones is a segment DP
+    stopped at; its parent significance is the smaller of its ends' (the later
+    split), so splitting those segments on gives exactly what ranking from the
+    start with `cutoff` gives, for the cost of the new levels only.
+    """
+    runs = int(np.count_nonzero(np.isnan(sig[1:]) & ~np.isnan(sig[:-1])))
+    if not _deepen_into(sig, x, y, runs + 4096, cutoff):
+        _deepen_into(sig, x, y, x.shape[0] + 1, cutoff)
+
+
+@njit(cache=True)
+def _deepen_into(sig, x, y, capacity: int, cutoff: float) -> bool:
+    st_a = np.empty(capacity, dtype=np.int64)
+    st_b = np.empty(capacity, dtype=np.int64)
+    st_s = np.empty(capacity, dtype=np.float64)
+    top = 0
+    prev = 0
+    for i in range(1, sig.shape[0]):
+        if np.isnan(sig[i]):
+            continue
+        if i > prev + 1:
+            if top == capacity:
+                return False
+            st_a[top] = prev
+            st_b[top] = i
+            st_s[top] = min(sig[prev], sig[i])
+            top += 1
+        prev = i
+    return _descend(sig, x, y, st_a, st_b, st_s, top, cutoff)
+
+
+@njit(cache=True)
+def _descend(sig, x, y, st_a, st_b, st_s, top: int, cutoff: float) -> bool:
+    """Splits the `top` pending segments depth first; False if the stack overflowed.
+
+    Depth first, so short segments are ranked while their vertices are in
+    cache. Each vertex of a segment is the first farthest from it when its
+    squared distance is the largest, ties going to the lower index.
+    """
+    capacity = st_a.shape[0]
+    buf = np.empty(_BLOCK)
+    bits = buf.view(np.int64)
+    radius = _block_radii(x, y, buf, bits)
+    bound = np.empty(radius.shape[0] + 1)
     while top > 0:
         top -= 1
         a = st_a[top]
