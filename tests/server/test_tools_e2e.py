@@ -73,7 +73,7 @@ async def test_every_tool_answers_over_http_within_the_contract(
     assert coordinate_lists(answer) == []
     assert wire_size(result) <= BUDGET
     envelope = fitting.decode(result.meta[APP_DATA_KEY])
-    assert envelope["v"] == 1 and envelope["tool"] == tool
+    assert envelope["v"] == 2 and envelope["tool"] == tool
     data = envelope["data"]
     if tool == "tomtom-data-viz":
         assert data["geojson"] == arguments["geojson"]

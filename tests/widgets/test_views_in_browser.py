@@ -265,6 +265,26 @@ def test_a_route_too_long_to_send_whole_is_drawn_simplified_with_a_note(
     shoot(page, "routing-fitted")
 
 
+@pytest.fixture(scope="module")
+def tight_preview_server() -> Iterator[Service]:
+    """A keyless replica whose budget forces long routes onto a grid coarser than 1e-5 degrees."""
+    with running(["serve", "--preview", "--fit-workers", "1"], {"APP_DATA_BUDGET": "50000"}) as p:
+        yield p
+
+
+def test_a_long_route_fitted_onto_a_coarse_grid_is_drawn_whole_with_a_note(
+    page: Page, tight_preview_server: Service
+) -> None:
+    # Lisbon to Warsaw in 50,000 characters: varint lines on a grid of q e5 steps (ADR 0016).
+    args = {"locations": [[-9.14, 38.72], [21.01, 52.23]]}
+    frame, drawn = open_view(page, tight_preview_server.url, "tomtom-routing", args)
+    assert drawn["status"] == "ok" and drawn["reason"] == "drawn", drawn
+    assert drawn["fitted"] == drawn["routePoints"], "the note counts the points actually drawn"
+    assert f"Simplified to {int(drawn['fitted']):,} of" in frame.inner_text("#notes")
+    assert frame.evaluate(INK) > 0.0005, "the fitted route left the canvas blank"
+    shoot(page, "routing-fitted-coarse-grid")
+
+
 def test_data_viz_draws_the_callers_layers_from_inline_app_data(
     page: Page, preview_server: Service
 ) -> None:

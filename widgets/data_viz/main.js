@@ -1,7 +1,7 @@
 /**
  * Data-viz view: the caller's GeoJSON with the caller's layers. Inline app
  * data when the result carries it; otherwise `tomtom-get-app-data` with this
- * view's own tool input, paged, with progress (DESIGN.md rule 4). The first
+ * view's own tool input, paged, with progress (docs/architecture.md, rule 4). The first
  * MAX_ITEMS features are listed and selectable.
  */
 import e5 from "../core/e5.js";
