@@ -63,3 +63,10 @@ LOOP_LAG = Histogram(
     registry=REGISTRY,
     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1),
 )
+UPSTREAM_DROPPED = Counter(
+    "tomtom_mcp_upstream_entries_dropped_total",
+    "Malformed entries of TomTom answers left out of tool results (null or mistyped "
+    "results, sections, progress points, incidents...), by tool.",
+    ["tool"],
+    registry=REGISTRY,
+)

@@ -16,9 +16,10 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult
 from pydantic import BeforeValidator, Field
 
+from server.jobs import Dropped, entries, integer, number, obj, required_list, text
 from server.runtime import Runtime
 from server.tool_names import TRAFFIC
-from server.tools._delivery import deliver
+from server.tools._delivery import deliver, read_answer
 from server.tools._inputs import Language, ShowUi, caller_key, model_tool
 from widgets import TRAFFIC_URI
 
@@ -140,7 +141,16 @@ def register(apps: Apps, runtime: Runtime) -> None:
         if language:
             params.append(("language", language))
         body = await runtime.tomtom.incident_details(bbox, key=caller_key(ctx), params=params)
-        incidents = [_incident(i.get("properties") or {}) for i in body.get("incidents") or []]
+        dropped = Dropped()
+        with read_answer():
+            listed = required_list(body, "incidents")
+        incidents = []
+        for entry in entries(listed, "incidents", dropped):
+            properties = entry.get("properties")
+            if isinstance(properties, dict):
+                incidents.append(_incident(properties))
+            else:
+                dropped.add("incidents")
         incidents.sort(key=lambda i: (-_severity(i), -(i.get("delay_s") or 0)))
         answer: dict[str, Any] = {
             "bbox": [round(v, 5) for v in bbox],
@@ -151,29 +161,35 @@ def register(apps: Apps, runtime: Runtime) -> None:
             answer["incidents_omitted"] = len(incidents) - maxIncidents
         if not incidents:
             answer["note"] = "No incidents reported in this area."
-        return await deliver(runtime, tool=TRAFFIC, answer=answer, data=None, show_ui=show_ui)
+        return await deliver(
+            runtime, tool=TRAFFIC, answer=dropped.report(answer), data=None, show_ui=show_ui
+        )
 
 
 def _incident(props: dict[str, Any]) -> dict[str, Any]:
-    events = props.get("events") or []
+    """One incident for the model, from TomTom's `properties`; a member of the wrong type
+    is left out (the incident itself is kept)."""
+    events = props.get("events") if isinstance(props.get("events"), list) else []
+    descriptions = (text(obj(e).get("description")) for e in events)
     out: dict[str, Any] = {
-        "category": _CATEGORIES.get(props.get("iconCategory", 0), "unknown"),
-        "magnitude": _MAGNITUDES.get(props.get("magnitudeOfDelay", 0), "unknown"),
-        "description": "; ".join(e["description"] for e in events if e.get("description")),
+        "category": _CATEGORIES.get(integer(props.get("iconCategory")) or 0, "unknown"),
+        "magnitude": _MAGNITUDES.get(integer(props.get("magnitudeOfDelay")) or 0, "unknown"),
+        "description": "; ".join(d for d in descriptions if d),
     }
-    for src, dst in (
-        ("roadNumbers", "roads"),
-        ("from", "from"),
-        ("to", "to"),
-        ("delay", "delay_s"),
-        ("length", "length_m"),
-        ("startTime", "start"),
-        ("endTime", "end"),
-        ("id", "id"),
-    ):
-        value = props.get(src)
-        if value not in (None, [], ""):
-            out[dst] = round(value) if src == "length" else value
+    roads = props.get("roadNumbers")
+    if isinstance(roads, list) and (names := [r for r in roads if isinstance(r, str)]):
+        out["roads"] = names
+    for src, dst in (("from", "from"), ("to", "to"), ("startTime", "start"), ("endTime", "end")):
+        if value := text(props.get(src)):
+            out[dst] = value
+    delay, length = number(props.get("delay")), number(props.get("length"))
+    if delay is not None:
+        out["delay_s"] = round(delay)
+    if length is not None:
+        out["length_m"] = round(length)
+    identifier = props.get("id")
+    if (isinstance(identifier, str) and identifier) or integer(identifier) is not None:
+        out["id"] = identifier
     return out
 
 
