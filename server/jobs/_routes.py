@@ -29,6 +29,7 @@ from server.jobs._features import (
     waypoint_features,
 )
 from server.jobs._result import Prepared, prepare
+from server.ops import tracing
 from server.tomtom import BodyError, RawBody, loads, parse_route_body, request_body
 from server.tool_names import DYNAMIC_MAP, ROUTING, SEARCH_ALONG_ROUTE
 
@@ -47,7 +48,8 @@ def routes_of(
     usable, the first route's fault is the error. `name` is how the error and the counts
     name the routes (a dynamic map's `routes[3]` is one of its inputs)."""
     dropped = dropped if dropped is not None else Dropped()
-    listed = required_list(loads(raw, parse_route_body), "routes")
+    with tracing.span("decode", attributes={"job.decoded_bytes": raw.size}):
+        listed = required_list(loads(raw, parse_route_body), "routes")
     if not listed:
         raise NoRoute("TomTom found no route between these locations.")
     routes: list[dict[str, Any]] = []
