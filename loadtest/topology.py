@@ -4,7 +4,9 @@
 127.0.0.1 and keeps it up until Ctrl-C; `run_topology()` is the same as a
 context manager for the replay, the benchmarks and the tests. Every service
 runs in its own process group, so stopping or killing one (`kill`) takes its
-fitting workers with it, as a pod's death would.
+fitting workers with it, as a pod's death would; `restart` stops one as a
+rolling update does (SIGTERM to its main process, which drains) and starts it
+again on the same port.
 """
 
 from __future__ import annotations
@@ -49,12 +51,18 @@ class TopologyError(RuntimeError):
     """A service did not start, or did not become ready in time (its log tail says why)."""
 
 
+DRAIN_WAIT_S = 60.0
+"""How long `restart` waits for a replica to drain and exit (its DRAIN_TIMEOUT_S is 25 s)."""
+
+
 @dataclass
 class Service:
     name: str
     process: subprocess.Popen[bytes]
     url: str
     log: Path
+    command: Sequence[str] = ()
+    env: dict[str, str] | None = None
 
     def log_tail(self, lines: int = 30) -> str:
         try:
@@ -99,6 +107,25 @@ class Topology:
         service = next(s for s in self.services() if s.name == name)
         _signal_group(service.process, signal.SIGKILL)
         service.process.wait(timeout=10)
+
+    def restart(self, name: str, timeout: float = READY_TIMEOUT_S) -> None:
+        """Stop a replica as a rolling update does (SIGTERM to its main process only: it
+        drains, then exits) and start it again on the same port, waiting until ready."""
+        service = next(s for s in self.replicas if s.name == name)
+        service.process.send_signal(signal.SIGTERM)
+        try:
+            service.process.wait(timeout=DRAIN_WAIT_S)
+        finally:
+            _signal_group(service.process, signal.SIGKILL)  # leftovers, if it hung
+        port = int(service.url.rsplit(":", 1)[1])
+        fresh = start(name, service.command, port, service.log.parent, service.env, append=True)
+        self.replicas[self.replicas.index(service)] = fresh
+        wait_ready(fresh, timeout)
+
+    def rolling_restart(self) -> None:
+        """Every replica restarted (`restart`), one after the other."""
+        for name in [s.name for s in self.replicas]:
+            self.restart(name)
 
 
 class PeakRss:
@@ -145,6 +172,9 @@ def replica_env(upstream_url: str | None, extra: Mapping[str, str] | None = None
         env["TOMTOM_API_KEY"] = OFFLINE_KEY
         env["TOMTOM_API_BASE_URL"] = upstream_url
     env["DATA_VIZ_ALLOW_PRIVATE"] = "1"  # the replay serves data-viz GeoJSON on 127.0.0.1
+    # The replay's one key stands in for many users' keys: TomTom's per-key rates would
+    # pace the load itself, not what it measures.
+    env["TOMTOM_QPS"] = ",".join(f"{family}=10000" for family in ("routing", "search", "geocoding"))
     env.update(extra or {})
     return env
 
@@ -236,11 +266,18 @@ def serving(
 
 
 def start(
-    name: str, command: Sequence[str], port: int, workdir: Path, env: dict[str, str] | None
+    name: str,
+    command: Sequence[str],
+    port: int,
+    workdir: Path,
+    env: dict[str, str] | None,
+    *,
+    append: bool = False,
 ) -> Service:
-    """Launch `command` in a process group of its own, its output to `workdir/<name>.log`."""
+    """Launch `command` in a process group of its own, its output to `workdir/<name>.log`
+    (added to it when `append`: a restarted service keeps one log)."""
     log = workdir / f"{name}.log"
-    with log.open("wb") as out:
+    with log.open("ab" if append else "wb") as out:
         process = subprocess.Popen(
             command,
             stdout=out,
@@ -250,7 +287,7 @@ def start(
             cwd=_ROOT,
             start_new_session=True,
         )
-    return Service(name, process, f"http://127.0.0.1:{port}", log)
+    return Service(name, process, f"http://127.0.0.1:{port}", log, list(command), env)
 
 
 def lower_priority(pid: int, nice: int) -> None:

@@ -129,6 +129,8 @@ def build_app(settings: Settings, drain: Drain | None = None) -> Starlette:
         routes.append(Route("/preview", preview, methods=["GET"]))
 
     middleware = [Middleware(CloseWhileDraining, drain=drain)]
+    if settings.traces_exporter != "none":
+        middleware.insert(0, _traced())
     if settings.allowed_origins:
         middleware.append(
             Middleware(
@@ -142,11 +144,20 @@ def build_app(settings: Settings, drain: Drain | None = None) -> Starlette:
         )
     app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
     app.state.drain = drain
-    if settings.traces_exporter != "none":
-        from opentelemetry.instrumentation.starlette import StarletteInstrumentor
-
-        StarletteInstrumentor.instrument_app(app, excluded_urls="health,metrics")
     return app
+
+
+def _traced() -> Middleware:
+    """OpenTelemetry's ASGI instrumentation: a server span per request (`POST /mcp`), none
+    for the probes and scrapes, and none for each body chunk sent or received."""
+    from opentelemetry.instrumentation.asgi import OpenTelemetryMiddleware
+    from opentelemetry.util.http import ExcludeList
+
+    return Middleware(
+        OpenTelemetryMiddleware,
+        excluded_urls=ExcludeList([r"/health$", r"/metrics$"]),
+        exclude_spans=["receive", "send"],
+    )
 
 
 def _transport_security(settings: Settings) -> TransportSecuritySettings:

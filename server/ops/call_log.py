@@ -1,9 +1,10 @@
-"""MCP middleware that logs, counts and traces every tool call, whatever the tool does.
+"""MCP middleware that logs and counts every tool call, whatever the tool does.
 
-One place for the per-call log line, `tomtom_mcp_tool_calls_total` and the call's
-span, so tools stay thin and no call goes unrecorded (argument-validation failures
-included). It also enters the call's scope (`call_scope`): who is calling, and the
-deadline TomTom requests made for the call plan their waits against.
+One place for the per-call log line and `tomtom_mcp_tool_calls_total`, so tools
+stay thin and no call goes unrecorded (argument-validation failures included). The
+call's span is the MCP SDK's own (`tools/call <tool>`); this adds its outcome. It
+also enters the call's scope (`call_scope`): who is calling, and the deadline TomTom
+requests made for the call plan their waits against.
 """
 
 from __future__ import annotations
@@ -22,8 +23,8 @@ DEADLINE_S = 60.0
 
 
 class ToolCallLog:
-    """`ServerMiddleware`: one log line, one counter increment and one span per
-    `tools/call`, run within the call's scope of `deadline_s` seconds."""
+    """`ServerMiddleware`: one log line and one counter increment per `tools/call`, run
+    within the call's scope of `deadline_s` seconds."""
 
     def __init__(self, deadline_s: float = DEADLINE_S) -> None:
         self._deadline_s = deadline_s
@@ -37,18 +38,13 @@ class ToolCallLog:
         tool = str(params.get("name", "?"))[:64]
         started = time.perf_counter()
         outcome = "crash"
-        with (
-            call_scope.entered(tool, self._deadline_s),
-            tracing.span(f"tools/call {tool}", attributes={"mcp.tool.name": tool}) as span,
-        ):
+        with call_scope.entered(tool, self._deadline_s):
             try:
                 result = await call_next(ctx)
                 outcome = "tool_error" if _is_error(result) else "ok"
                 return result
             finally:
-                span.set_attribute("mcp.tool.outcome", outcome)
-                if outcome != "ok":
-                    tracing.failed(span, outcome)
+                tracing.current_span().set_attribute("mcp.tool.outcome", outcome)
                 ms = (time.perf_counter() - started) * 1000
                 metrics.TOOL_CALLS.labels(tool, outcome).inc()
                 log.log(

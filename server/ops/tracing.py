@@ -1,7 +1,9 @@
 """OpenTelemetry traces: off by default, on with the standard `OTEL_*` variables.
 
 Spans are made through the OpenTelemetry API everywhere (a no-op until a provider is
-installed): one per MCP tool call (`call_log`), one per TomTom request (API family,
+installed). The MCP SDK makes one per tool call (`tools/call <tool>`, under the
+Starlette instrumentation's `POST /mcp`); beneath it, this server adds one per TomTom
+request (API family,
 status, bytes; never the key or the URL, which carries it), the wait for the fitting
 pool and the worker job, and inside the job its decode and fit. A job's context
 travels to the fitting worker with the job (`carrier`, `continued`), so the worker's
@@ -18,7 +20,7 @@ from typing import Any
 
 from opentelemetry import context as otel_context
 from opentelemetry import propagate, trace
-from opentelemetry.trace import Span, SpanKind, Status, StatusCode
+from opentelemetry.trace import Span, SpanKind
 
 CLIENT = SpanKind.CLIENT
 INTERNAL = SpanKind.INTERNAL
@@ -34,9 +36,9 @@ def span(
     return trace.get_tracer(_NAME).start_as_current_span(name, kind=kind, attributes=attributes)
 
 
-def failed(span_: Span, description: str) -> None:
-    """Mark `span_` as failed (a tool error is an answer, not an exception)."""
-    span_.set_status(Status(StatusCode.ERROR, description))
+def current_span() -> Span:
+    """The span the caller runs in (a no-op span when nothing is traced)."""
+    return trace.get_current_span()
 
 
 def carrier() -> dict[str, str]:

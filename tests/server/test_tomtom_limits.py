@@ -278,7 +278,7 @@ async def test_a_slow_drip_stops_at_the_requests_deadline_though_every_read_is_q
     over_http: TomTomClient,
 ) -> None:
     started = time.monotonic()
-    with pytest.raises(UpstreamTimeoutError, match=r"did not answer in time \(no whole answer within 1.5 s\)"):
+    with pytest.raises(UpstreamTimeoutError, match=r"no whole answer within 1.5 s"):
         await over_http.fuzzy_search("coffee", key="offline-slow-drip")
     assert time.monotonic() - started < 5.0  # the drip alone would take a minute
 
