@@ -23,6 +23,7 @@ import argparse
 import asyncio
 import contextlib
 import sys
+import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -73,10 +74,12 @@ async def run_replay(
     kill_after: int | None = None,
     kill: Callable[[], None] | None = None,
     during: Callable[[], None] | None = None,
+    until: float | None = None,
 ) -> list[Outcome]:
-    """Run `count` fetches, `concurrency` at a time; once `kill_after` have completed, call
-    `kill` (blocking one caller), or run `during` in a thread while fetches go on, and go
-    on fetching until it has returned."""
+    """Run `count` fetches, `concurrency` at a time (or as many as start before `until`, a
+    `time.monotonic()`, when given); once `kill_after` have completed, call `kill`
+    (blocking one caller), or run `during` in a thread while fetches go on, and go on
+    fetching until it has returned."""
     outcomes: list[Outcome] = []
     next_index = 0
     background: asyncio.Task[None] | None = None
@@ -84,6 +87,8 @@ async def run_replay(
     async with clients(min(concurrency, count), timeout) as pool:
 
         def more() -> bool:
+            if until is not None:
+                return time.monotonic() < until
             return next_index < count or (background is not None and not background.done())
 
         async def worker(client: httpx.AsyncClient) -> None:

@@ -70,8 +70,17 @@ class Service:
         except OSError:
             return "(no log)"
 
-    def log_events(self) -> list[dict]:
-        """The JSON log lines written so far (`LOG_FORMAT=json`; other lines skipped)."""
+    def log_events(self, settle_s: float = 0.05, timeout_s: float = 2.0) -> list[dict]:
+        """The JSON log lines written so far (`LOG_FORMAT=json`; other lines skipped).
+
+        A service's logging thread writes a line a moment after the event it records, so
+        the log is read once it has not grown for `settle_s` (waiting `timeout_s` at most,
+        for a service that never stops logging)."""
+        deadline = time.monotonic() + timeout_s
+        size = -1
+        while (now := self.log.stat().st_size) != size and time.monotonic() < deadline:
+            size = now
+            time.sleep(settle_s)
         events = []
         for line in self.log.read_bytes().splitlines():
             with contextlib.suppress(orjson.JSONDecodeError):
@@ -128,33 +137,47 @@ class Topology:
             self.restart(name)
 
 
-class PeakRss:
-    """The highest `rss_bytes` of a service while this runs, sampled every `every_s` by a
-    process of its own: reading /proc takes milliseconds of a GIL, which in the caller
-    would delay the very calls a benchmark times."""
+class RssSeries:
+    """The `rss_bytes` of some services, sampled every `every_s` by a process of its own:
+    reading /proc takes milliseconds of a GIL, which in the caller would delay the very
+    calls a benchmark times or a soak drives."""
 
-    def __init__(self, service: Service, every_s: float = 0.25) -> None:
+    def __init__(self, services: Sequence[Service], every_s: float = 0.25) -> None:
         spawn = multiprocessing.get_context("spawn")
         self._stop = spawn.Event()
-        self._peak: Queue = spawn.Queue()
+        self._out: Queue = spawn.Queue()
+        groups = [service.process.pid for service in services]
         self._process = spawn.Process(
-            target=_sample_rss, args=(service.process.pid, every_s, self._stop, self._peak)
+            target=_sample_rss, args=(groups, every_s, self._stop, self._out)
         )
         self._process.start()
 
+    async def stop(self) -> list[tuple[float, list[int]]]:
+        """Stop sampling; the samples: (`time.monotonic()`, bytes of each service)."""
+        self._stop.set()
+        samples: list[tuple[float, list[int]]] = await asyncio.to_thread(
+            self._out.get, timeout=60.0
+        )
+        self._process.join()
+        return samples
+
+
+class PeakRss:
+    """The highest `rss_bytes` of a service while this runs (`RssSeries` of one)."""
+
+    def __init__(self, service: Service, every_s: float = 0.25) -> None:
+        self._series = RssSeries([service], every_s)
+
     async def stop(self) -> int:
         """Stop sampling; the peak in bytes."""
-        self._stop.set()
-        peak: int = await asyncio.to_thread(self._peak.get, timeout=30.0)
-        self._process.join()
-        return peak
+        return max((sizes[0] for _, sizes in await self._series.stop()), default=0)
 
 
-def _sample_rss(group: int, every_s: float, stop: Event, peak: Queue) -> None:
-    highest = 0
+def _sample_rss(groups: list[int], every_s: float, stop: Event, out: Queue) -> None:
+    samples = []
     while not stop.wait(every_s):
-        highest = max(highest, _group_rss(group))
-    peak.put(highest)
+        samples.append((time.monotonic(), [_group_rss(group) for group in groups]))
+    out.put(samples)
 
 
 def free_port() -> int:
