@@ -61,6 +61,17 @@ class _Enqueue(logging.handlers.QueueHandler):
 _listener: logging.handlers.QueueListener | None = None
 
 
+def stop_logging() -> None:
+    """Write what is queued and stop the writing thread (at exit; again is harmless)."""
+    global _listener
+    if _listener is not None:
+        _listener.stop()
+        _listener = None
+
+
+atexit.register(stop_logging)
+
+
 def configure_logging(level: str, json: bool) -> None:
     global _listener
     writer = logging.StreamHandler(sys.stderr)
@@ -69,12 +80,10 @@ def configure_logging(level: str, json: bool) -> None:
         if json
         else TextFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
     )
-    if _listener is not None:
-        _listener.stop()
+    stop_logging()
     records: queue.SimpleQueue[logging.LogRecord] = queue.SimpleQueue()
     _listener = logging.handlers.QueueListener(records, writer)
     _listener.start()
-    atexit.register(_listener.stop)
     root = logging.getLogger()
     root.handlers[:] = [_Enqueue(records)]
     root.setLevel(level)
