@@ -39,7 +39,7 @@ from server.tomtom._errors import (
     error_for,
     scrub,
 )
-from server.tomtom._families import family_of
+from server.tomtom._families import Family, family_of
 from server.tomtom._pacing import Pacer
 
 logger = logging.getLogger(__name__)
@@ -239,36 +239,59 @@ class TomTomClient:
             if content.encoding:
                 headers["content-encoding"] = content.encoding
         body = content.content if content is not None else None
-        for attempt in (1, 2):
-            with tracing.span(
-                f"TomTom {family.name}",
-                kind=tracing.CLIENT,
-                attributes={
-                    "tomtom.api_family": family.name,
-                    "tomtom.endpoint": endpoint,
-                    "http.request.method": method,
-                    "tomtom.attempt": attempt,
-                },
-            ) as span:
-                waited = await self._pacer.admit(key, family, scope) if key else 0.0
-                span.set_attribute("tomtom.rate_limit_wait_ms", round(waited * 1000, 1))
-                try:
-                    raw = await self._attempt(endpoint, method, path, query, key, body, headers)
-                except RateLimitError as exc:
-                    span.set_attribute("http.response.status_code", 429)
-                    if key:
-                        self._pacer.hold(key, family, exc.retry_after or 1.0)
-                    if attempt == 1 and self._retry_fits(exc, scope):
-                        metrics.UPSTREAM_RETRIES.labels(family.name).inc()
-                        await asyncio.sleep(exc.retry_after or 1.0)
-                        continue
-                    metrics.RATE_LIMIT_REFUSALS.labels(family.name, "tomtom").inc()
-                    raise
-                span.set_attribute("http.response.status_code", 200)
-                span.set_attribute("tomtom.response.bytes", len(raw.content))
-                span.set_attribute("tomtom.response.decoded_bytes", raw.size)
-                return raw
-        raise AssertionError("unreachable: the second attempt returns or raises")
+        request = (endpoint, method, path, query, key, body, headers, family, scope)
+        try:
+            return await self._paced(*request, attempt=1)
+        except RateLimitError as exc:
+            if not self._retry_fits(exc, scope):
+                metrics.RATE_LIMIT_REFUSALS.labels(family.name, "tomtom").inc()
+                raise
+            metrics.UPSTREAM_RETRIES.labels(family.name).inc()
+            await asyncio.sleep(exc.retry_after if exc.retry_after is not None else 1.0)
+        try:
+            return await self._paced(*request, attempt=2)
+        except RateLimitError:
+            metrics.RATE_LIMIT_REFUSALS.labels(family.name, "tomtom").inc()
+            raise
+
+    async def _paced(
+        self,
+        endpoint: str,
+        method: str,
+        path: str,
+        query: list[tuple[str, Any]],
+        key: str | None,
+        body: bytes | None,
+        headers: dict[str, str],
+        family: Family,
+        scope: call_scope.CallScope,
+        *,
+        attempt: int,
+    ) -> RawBody:
+        """One request in its span, sent at the key's turn; a 429 holds the key's family."""
+        attributes = {
+            "tomtom.api_family": family.name,
+            "tomtom.endpoint": endpoint,
+            "http.request.method": method,
+            "tomtom.attempt": attempt,
+        }
+        with tracing.span(
+            f"TomTom {family.name}", kind=tracing.CLIENT, attributes=attributes
+        ) as span:
+            waited = await self._pacer.admit(key, family, scope) if key else 0.0
+            span.set_attribute("tomtom.rate_limit_wait_ms", round(waited * 1000, 1))
+            try:
+                raw = await self._attempt(endpoint, method, path, query, key, body, headers)
+            except TomTomError as exc:
+                if exc.status is not None:
+                    span.set_attribute("http.response.status_code", exc.status)
+                if isinstance(exc, RateLimitError) and key:
+                    self._pacer.hold(key, family, exc.retry_after or 1.0)
+                raise
+            span.set_attribute("http.response.status_code", 200)
+            span.set_attribute("tomtom.response.bytes", len(raw.content))
+            span.set_attribute("tomtom.response.decoded_bytes", raw.size)
+            return raw
 
     def _retry_fits(self, exc: RateLimitError, scope: call_scope.CallScope) -> bool:
         """TomTom does not bill a 429: one retry, when its wait and a whole request still fit

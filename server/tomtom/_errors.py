@@ -36,6 +36,9 @@ MAX_RETRY_AFTER_S = 3600
 class TomTomError(ToolError):
     """A TomTom request failed in a way the model can act on."""
 
+    status: int | None = None
+    """TomTom's HTTP status, when it answered."""
+
 
 class InvalidKeyError(TomTomError):
     """TomTom refused the API key (401/403)."""
@@ -89,6 +92,13 @@ def scrub(text: str, key: str | None) -> str:
 
 
 def error_for(response: httpx.Response, key: str | None) -> TomTomError:
+    """The error for TomTom's failed answer, its status kept."""
+    error = _error_for(response, key)
+    error.status = response.status_code
+    return error
+
+
+def _error_for(response: httpx.Response, key: str | None) -> TomTomError:
     status = response.status_code
     detail = scrub(_description(response), key)
     said = f" TomTom said: {detail}" if detail else ""

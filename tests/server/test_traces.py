@@ -78,9 +78,13 @@ async def test_a_failed_tool_call_is_an_error_span(exported: InMemorySpanExporte
     async with tool_client(key="offline-403") as client:
         outcome = await client.call("tomtom-geocode", {"query": "Dam"})
     assert outcome.is_error
-    call = by_name(exported.get_finished_spans(), "tools/call tomtom-geocode")
+    spans = exported.get_finished_spans()
+    call = by_name(spans, "tools/call tomtom-geocode")
     assert call.status.status_code == trace.StatusCode.ERROR
     assert call.attributes["mcp.tool.outcome"] == "tool_error"
+    request = by_name(spans, "TomTom geocoding")
+    assert request.attributes["http.response.status_code"] == 403
+    assert request.status.status_code == trace.StatusCode.ERROR
 
 
 class Collector:
