@@ -25,7 +25,7 @@ from server.config import OFFLINE_BASE_URL, Settings
 from server.jobs import APP_DATA_KEY
 from server.offline import build_upstream_app
 from server.pool import FitPool, Placement
-from server.runtime import Runtime
+from server.runtime import Runtime, bounds_of, pacer_of
 from server.tomtom import TomTomClient
 from widgets import DATA_VIZ_URI, MAP_URI, TRAFFIC_URI
 
@@ -110,7 +110,12 @@ async def tool_client(
         runtime = Runtime(
             settings=config,
             tomtom=TomTomClient(
-                http=upstream, base_url=OFFLINE_BASE_URL, default_key=key, placement=placement
+                http=upstream,
+                base_url=OFFLINE_BASE_URL,
+                default_key=key,
+                placement=placement,
+                bounds=bounds_of(config),
+                pacer=pacer_of(config),
             ),
             http=upstream,
             downloads=downloads or default_downloads,

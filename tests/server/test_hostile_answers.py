@@ -27,6 +27,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from server import jobs
+from server.tomtom import FAMILIES
 from tests.server.harness import (
     Outcome,
     ToolClient,
@@ -71,7 +72,10 @@ class Served:
     async def _serve(self) -> None:
         transport = httpx.MockTransport(self._answer)
         self._closing = asyncio.Event()
-        async with tool_client(key="fixture-key", transport=transport) as client:
+        unpaced = tuple((family.name, 10_000.0) for family in FAMILIES)  # not what is tested
+        async with tool_client(
+            key="fixture-key", transport=transport, tomtom_qps=unpaced
+        ) as client:
             self._client = client
             self._ready.set()
             await self._closing.wait()
@@ -300,7 +304,7 @@ def assert_indices_on_the_line(envelope: dict[str, Any]) -> None:
 
 
 HOSTILE = settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 
 
