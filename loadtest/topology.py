@@ -32,6 +32,7 @@ import httpx
 import orjson
 
 from loadtest.balancer import nginx_command, render_nginx_conf
+from server.config import API_FAMILIES
 
 READY_TIMEOUT_S = 240.0
 """A cold numba cache compiles every kernel at start-up; a warm one takes seconds."""
@@ -197,7 +198,7 @@ def replica_env(upstream_url: str | None, extra: Mapping[str, str] | None = None
     env["DATA_VIZ_ALLOW_PRIVATE"] = "1"  # the replay serves data-viz GeoJSON on 127.0.0.1
     # The replay's one key stands in for many users' keys: TomTom's per-key rates would
     # pace the load itself, not what it measures.
-    env["TOMTOM_QPS"] = ",".join(f"{family}=10000" for family in ("routing", "search", "geocoding"))
+    env["TOMTOM_QPS"] = ",".join(f"{family}=10000" for family in sorted(API_FAMILIES))
     env.update(extra or {})
     return env
 
