@@ -17,6 +17,10 @@ REACHABLE_RANGE = "tomtom-reachable-range"
 TRAFFIC = "tomtom-traffic"
 DYNAMIC_MAP = "tomtom-dynamic-map"
 DATA_VIZ = "tomtom-data-viz"
+EV_SEARCH = "tomtom-ev-search"
+EV_ROUTING = "tomtom-ev-routing"
+AREA_SEARCH = "tomtom-area-search"
+POI_CATEGORIES = "tomtom-poi-categories"
 
 GET_APP_DATA = "tomtom-get-app-data"
 REPORT_APP_STATUS = "tomtom-report-app-status"
@@ -34,6 +38,10 @@ MODEL_TOOLS = (
     TRAFFIC,
     DYNAMIC_MAP,
     DATA_VIZ,
+    EV_SEARCH,
+    EV_ROUTING,
+    AREA_SEARCH,
+    POI_CATEGORIES,
 )
 """The tools the model sees; each has a view, whose status reports are counted per tool."""
 

@@ -7,7 +7,10 @@ or on the event loop, wherever `server.pool.Placement` puts them.
 - `_routes.py`: routing, search-along-route and dynamic-map results from TomTom's
   route bodies as received;
 - `_data_viz.py`, `_geojson.py`: data-viz results from the caller's GeoJSON bytes,
-  validated but never altered.
+  validated but never altered;
+- `_ev.py`: EV stations with their live availability, and Long Distance EV routes
+  with their charging stops;
+- `_image.py`, `_basemap.py`: the PNG of a map for hosts without views.
 
 Nothing here imports the MCP SDK (beyond its protocol types), httpx or Starlette:
 fitting workers import this package, and stay small.
@@ -28,6 +31,7 @@ from server.jobs._features import (
     waypoint_features,
 )
 from server.jobs._geojson import GeoJsonError, Summary, validate_geojson
+from server.jobs._image import IMAGE_MAX_BYTES, ImageRequest, Rendered, basemap_frame, render_map
 from server.jobs._result import (
     APP_DATA_KEY,
     OMITTED_KEY,
@@ -48,15 +52,19 @@ from server.jobs._routes import (
 
 __all__ = [
     "APP_DATA_KEY",
+    "IMAGE_MAX_BYTES",
     "OMITTED_KEY",
     "DrawnRoute",
     "GeoJsonError",
+    "ImageRequest",
     "NoRoute",
     "Prepared",
+    "Rendered",
     "Summary",
     "along_route",
     "along_route_request",
     "answer_and_data",
+    "basemap_frame",
     "bbox_of",
     "call_tool_result",
     "collection",
@@ -66,6 +74,7 @@ __all__ = [
     "point_array",
     "point_feature",
     "prepare",
+    "render_map",
     "rounded",
     "route_answer",
     "route_feature",

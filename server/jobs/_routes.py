@@ -25,6 +25,7 @@ from server.jobs._features import (
     search_results,
     waypoint_features,
 )
+from server.jobs._image import ALTERNATIVE, ImageRequest
 from server.jobs._result import Prepared, prepare
 from server.tomtom import BodyError, RawBody, loads, parse_route_body, request_body
 from server.tool_names import DYNAMIC_MAP, ROUTING, SEARCH_ALONG_ROUTE
@@ -34,27 +35,88 @@ class NoRoute(BodyError):
     """TomTom answered, but with no route."""
 
 
+def route_body(raw: RawBody) -> dict[str, Any]:
+    """A calculateRoute body with at least one route; leg points as `[lon, lat]` arrays."""
+    body = loads(raw, parse_route_body)
+    if not body.get("routes"):
+        raise NoRoute("TomTom found no route between these locations.")
+    return body
+
+
 def routes_of(raw: RawBody) -> list[dict[str, Any]]:
     """TomTom's routes in a calculateRoute body; leg points as float64 `[lon, lat]` arrays."""
-    routes = loads(raw, parse_route_body).get("routes") or []
-    if not routes:
-        raise NoRoute("TomTom found no route between these locations.")
-    return routes
+    return route_body(raw)["routes"]
 
 
-def routing(raw: RawBody, locations: list[list[float]], show_ui: bool, budget: int) -> Prepared:
-    """`tomtom-routing`: every route with its legs, sections, guidance and progress."""
-    routes = routes_of(raw)
-    answer = {
+def visiting_order(body: dict[str, Any], stops: int) -> list[int] | None:
+    """The given locations' indices in the order the route visits them, from TomTom's
+    `optimizedWaypoints` (which number the intermediate stops only), or None."""
+    optimized = body.get("optimizedWaypoints")
+    if not optimized:
+        return None
+    middle = [0] * (stops - 2)
+    for entry in optimized:
+        provided, position = entry.get("providedIndex"), entry.get("optimizedIndex")
+        if not (isinstance(provided, int) and isinstance(position, int)):
+            raise BodyError("TomTom answered with an unreadable optimizedWaypoints list.")
+        if not (0 <= provided < stops - 2 and 0 <= position < stops - 2):
+            raise BodyError("TomTom's optimizedWaypoints name a stop that was not given.")
+        middle[position] = provided + 1
+    return [0, *middle, stops - 1]
+
+
+def routing(
+    raw: RawBody,
+    locations: list[list[float]],
+    show_ui: bool,
+    budget: int,
+    image: ImageRequest | None = None,
+) -> Prepared:
+    """`tomtom-routing`: every route with its legs, sections, guidance and progress; the
+    first is the route, the others alternatives, drawn as secondary lines."""
+    body = route_body(raw)
+    routes = body["routes"]
+    answer: dict[str, Any] = {
         "locations": len(locations),
         "routes": [route_answer(route, i) for i, route in enumerate(routes)],
     }
-    data = None  # without a widget the lines are never converted (up to 100,000 points)
-    if show_ui:
-        features = [route_feature(route, i) for i, route in enumerate(routes)]
-        features += waypoint_features(locations)
+    order = visiting_order(body, len(locations))
+    stops = locations
+    if order is not None:
+        answer["optimized_order"] = order
+        answer["note"] = (
+            "optimized_order lists the given locations' indices (0-based) in the order the "
+            "route visits them."
+        )
+        stops = [locations[i] for i in order]
+    data = None  # without a widget or image the lines are never converted (100,000 points)
+    if show_ui or image is not None:
+        features = [_drawn_route(route, i) for i, route in enumerate(routes)]
+        labels = None
+        if order is not None:
+            labels = [_stop_label(n, given, len(order)) for n, given in enumerate(order)]
+        features += waypoint_features(stops, labels)
         data = collection(features, summary={"routes": len(routes)})
-    return prepare(ROUTING, answer, data, show_ui, budget)
+    return prepare(ROUTING, answer, data, show_ui, budget, image)
+
+
+def _drawn_route(route: dict[str, Any], index: int) -> dict[str, Any]:
+    """The route with its guidance; an alternative as a grey secondary line without it
+    (its turn-by-turn anchors would take budget from the route's own line)."""
+    if index == 0:
+        return route_feature(route, 0)
+    return route_feature(
+        route, index, guidance=False, alternative=True, color=ALTERNATIVE,
+        label=f"Alternative {index}",
+    )  # fmt: skip
+
+
+def _stop_label(position: int, given: int, count: int) -> str:
+    if position == 0:
+        return "Start"
+    if position == count - 1:
+        return "End"
+    return f"Stop {position} (location {given})"
 
 
 def along_route_request(raw: RawBody) -> RawBody:
@@ -108,6 +170,7 @@ def dynamic_map(
     title: str | None,
     show_ui: bool,
     budget: int,
+    image: ImageRequest | None = None,
 ) -> Prepared:
     """`tomtom-dynamic-map`: the first route of each body drawn without guidance, then
     `features` (the areas and markers); `answer` (their counts) gets the routes' figures."""
@@ -126,8 +189,8 @@ def dynamic_map(
     answer = {**answer, "routes": answer_routes}
     if title:
         answer["title"] = title
-    data = None  # without a widget the route lines are never converted
-    if show_ui:
+    data = None  # without a widget or image the route lines are never converted
+    if show_ui or image is not None:
         lines: list[dict[str, Any]] = []
         for i, (spec, route) in enumerate(zip(routes, calculated, strict=True)):
             lines.append(
@@ -135,4 +198,4 @@ def dynamic_map(
             )
             lines += waypoint_features(spec.locations)
         data = collection(lines + features, title=title)
-    return prepare(DYNAMIC_MAP, answer, data, show_ui, budget)
+    return prepare(DYNAMIC_MAP, answer, data, show_ui, budget, image)
