@@ -43,7 +43,8 @@ MODEL_TOOLS = (
     AREA_SEARCH,
     POI_CATEGORIES,
 )
-"""The tools the model sees; each has a view, whose status reports are counted per tool."""
+"""The tools the model sees; all but `POI_CATEGORIES` have a view, whose status reports
+are counted per tool."""
 
 APP_TOOLS = (GET_APP_DATA, REPORT_APP_STATUS, GET_MAP_CONFIG)
 """The tools only views call (`_meta.ui.visibility: ["app"]`)."""

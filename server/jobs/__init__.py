@@ -19,6 +19,7 @@ fitting workers import this package, and stay small.
 from __future__ import annotations
 
 from server.jobs._data_viz import answer_and_data, data_viz, data_viz_page
+from server.jobs._ev import availability_id, ev_route, stations
 from server.jobs._features import (
     bbox_of,
     collection,
@@ -64,6 +65,7 @@ __all__ = [
     "along_route",
     "along_route_request",
     "answer_and_data",
+    "availability_id",
     "basemap_frame",
     "bbox_of",
     "call_tool_result",
@@ -71,6 +73,7 @@ __all__ = [
     "data_viz",
     "data_viz_page",
     "dynamic_map",
+    "ev_route",
     "point_array",
     "point_feature",
     "prepare",
@@ -81,6 +84,7 @@ __all__ = [
     "routes_of",
     "routing",
     "search_results",
+    "stations",
     "validate_geojson",
     "waypoint_features",
     "wire_size",

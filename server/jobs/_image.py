@@ -84,9 +84,7 @@ def basemap_frame(positions: Iterable[Sequence[float]], width: int, height: int)
     return _fitted_frame((west, south, east, north), width, height, BASEMAP_MARGIN)
 
 
-def render_map(
-    data: dict[str, Any], request: ImageRequest, *, scale: float = 1.0
-) -> Rendered:
+def render_map(data: dict[str, Any], request: ImageRequest, *, scale: float = 1.0) -> Rendered:
     """The PNG of `data` (a FeatureCollection of docs/adr/0001, coordinates not yet
     encoded) at `scale` times the requested size."""
     width = max(64, round(request.width * scale))
@@ -146,7 +144,9 @@ def _background(
             tiles = Image.open(io.BytesIO(request.basemap))
             tiles.load()
         except (OSError, ValueError):
-            return offline_background(width, height, frame), "offline basemap (TomTom's was unreadable)"
+            return offline_background(
+                width, height, frame
+            ), "offline basemap (TomTom's was unreadable)"
         bw, bs, be, bn = request.basemap_frame
         bx0, by0 = mercator(bw, bn)
         bx1, by1 = mercator(be, bs)
@@ -157,9 +157,7 @@ def _background(
         box = ((fx0 - bx0) * sx, (fy0 - by0) * sy, (fx1 - bx0) * sx, (fy1 - by0) * sy)
         inside = box[0] >= -1 and box[1] >= -1 and box[2] <= tiles.width + 1
         if inside and box[3] <= tiles.height + 1:
-            crop = tiles.convert("RGBA").resize(
-                (width, height), Image.Resampling.BILINEAR, box=box
-            )
+            crop = tiles.convert("RGBA").resize((width, height), Image.Resampling.BILINEAR, box=box)
             return crop, "TomTom static map"
         return offline_background(width, height, frame), (
             "offline basemap (the answer reached beyond TomTom's static map)"
@@ -257,7 +255,9 @@ class _Canvas:
                 if len(px) >= 3:
                     shade.polygon([tuple(p) for p in px.tolist()], fill=(*rgb, 46))
                     outlines.append((px, color))
-            label = props.get("label") or ("Reachable range" if props["kind"] == "range" else "Area")
+            label = props.get("label") or (
+                "Reachable range" if props["kind"] == "range" else "Area"
+            )
             self.legend.setdefault(label, color)
         self.image.alpha_composite(fill)
         for px, color in outlines:

@@ -125,7 +125,9 @@ def _attach_image(
         picture = base64.b64encode(rendered.png).decode()
         if wire_size(call_tool_result(said, meta, picture)) <= budget:
             return said, picture
-        why = f"a {rendered.width}x{rendered.height} PNG does not fit the {budget:,}-character budget"
+        why = (
+            f"a {rendered.width}x{rendered.height} PNG does not fit the {budget:,}-character budget"
+        )
     return {**text, "image": f"not attached: {why}"}, None
 
 

@@ -9,8 +9,8 @@ TomTom request may have been billed even when it failed.
 
 Every request goes through `_fetch` under an endpoint label `"<family>/<endpoint>"`,
 whose family is the TomTom API it is billed and rate-limited under: `search`,
-`routing`, `traffic`, `map` (static images) or `ev` (EV Search, charging availability and Long Distance EV
-Routing), so that metrics and pacing can group by it.
+`routing`, `traffic`, `map` (static images) or `ev` (EV Search, charging
+availability and Long Distance EV Routing), so that metrics and pacing can group by it.
 """
 
 from __future__ import annotations

@@ -83,7 +83,8 @@ class Vehicle(BaseModel):
     ] = None
 
     def params(self, travel_mode: str) -> list[tuple[str, Any]]:
-        """TomTom query parameters, or a ToolError naming a truck-only field set for another mode."""
+        """TomTom query parameters, or a ToolError naming a truck-only field given for
+        another travel mode."""
         given = self.described()
         if travel_mode != "truck":
             for name in TRUCK_ONLY:
@@ -119,7 +120,9 @@ def takes_vehicle(
     kept = [p for p in signature.parameters.values() if p.name != "vehicle"]
     hints = get_type_hints(Vehicle, include_extras=True)
     added = [
-        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=hints[name])
+        inspect.Parameter(
+            name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=hints[name]
+        )
         for name in FIELDS
     ]
 

@@ -166,7 +166,7 @@ def register(apps: Apps, runtime: Runtime) -> None:
                 raise body
         features: list[dict[str, Any]] = []
         if show_ui or image:  # without a widget or image no area or marker is drawn
-            features += [_area_feature(area) for area in polygons or []]
+            features += [area_feature(area) for area in polygons or []]
             features += [
                 jobs.point_feature(
                     marker.position,
@@ -230,7 +230,7 @@ async def _route(
         raise type(exc)(f"routes[{index}]: {exc}") from None
 
 
-def _area_feature(area: Area) -> dict[str, Any]:
+def area_feature(area: Area) -> dict[str, Any]:
     if area.coordinates is not None:
         ring = np.asarray(area.coordinates, dtype=np.float64)
         if not np.array_equal(ring[0], ring[-1]):
