@@ -47,8 +47,10 @@ from server.jobs._routes import (
     along_route,
     along_route_request,
     dynamic_map,
+    route_body,
     routes_of,
     routing,
+    visiting_order,
 )
 
 __all__ = [
@@ -81,11 +83,13 @@ __all__ = [
     "rounded",
     "route_answer",
     "route_feature",
+    "route_body",
     "routes_of",
     "routing",
     "search_results",
     "stations",
     "validate_geojson",
+    "visiting_order",
     "waypoint_features",
     "wire_size",
 ]

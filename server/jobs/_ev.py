@@ -78,19 +78,30 @@ def point_statuses(result: dict[str, Any]) -> dict[str, int]:
 
 
 def live_counts(availability: dict[str, Any] | None) -> tuple[dict[str, int], list[dict]]:
-    """(totals over the park, per connector type) from a chargingAvailability answer."""
+    """(totals over the park, per connector type) from a chargingAvailability answer;
+    each type keeps its `perPowerLevel` counts as `{power_kw: counts}`."""
     totals = dict.fromkeys(_COUNTS, 0)
     per_type: list[dict[str, Any]] = []
     for connector in (availability or {}).get("connectors") or []:
-        current = (connector.get("availability") or {}).get("current") or {}
-        counts = {k: int(current.get(k) or 0) for k in _COUNTS}
+        live = connector.get("availability") or {}
+        counts = _counted(live.get("current"))
         for k, v in counts.items():
             totals[k] += v
         entry: dict[str, Any] = {"type": connector.get("type") or "unknown", **counts}
         if isinstance(connector.get("total"), int):
             entry["total"] = connector["total"]
+        entry["levels"] = {
+            float(level["powerKW"]): _counted(level)
+            for level in live.get("perPowerLevel") or []
+            if isinstance(level, dict) and isinstance(level.get("powerKW"), int | float)
+        }
         per_type.append(entry)
     return totals, per_type
+
+
+def _counted(counts: Any) -> dict[str, int]:
+    counts = counts if isinstance(counts, dict) else {}
+    return {k: int(counts.get(k) or 0) for k in _COUNTS}
 
 
 def colour_of(counts: dict[str, int] | None) -> str:
@@ -184,15 +195,20 @@ def _availability_text(counts: dict[str, int] | None) -> str:
 
 
 def _add_counts(connectors: list[dict[str, Any]], per_type: list[dict[str, Any]]) -> None:
-    """Live counts onto the connectors of the same type (summed over power levels)."""
+    """Live counts onto each connector: its power level's when TomTom gives them per
+    level, else its type's when it is the park's only connector of that type."""
     by_type = {entry["type"]: entry for entry in per_type}
     for connector in connectors:
         live = by_type.get(connector["type"])
         if live is None:
             continue
-        if "total" in live:
-            connector["count"] = live["total"]
-        connector["free"] = live["available"]
+        level = live["levels"].get(connector["power_kw"])
+        if level is not None:
+            connector["count"] = sum(level.values())
+            connector["free"] = level["available"]
+        elif sum(1 for c in connectors if c["type"] == connector["type"]) == 1:
+            connector["count"] = live.get("total", sum(live[k] for k in _COUNTS))
+            connector["free"] = live["available"]
 
 
 def _connectors_text(connectors: list[dict[str, Any]]) -> str:

@@ -83,10 +83,10 @@ def routing(
     order = visiting_order(body, len(locations))
     stops = locations
     if order is not None:
-        answer["optimized_order"] = order
+        answer["optimized_order"] = " → ".join(map(str, order))
         answer["note"] = (
-            "optimized_order lists the given locations' indices (0-based) in the order the "
-            "route visits them."
+            "optimized_order gives the given locations' indices (0-based) in the order the "
+            "route visits them; the legs follow that order."
         )
         stops = [locations[i] for i in order]
     data = None  # without a widget or image the lines are never converted (100,000 points)

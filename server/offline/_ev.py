@@ -181,16 +181,18 @@ def charging_availability(q: Query) -> dict[str, Any]:
             "Missing required parameter 'chargingAvailability'.", target="chargingAvailability"
         )
     park = _park(_seed_of_id(text), 0.0, 0.0)
-    connectors = []
+    by_type: dict[str, dict[str, Any]] = {}
     for (kind, kw, _v, _a, _c, total), counts in _counts(park):
-        connectors.append({
-            "type": kind,
-            "total": total,
-            "availability": {
-                "current": counts,
-                "perPowerLevel": [{"powerKW": kw, **counts}],
-            },
-        })  # fmt: skip
+        entry = by_type.setdefault(
+            kind,
+            {"type": kind, "total": 0, "availability": {
+                "current": dict.fromkeys(counts, 0), "perPowerLevel": []}},
+        )  # fmt: skip
+        entry["total"] += total
+        for name, value in counts.items():
+            entry["availability"]["current"][name] += value
+        entry["availability"]["perPowerLevel"].append({"powerKW": kw, **counts})
+    connectors = list(by_type.values())
     return {"connectors": connectors, "chargingAvailability": text}
 
 

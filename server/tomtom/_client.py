@@ -174,6 +174,7 @@ class TomTomClient:
         path = ":".join(_latlon(lon, lat) for lon, lat in locations)
         full: list[tuple[str, str | int | float | bool]] = [
             ("vehicleEngineType", "electric"),
+            ("instructionsType", "text"),
             ("extendedRouteRepresentation", "distance"),
             ("extendedRouteRepresentation", "travelTime"),
             *params,
