@@ -208,6 +208,18 @@ class _Canvas:
         if label:
             self.draw.text((x, y), label, fill="white", font=self._font, anchor="mm")
 
+    def chip(self, px: Sequence[float], text: str) -> None:
+        """A label in a white box just above `px` (markers' labels, as the view shows them)."""
+        x, y = px[0], px[1] - 10 * SUPERSAMPLE
+        box = self.draw.textbbox((x, y), text, font=self._font, anchor="mb")
+        pad = 3 * SUPERSAMPLE
+        self.draw.rounded_rectangle(
+            (box[0] - pad, box[1] - pad, box[2] + pad, box[3] + pad),
+            3 * SUPERSAMPLE,
+            fill=(255, 255, 255, 235),
+        )
+        self.draw.text((x, y), text, fill=_INK, font=self._font, anchor="mb")
+
     def draw_features(self, features: list[dict[str, Any]]) -> Image.Image:
         by_kind: dict[str, list[dict[str, Any]]] = {}
         for feature in features:
@@ -224,7 +236,10 @@ class _Canvas:
             for feature in by_kind.get(kind, []):
                 props = feature["properties"]
                 color = props.get("color") or _KIND[kind]
-                self.dot(self.pixels(feature["geometry"]["coordinates"])[0], color, 6)
+                px = self.pixels(feature["geometry"]["coordinates"])[0]
+                self.dot(px, color, 6)
+                if kind == "marker" and props.get("label"):
+                    self.chip(px, str(props["label"])[:40])
             if by_kind.get(kind):
                 self.legend.setdefault(_LEGEND[kind](len(by_kind[kind])), _KIND[kind])
         for i, feature in enumerate(by_kind.get("charging_stop", [])):

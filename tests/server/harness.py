@@ -95,12 +95,18 @@ class ToolClient:
 
 @asynccontextmanager
 async def tool_client(
-    *, key: str | None = None, downloads: httpx.AsyncClient | None = None, **settings: Any
+    *,
+    key: str | None = None,
+    downloads: httpx.AsyncClient | None = None,
+    transport: httpx.AsyncBaseTransport | None = None,
+    **settings: Any,
 ) -> AsyncIterator[ToolClient]:
-    """The server's tools in process, over the offline upstream; `key` is the configured key."""
+    """The server's tools in process, over the offline upstream (or `transport`); `key` is
+    the configured key."""
     settings.setdefault("fit_inline", True)  # no process pool needed in process
     upstream = httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=build_upstream_app(slow_answer_s=2.0)), timeout=5
+        transport=transport or httpx.ASGITransport(app=build_upstream_app(slow_answer_s=2.0)),
+        timeout=5,
     )
     async with upstream, httpx.AsyncClient(follow_redirects=False) as default_downloads:
         config = Settings(api_key=key, **settings)

@@ -107,6 +107,6 @@ async def test_poi_categories_are_filtered_by_a_word_in_names_or_synonyms() -> N
     assert "com.tomtom/app-data" not in charging.meta
     listed = assert_model_text(everything, "tomtom-poi-categories", show_ui=False)
     assert len(listed["categories"]) == 5 and listed["count"] > 5 and "more" in listed
-    assert "No category" in assert_model_text(nothing, "tomtom-poi-categories", show_ui=False)[
-        "note"
-    ]
+    assert (
+        "No category" in assert_model_text(nothing, "tomtom-poi-categories", show_ui=False)["note"]
+    )

@@ -93,7 +93,7 @@ def test_stations_join_documented_availability_counts_to_the_search_result() -> 
     result = documented.SEARCH_EV_POI
     key = jobs.availability_id(result)
     assert key == documented.CHARGING_AVAILABILITY["chargingAvailability"]
-    items, features = jobs.stations([result], {key: documented.CHARGING_AVAILABILITY})
+    items, _features = jobs.stations([result], {key: documented.CHARGING_AVAILABILITY})
     station = items[0]
     assert station["availability"] == {"free": 1, "occupied": 3, "out_of_service": 1}
     ccs, chademo = station["connectors"]

@@ -198,9 +198,7 @@ LONG_DISTANCE_EV_ROUTE: dict[str, Any] = {
     "formatVersion": "0.0.12",
     "routes": [
         {
-            "summary": _summary(
-                412_000, 16_200, 71.9, 18.1, totalChargingTimeInSeconds=2_040
-            ),
+            "summary": _summary(412_000, 16_200, 71.9, 18.1, totalChargingTimeInSeconds=2_040),
             "legs": [
                 {
                     "summary": _summary(
@@ -250,9 +248,13 @@ LONG_DISTANCE_EV_ROUTE: dict[str, Any] = {
                 },
             ],
             "sections": [
-                {"startPointIndex": 0, "endPointIndex": 5, "sectionType": "TRAVEL_MODE",
-                 "travelMode": "car"}
-            ],  # fmt: skip
+                {
+                    "startPointIndex": 0,
+                    "endPointIndex": 5,
+                    "sectionType": "TRAVEL_MODE",
+                    "travelMode": "car",
+                }
+            ],
         }
     ],
 }
