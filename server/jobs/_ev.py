@@ -104,17 +104,26 @@ def _counted(counts: Any) -> dict[str, int]:
     return {k: int(counts.get(k) or 0) for k in _COUNTS}
 
 
-def colour_of(counts: dict[str, int] | None) -> str:
-    """Green with a free point, orange when all are taken, red when all are broken."""
+STATES = {"free": FREE, "busy": BUSY, "out of service": BROKEN, "unknown": UNKNOWN}
+"""What the view's legend calls each colour of a station."""
+
+
+def state_of(counts: dict[str, int] | None) -> str:
+    """free with a free point, busy when all are taken, out of service when all are broken."""
     if not counts or not any(counts.values()):
-        return UNKNOWN
+        return "unknown"
     if counts.get("available"):
-        return FREE
+        return "free"
     if counts.get("occupied") or counts.get("reserved"):
-        return BUSY
+        return "busy"
     if counts.get("outOfService") and not counts.get("unknown"):
-        return BROKEN
-    return UNKNOWN
+        return "out of service"
+    return "unknown"
+
+
+def colour_of(counts: dict[str, int] | None) -> str:
+    """Green when free, orange when busy, red when out of service, grey when unknown."""
+    return STATES[state_of(counts)]
 
 
 def stations(
@@ -171,6 +180,7 @@ def stations(
                         if isinstance(item["availability"], str)
                         else _availability_text(counts),
                         "color": colour_of(counts),
+                        "state": state_of(counts),
                         "operator": item["operator"],
                         **({"distance_m": item["distance_m"]} if "distance_m" in item else {}),
                     },

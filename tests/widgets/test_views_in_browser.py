@@ -176,6 +176,12 @@ def test_the_view_reports_its_outcome_to_the_server(page: Page, preview_server: 
             },
             "areas",
         ),
+        ("tomtom-ev-search", {"position": AMSTERDAM, "radius": 3000}, "points"),
+        (
+            "tomtom-area-search",
+            {"query": "pharmacy", "polygons": [{"center": AMSTERDAM, "radius": 1500}]},
+            "areas",
+        ),
     ],
 )
 def test_every_map_tool_draws_in_the_map_view(
@@ -431,3 +437,64 @@ def test_data_viz_too_large_to_send_is_paged_in_with_its_own_tool_input(
     assert calls.count("tomtom-get-app-data") == int(drawn["pages"])
     assert frame.evaluate(INK) > 0.002
     shoot(page, "data-viz-paged")
+
+
+FIND_COLOUR = """([r, g, b]) => {
+  const c = document.querySelector("#map canvas");
+  const x = document.createElement("canvas").getContext("2d");
+  x.canvas.width = c.width; x.canvas.height = c.height;
+  x.drawImage(c, 0, 0);
+  const d = x.getImageData(0, 0, c.width, c.height).data;
+  const scale = c.width / c.clientWidth;
+  for (let i = 0; i < d.length; i += 4) {
+    if (Math.abs(d[i] - r) + Math.abs(d[i + 1] - g) + Math.abs(d[i + 2] - b) < 12) {
+      const p = i / 4;
+      return {x: (p % c.width) / scale + 2, y: Math.floor(p / c.width) / scale + 2};
+    }
+  }
+  return null;
+}"""
+
+
+def test_ev_stations_are_coloured_by_availability_with_a_popup_each(
+    page: Page, preview_server: Service
+) -> None:
+    args = {"position": AMSTERDAM, "radius": 3000, "limit": 12}
+    frame, drawn = open_view(page, preview_server.url, "tomtom-ev-search", args)
+    assert drawn["status"] == "ok", drawn
+    assert int(drawn["points"]) == 13  # twelve stations and the search centre
+    assert "12 places" in frame.inner_text("#title")
+    legend = frame.inner_text("#legend")
+    assert "Charging: free" in legend
+    free = frame.evaluate(FIND_COLOUR, [0x2F, 0x9E, 0x44])
+    assert free is not None, "a free station is drawn green"
+    frame.locator("#map canvas").click(position=free)
+    popup = frame.wait_for_selector(".maplibregl-popup-content")
+    text = popup.inner_text()
+    assert " free" in text and "kW" in text, text  # availability and connectors
+    shoot(page, "ev-search-popup")
+
+
+def test_an_ev_route_is_drawn_with_its_charging_stops(page: Page, preview_server: Service) -> None:
+    args = {
+        "locations": [AMSTERDAM, [13.405, 52.52]],
+        "maxChargeInkWh": 60,
+        "currentChargePercent": 80,
+    }
+    frame, drawn = open_view(page, preview_server.url, "tomtom-ev-routing", args)
+    assert drawn["status"] == "ok", drawn
+    assert int(drawn["routePoints"]) > 1000
+    legend = frame.inner_text("#legend")
+    assert "Charging stops (" in legend or "Charging stop" in legend
+    assert int(drawn["points"]) >= 3  # the two ends and at least one charging stop
+    assert frame.evaluate(INK) > 0.002
+    shoot(page, "ev-routing")
+
+
+def test_alternatives_are_drawn_as_secondary_lines(page: Page, preview_server: Service) -> None:
+    args = {"locations": [AMSTERDAM, [13.405, 52.52]], "maxAlternatives": 2}
+    frame, drawn = open_view(page, preview_server.url, "tomtom-routing", args)
+    assert drawn["status"] == "ok", drawn
+    legend = frame.inner_text("#legend")
+    assert "Alternative 1" in legend and "Alternative 2" in legend
+    shoot(page, "routing-alternatives")

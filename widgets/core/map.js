@@ -224,6 +224,7 @@ const mapCore = (() => {
           properties: {
             color,
             label,
+            alternative: p.alternative === true,
             length: s.lengthInMeters,
             time: s.travelTimeInSeconds,
             delay: s.trafficDelayInSeconds,
@@ -252,6 +253,8 @@ const mapCore = (() => {
             address: asText(p.address),
             category: asText(p.category),
             distance: Number.isFinite(p.distance_m) ? style.formatDistance(p.distance_m) : "",
+            detail: asText(p.detail),
+            state: asText(p.state),
           },
         });
       }
@@ -272,6 +275,8 @@ const mapCore = (() => {
       source: "areas",
       paint: { "line-color": ["get", "color"], "line-width": 2, "line-opacity": 0.9 },
     });
+    // Alternatives first, so the route itself is drawn over them.
+    routes.sort((a, b) => Number(b.properties.alternative) - Number(a.properties.alternative));
     source("routes", routes);
     map.addLayer({
       id: "route-casing",
@@ -285,7 +290,11 @@ const mapCore = (() => {
       type: "line",
       source: "routes",
       layout: { "line-join": "round", "line-cap": "round" },
-      paint: { "line-color": ["get", "color"], "line-width": 5.5 },
+      paint: {
+        "line-color": ["get", "color"],
+        "line-width": ["case", ["get", "alternative"], 3.5, 5.5],
+        "line-opacity": ["case", ["get", "alternative"], 0.85, 1],
+      },
     });
     source("sections", sections);
     map.addLayer({
@@ -319,7 +328,8 @@ const mapCore = (() => {
     popupOnClick(map, "points", (p) =>
       `<strong>${esc(p.name)}</strong>` +
       (p.address ? `<div>${esc(p.address)}</div>` : "") +
-      (p.category || p.distance ? `<div class="muted">${esc([p.category, p.distance].filter(Boolean).join(" · "))}</div>` : ""),
+      (p.category || p.distance ? `<div class="muted">${esc([p.category, p.distance].filter(Boolean).join(" · "))}</div>` : "") +
+      (p.detail ? `<div>${esc(p.detail)}</div>` : ""),
     );
     popupOnClick(map, "route-line", (p) =>
       `<strong>${esc(p.label)}</strong><div>${esc(routeSummary(p))}</div>`,
@@ -363,7 +373,12 @@ const mapCore = (() => {
     for (const r of routes) legend.push({ label: r.properties.label, color: r.properties.color, shape: "line" });
     for (const row of style.sectionLegend(sections)) legend.push({ ...row, shape: "line" });
     const countBy = (items, key) => items.reduce((m, x) => m.set(x[key], (m.get(x[key]) || 0) + 1), new Map());
-    for (const [kind, n] of countBy(points.map((f) => f.properties), "kind")) {
+    const stations = points.filter((f) => f.properties.kind === "station").map((f) => f.properties);
+    for (const [state, n] of countBy(stations, "state")) {
+      const color = stations.find((p) => p.state === state).color;
+      legend.push({ label: `Charging: ${state || "unknown"} (${n})`, color, shape: "dot" });
+    }
+    for (const [kind, n] of countBy(points.map((f) => f.properties).filter((p) => p.kind !== "station"), "kind")) {
       const s = style.kindStyle(kind);
       legend.push({ label: n > 1 ? `${s.label}s (${n})` : s.label, color: s.color, shape: "dot" });
     }
@@ -378,7 +393,7 @@ const mapCore = (() => {
         routePoints,
         sections: sections.length,
         points: points.length + waypoints.length,
-        places: points.filter((f) => f.properties.kind === "result" || f.properties.kind === "marker").length,
+        places: points.filter((f) => ["result", "marker", "station"].includes(f.properties.kind)).length,
         areas: areas.length,
       },
       legend,

@@ -12,6 +12,8 @@ const style = (() => {
     route: { color: "#1f6feb", label: "Route" },
     range: { color: "#1f6feb", label: "Reachable range" },
     area: { color: "#2f9e44", label: "Area" },
+    station: { color: "#2f9e44", label: "Charging station" },
+    charging_stop: { color: "#0f9d8a", label: "Charging stop" },
   };
 
   /** Distinct colours for several routes or areas on one map, in order. */

@@ -11,6 +11,9 @@
     "tomtom-routing": "Route",
     "tomtom-reachable-range": "Reachable range",
     "tomtom-dynamic-map": "Map",
+    "tomtom-ev-search": "Charging stations",
+    "tomtom-ev-routing": "EV route with charging stops",
+    "tomtom-area-search": "In the area",
   };
   let map = null;
 
