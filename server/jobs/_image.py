@@ -195,10 +195,8 @@ class _Canvas:
         return px
 
     def line(self, px: np.ndarray, color: Any, width: float) -> None:
-        if len(px) >= 2:
-            self.draw.line(
-                list(map(tuple, px.tolist())), fill=color, width=round(width * SUPERSAMPLE)
-            )
+        if len(px) >= 2:  # a flat [x, y, x, y...] list: Pillow reads it without tuples
+            self.draw.line(px.ravel().tolist(), fill=color, width=round(width * SUPERSAMPLE))
 
     def dot(self, px: Sequence[float], color: str, radius: float, label: str = "") -> None:
         r = radius * SUPERSAMPLE
@@ -256,6 +254,8 @@ class _Canvas:
 
     def _areas(self, areas: list[dict[str, Any]]) -> None:
         """Translucent fills on a layer of their own, then the outlines above them."""
+        if not areas:
+            return
         fill = Image.new("RGBA", self.image.size, (0, 0, 0, 0))
         shade = ImageDraw.Draw(fill)
         outlines: list[tuple[np.ndarray, str]] = []
