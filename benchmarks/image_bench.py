@@ -28,8 +28,8 @@ from typing import Any
 
 from loadtest.mix import LONG_ROUTE
 from server import jobs
-from server.offline._routing import calculate_route, parse_request
 from server.offline._query import Query
+from server.offline._routing import calculate_route, parse_request
 from server.tomtom import RawBody, request_body
 
 BUDGET = 120_000

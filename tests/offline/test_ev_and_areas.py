@@ -4,6 +4,7 @@ categories and static images, as the offline upstream answers them."""
 from __future__ import annotations
 
 import io
+import itertools
 
 import httpx
 import numpy as np
@@ -116,7 +117,7 @@ async def test_a_long_ev_route_stops_to_charge_before_the_battery_runs_low(
     legs = route["legs"]
     stops = [leg["summary"]["chargingInformationAtEndOfLeg"] for leg in legs[:-1]]
     assert len(stops) >= 3 and "chargingInformationAtEndOfLeg" not in legs[-1]["summary"]
-    for leg, following in zip(legs, legs[1:], strict=False):
+    for leg, following in itertools.pairwise(legs):
         assert leg["points"][-1] == following["points"][0]  # a stop ends one leg, starts the next
         assert leg["summary"]["remainingChargeAtArrivalInkWh"] >= 7.5 - 0.01
     for stop in stops:
