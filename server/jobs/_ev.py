@@ -68,8 +68,13 @@ def connectors_of(result: dict[str, Any]) -> list[dict[str, Any]]:
 def point_statuses(result: dict[str, Any]) -> dict[str, int]:
     """EV Search's per-charging-point `status`, counted, when the answer carries them."""
     counts: dict[str, int] = {}
-    names = {"Available": "available", "Occupied": "occupied", "Reserved": "reserved",
-             "Unknown": "unknown", "OutOfService": "outOfService"}  # fmt: skip
+    names = {
+        "Available": "available",
+        "Occupied": "occupied",
+        "Reserved": "reserved",
+        "Unknown": "unknown",
+        "OutOfService": "outOfService",
+    }
     for station in (result.get("chargingPark") or {}).get("chargingStations") or []:
         for point in station.get("chargingPoints") or []:
             status = names.get(point.get("status"), "unknown")
@@ -192,8 +197,13 @@ def stations(
 
 def _said(counts: dict[str, int]) -> dict[str, int]:
     """Counts for the model, zeros left out (`free` is TomTom's `available`)."""
-    names = {"available": "free", "occupied": "occupied", "reserved": "reserved",
-             "unknown": "unknown", "outOfService": "out_of_service"}  # fmt: skip
+    names = {
+        "available": "free",
+        "occupied": "occupied",
+        "reserved": "reserved",
+        "unknown": "unknown",
+        "outOfService": "out_of_service",
+    }
     return {names[k]: v for k, v in counts.items() if v}
 
 
@@ -286,21 +296,21 @@ def ev_route(
             "plug": connection.get("chargingPlugType"),
         }
         stops.append({k: v for k, v in stop.items() if v is not None})
-        if show_ui or image is not None:
-            end = _leg_end(leg)
-            if end is not None:
-                features.append(point_feature(end, {
-                    "kind": "charging_stop",
-                    "name": stop["name"],
-                    "label": f"Charging stop {stop['stop']}",
-                    "category": f"{stop.get('power_kw', '?')} kW",
-                    "detail": (
-                        f"Arrive {stop.get('arrival_charge_kwh', '?')} kWh, leave "
-                        f"{stop.get('departure_charge_kwh', '?')} kWh after "
-                        f"{stop['charging_minutes']} min"
-                    ),
-                    "leg": n,
-                }))  # fmt: skip
+        end = _leg_end(leg) if show_ui or image is not None else None
+        if end is not None:
+            detail = (
+                f"Arrive {stop.get('arrival_charge_kwh', '?')} kWh, leave "
+                f"{stop.get('departure_charge_kwh', '?')} kWh after {stop['charging_minutes']} min"
+            )
+            properties = {
+                "kind": "charging_stop",
+                "name": stop["name"],
+                "label": f"Charging stop {stop['stop']}",
+                "category": f"{stop.get('power_kw', '?')} kW",
+                "detail": detail,
+                "leg": n,
+            }
+            features.append(point_feature(end, properties))
     answer["charging_stops"] = stops
     answer["stops_for_charging"] = len(stops)
     if not stops:

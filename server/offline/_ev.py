@@ -122,7 +122,7 @@ def ev_search(q: Query) -> dict[str, Any]:
         if statuses and not _has_status(park, statuses):
             continue
         results.append(_result(park, rng))
-    _search_add_dist(results, (lon, lat))
+    _search._add_dist(results, (lon, lat))
     results.sort(key=lambda r: r["dist"])
     results = results[:limit]
     return {
@@ -162,12 +162,6 @@ def _result(park: Park, rng: np.random.Generator) -> dict[str, Any]:
     }
     base["dataSources"] = {"chargingAvailability": {"id": park.availability_id}}
     return base
-
-
-def _search_add_dist(results: list[dict[str, Any]], origin: tuple[float, float]) -> None:
-    for r in results:
-        p = r["position"]
-        r["dist"] = round(float(_geo.distance_m(origin[0], origin[1], p["lon"], p["lat"])), 6)
 
 
 # --- EV Charging Stations Availability ------------------------------------------------
@@ -324,8 +318,18 @@ def _battery(q: Query, body: bytes) -> _Battery:
     offset = parse_number(
         str(charging.get("chargingTimeOffsetInSec", 60)), "chargingTimeOffsetInSec", 0, 3600
     )
-    return _Battery(curve, current, maximum, at_destination, at_stops, auxiliary or 0.0,
-                    battery_curve, best_kw, best_type, offset)  # fmt: skip
+    return _Battery(
+        curve=curve,
+        current=current,
+        maximum=maximum,
+        at_destination=at_destination,
+        at_stops=at_stops,
+        auxiliary_kw=auxiliary or 0.0,
+        battery_curve=battery_curve,
+        connector_kw=best_kw,
+        current_type=best_type,
+        offset_s=offset,
+    )
 
 
 def _consumption_curve(text: str | None) -> list[tuple[float, float]]:
@@ -352,8 +356,9 @@ def _consumption_curve(text: str | None) -> list[tuple[float, float]]:
     return curve
 
 
-def _plan(legs: list[np.ndarray], seg_kwh: np.ndarray, battery: _Battery
-          ) -> dict[int, tuple[float, float]]:  # fmt: skip
+def _plan(
+    legs: list[np.ndarray], seg_kwh: np.ndarray, battery: _Battery
+) -> dict[int, tuple[float, float]]:
     """Charging stops as {global vertex index: (arrival charge, target charge)}: a stop
     where the next segment would take the charge below the floor and the rest of the
     trip cannot be finished above `minChargeAtDestinationInkWh` from here."""
@@ -408,9 +413,13 @@ def _split(
     return pieces, spans
 
 
-def _add_energy(route: dict[str, Any], stops: dict[int, tuple[float, float]],
-                spans: list[tuple[int, int]], seg_kwh: np.ndarray, battery: _Battery
-                ) -> None:  # fmt: skip
+def _add_energy(
+    route: dict[str, Any],
+    stops: dict[int, tuple[float, float]],
+    spans: list[tuple[int, int]],
+    seg_kwh: np.ndarray,
+    battery: _Battery,
+) -> None:
     """Battery figures on every leg and the route, and each charging stop's details."""
     rng = _geo.rng_for("ldevr", len(seg_kwh), round(float(seg_kwh.sum()), 3))
     charge = battery.current
