@@ -12,16 +12,16 @@ import math
 
 from PIL import Image, ImageDraw
 
-LAND = (238, 241, 244, 255)
-GRID = (213, 219, 226, 255)
+LAND = (238, 241, 244)
+GRID = (213, 219, 226)
 
 
 def offline_background(
     width: int, height: int, frame: tuple[float, float, float, float]
 ) -> Image.Image:
-    """A `width` x `height` RGBA background for `frame` (west, south, east, north in
+    """A `width` x `height` RGB background for `frame` (west, south, east, north in
     degrees, Web Mercator): land colour and latitude/longitude lines at a round step."""
-    image = Image.new("RGBA", (width, height), LAND)
+    image = Image.new("RGB", (width, height), LAND)
     draw = ImageDraw.Draw(image)
     west, south, east, north = frame
     span = max(east - west, north - south, 1e-5) / 6

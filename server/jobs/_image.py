@@ -90,15 +90,15 @@ def render_map(data: dict[str, Any], request: ImageRequest, *, scale: float = 1.
     width = max(64, round(request.width * scale))
     height = max(64, round(request.height * scale))
     bbox = data.get("bbox") or [-10.0, 35.0, 30.0, 60.0]
-    frame = _fitted_frame(tuple(bbox), width, height, 0.08)
+    frame = _framed(tuple(bbox), width, height)
     background, basemap = _background(request, frame, width, height)
     canvas = _Canvas(frame, width * SUPERSAMPLE, height * SUPERSAMPLE)
-    overlay = canvas.draw_features(data.get("features") or [])
-    overlay = overlay.resize((width, height), Image.Resampling.BOX)
-    image = Image.alpha_composite(background.convert("RGBA"), overlay)
+    overlay = canvas.draw_features(data.get("features") or []).reduce(SUPERSAMPLE)
+    image = background if background.mode == "RGB" else background.convert("RGB")
+    image.paste(overlay, (0, 0), overlay)  # blended by the overlay's own alpha
     _decorate(image, data, canvas.legend, basemap)
     out = io.BytesIO()
-    image.convert("RGB").quantize(colors=128, method=Image.Quantize.FASTOCTREE).save(
+    image.quantize(colors=128, method=Image.Quantize.FASTOCTREE).save(
         out, format="PNG", compress_level=6
     )
     return Rendered(out.getvalue(), width, height, basemap)
@@ -125,6 +125,27 @@ def _fitted_frame(bbox: Frame, width: int, height: int, pad: float) -> Frame:
         _lon(cx + span_x / 2),
         _lat(cy - span_y / 2),
     )
+
+
+INSETS = (0.22, 0.09, 0.05, 0.06)
+"""Left, top, right, bottom margins (shares of the image) the data keeps clear of: the
+legend sits bottom left, the title top left."""
+
+
+def _framed(bbox: Frame, width: int, height: int) -> Frame:
+    """The frame that shows `bbox` as large as it fits inside the image less `INSETS`
+    (Web Mercator; a single point gets a street-level frame)."""
+    west, south, east, north = bbox
+    x0, y1 = mercator(west, south)
+    x1, y0 = mercator(east, north)
+    sizes = (width, height, width, height)
+    left, top, right, bottom = (share * size for share, size in zip(INSETS, sizes, strict=True))
+    inner_w, inner_h = width - left - right, height - top - bottom
+    scale = min(inner_w / max(x1 - x0, 2e-6), inner_h / max(y1 - y0, 2e-6))
+    fx0 = (x0 + x1) / 2 - (left + inner_w / 2) / scale
+    fy0 = (y0 + y1) / 2 - (top + inner_h / 2) / scale
+    fx1, fy1 = fx0 + width / scale, fy0 + height / scale
+    return (_lon(fx0), _lat(fy1), _lon(fx1), _lat(fy0))
 
 
 def _lon(x: float) -> float:
@@ -157,7 +178,7 @@ def _background(
         box = ((fx0 - bx0) * sx, (fy0 - by0) * sy, (fx1 - bx0) * sx, (fy1 - by0) * sy)
         inside = box[0] >= -1 and box[1] >= -1 and box[2] <= tiles.width + 1
         if inside and box[3] <= tiles.height + 1:
-            crop = tiles.convert("RGBA").resize((width, height), Image.Resampling.BILINEAR, box=box)
+            crop = tiles.convert("RGB").resize((width, height), Image.Resampling.BILINEAR, box=box)
             return crop, "TomTom static map"
         return offline_background(width, height, frame), (
             "offline basemap (the answer reached beyond TomTom's static map)"
@@ -182,17 +203,18 @@ class _Canvas:
 
     def pixels(self, coords: Any) -> np.ndarray:
         """Vertices as pixel positions, consecutive duplicates (at pixel size) dropped."""
+        return _distinct(self.project(coords))
+
+    def project(self, coords: Any) -> np.ndarray:
+        """Every vertex as a whole-pixel position, one per vertex (indices kept)."""
         ll = np.asarray(coords, dtype=np.float64).reshape(-1, 2)
         lat = np.radians(np.clip(ll[:, 1], -85.05112878, 85.05112878))
-        x = ll[:, 0] / 360 + 0.5
-        y = 0.5 - np.log(np.tan(np.pi / 4 + lat / 2)) / (2 * np.pi)
-        px = np.rint((np.column_stack((x, y)) - self._origin) * self._scale)
-        if len(px) > 2:
-            keep = np.ones(len(px), dtype=bool)
-            keep[1:] = np.any(px[1:] != px[:-1], axis=1)
-            keep[-1] = True
-            px = px[keep]
-        return px
+        px = np.empty_like(ll)
+        px[:, 0] = (ll[:, 0] / 360 + 0.5 - self._origin[0]) * self._scale[0]
+        px[:, 1] = (0.5 - np.log(np.tan(np.pi / 4 + lat / 2)) / (2 * np.pi) - self._origin[1]) * (
+            self._scale[1]
+        )
+        return np.rint(px, out=px)
 
     def line(self, px: np.ndarray, color: Any, width: float) -> None:
         if len(px) >= 2:  # a flat [x, y, x, y...] list: Pillow reads it without tuples
@@ -281,8 +303,8 @@ class _Canvas:
     def _route(self, route: dict[str, Any], n: int) -> None:
         props = route["properties"]
         color = props.get("color") or _PALETTE[n % len(_PALETTE)]
-        line = np.asarray(_line(route), dtype=np.float64).reshape(-1, 2)
-        px = self.pixels(line)
+        projected = self.project(_line(route))
+        px = _distinct(projected)
         self.line(px, _CASING, 8)
         self.line(px, color, 5)
         self.legend.setdefault(props.get("label") or f"Route {n + 1}", color)
@@ -290,10 +312,10 @@ class _Canvas:
             if section.get("sectionType") != "TRAFFIC":
                 continue
             start, end = section.get("startPointIndex", 0), section.get("endPointIndex", 0)
-            if 0 <= start < end < len(line):
+            if 0 <= start < end < len(projected):
                 magnitude = section.get("magnitudeOfDelay") or 0
                 shade = _DELAY[magnitude if 0 <= magnitude < len(_DELAY) else 0]
-                self.line(self.pixels(line[start : end + 1]), shade, 5)
+                self.line(_distinct(projected[start : end + 1]), shade, 5)
                 self.legend.setdefault(_DELAY_LABEL[magnitude % len(_DELAY)], shade)
 
 
@@ -305,6 +327,15 @@ _LEGEND = {
 }
 _DELAY_LABEL = ("Traffic: unknown", "Traffic: minor", "Traffic: moderate", "Traffic: major",
                 "Traffic: closed")  # fmt: skip
+
+
+def _distinct(px: np.ndarray) -> np.ndarray:
+    """`px` without vertices that repeat the one before (the ends are always kept)."""
+    if len(px) <= 2:
+        return px
+    keep = np.ones(len(px), dtype=bool)
+    keep[1:-1] = np.any(px[1:-1] != px[:-2], axis=1)
+    return px[keep]
 
 
 def _line(route: dict[str, Any]) -> Any:
@@ -329,19 +360,19 @@ def _decorate(image: Image.Image, data: dict[str, Any], legend: dict[str, str], 
     if title:
         box = draw.textbbox((10, 8), str(title)[:80], font=font)
         draw.rounded_rectangle((box[0] - 6, box[1] - 4, box[2] + 6, box[3] + 4), 4,
-                               fill=(255, 255, 255, 230))  # fmt: skip
-        draw.text((10, 8), str(title)[:80], fill=_INK, font=font)
+                               fill=(255, 255, 255))  # fmt: skip
+        draw.text((10, 8), str(title)[:80], fill=_INK[:3], font=font)
     rows = list(legend.items())[:10]
     if rows:
         height = 16 * len(rows) + 8
         top = image.height - height - 10
         width = 24 + max(draw.textlength(label, font=small) for label, _ in rows)
         draw.rounded_rectangle((8, top, 8 + width + 8, top + height), 4,
-                               fill=(255, 255, 255, 230))  # fmt: skip
+                               fill=(255, 255, 255))  # fmt: skip
         for i, (label, color) in enumerate(rows):
             y = top + 6 + 16 * i
             draw.rectangle((14, y + 3, 26, y + 9), fill=color)
-            draw.text((32, y), label, fill=_INK, font=small)
+            draw.text((32, y), label, fill=_INK[:3], font=small)
     credit = "© TomTom" if basemap.startswith("TomTom") else "Offline basemap"
     w = draw.textlength(credit, font=small)
-    draw.text((image.width - w - 6, image.height - 14), credit, fill=(73, 80, 87, 255), font=small)
+    draw.text((image.width - w - 6, image.height - 14), credit, fill=(73, 80, 87), font=small)
