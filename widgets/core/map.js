@@ -230,10 +230,13 @@ const mapCore = (() => {
             delay: s.trafficDelayInSeconds,
           },
         });
-        const cut = style.sectionSegments(coords, p.sections, { route: routeN - 1 });
-        sections.push(...cut.features);
-        warnings.push(...cut.skipped);
-        crossings.push(...style.countryCrossings(coords, p.sections));
+        if (p.alternative !== true) {
+          // An alternative is a plain secondary line: its sections would hide the route's.
+          const cut = style.sectionSegments(coords, p.sections, { route: routeN - 1 });
+          sections.push(...cut.features);
+          warnings.push(...cut.skipped);
+          crossings.push(...style.countryCrossings(coords, p.sections));
+        }
       } else if (/Polygon/.test(g.type)) {
         const base = style.kindStyle(kind);
         const color = p.color || (kind === "area" ? style.PALETTE[(areaN + 2) % style.PALETTE.length] : base.color);
@@ -275,9 +278,9 @@ const mapCore = (() => {
       source: "areas",
       paint: { "line-color": ["get", "color"], "line-width": 2, "line-opacity": 0.9 },
     });
-    // Alternatives first, so the route itself is drawn over them.
-    routes.sort((a, b) => Number(b.properties.alternative) - Number(a.properties.alternative));
-    source("routes", routes);
+    // Alternatives first in the source, so the route itself is drawn over them.
+    const layered = [...routes].sort((a, b) => Number(b.properties.alternative) - Number(a.properties.alternative));
+    source("routes", layered);
     map.addLayer({
       id: "route-casing",
       type: "line",
