@@ -62,6 +62,8 @@ def visiting_order(body: dict[str, Any], stops: int) -> list[int] | None:
         if not (0 <= provided < stops - 2 and 0 <= position < stops - 2):
             raise BodyError("TomTom's optimizedWaypoints name a stop that was not given.")
         middle[position] = provided + 1
+    if sorted(middle) != list(range(1, stops - 1)):
+        raise BodyError("TomTom's optimizedWaypoints do not visit every stop exactly once.")
     return [0, *middle, stops - 1]
 
 

@@ -6,6 +6,7 @@ import pytest
 
 from server.jobs import visiting_order
 from server.jobs._image import ALTERNATIVE
+from server.tomtom import BodyError
 from tests.server import tomtom_documented as documented
 from tests.server.harness import (
     AMSTERDAM,
@@ -56,6 +57,9 @@ def test_tomtoms_documented_optimized_waypoints_give_the_visiting_order() -> Non
     body = {"optimizedWaypoints": documented.OPTIMIZED_WAYPOINTS}
     assert visiting_order(body, 5) == [0, 3, 1, 2, 4]
     assert visiting_order({}, 5) is None
+    twice = [{"providedIndex": 0, "optimizedIndex": 0}, {"providedIndex": 0, "optimizedIndex": 1}]
+    with pytest.raises(BodyError, match="exactly once"):
+        visiting_order({"optimizedWaypoints": twice}, 4)
 
 
 @pytest.mark.parametrize(
