@@ -265,10 +265,12 @@ SpeedConsumption = Annotated[
 ]
 
 
-def _check_curve(curve: list[list[float]] | None) -> list[list[float]] | None:
+def _check_curve(curve: Any) -> list[list[float]] | None:
     """Speeds 1-250 km/h, strictly increasing (as TomTom requires)."""
     if curve is None:
         return None
+    if isinstance(curve, str):  # only a text _consumption could not split reaches here
+        raise ValueError(f"{curve!r} is not 'speed,consumption:speed,consumption'")
     for (s0, _), (s1, _) in itertools.pairwise(curve):
         if s1 <= s0:
             raise ValueError(f"speeds must increase strictly ({s1:g} km/h follows {s0:g} km/h)")
@@ -279,7 +281,8 @@ def _check_curve(curve: list[list[float]] | None) -> list[list[float]] | None:
 
 
 ConsumptionCurve = Annotated[
-    Annotated[list[SpeedConsumption], Field(min_length=1, max_length=25)] | None,
+    # `str` is in the schema for TomTom's text form; the validator has made it pairs.
+    str | Annotated[list[SpeedConsumption], Field(min_length=1, max_length=25)] | None,
     BeforeValidator(_consumption),
     AfterValidator(_check_curve),
     Field(

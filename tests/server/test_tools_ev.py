@@ -159,6 +159,8 @@ async def test_a_short_ev_trip_needs_no_charging_stop_and_says_so() -> None:
         ({"constantSpeedConsumptionInkWhPerHundredkm": "130,21.3:50,8.2"}, "speeds must increase"),
         ({"constantSpeedConsumptionInkWhPerHundredkm": "50,8.2:300,30"}, "outside [1, 250]"),
         ({"constantSpeedConsumptionInkWhPerHundredkm": "fifty"}, "constantSpeedConsumption"),
+        ({"constantSpeedConsumptionInkWhPerHundredkm": ":".join(f"{v},10" for v in range(1, 27))},
+         "at most 25"),
         ({"consumptionInKWH": [{"speedKMH": 50, "consumptionUnitsPer100KM": -1}]},
          "consumptionInKWH"),
         ({"currentChargePercent": None, "currentChargeInkWh": 70}, "currentChargeInkWh (70)"),
