@@ -1,16 +1,18 @@
-"""MCP Apps views and the code that assembles each into one HTML document."""
+"""MCP Apps views, built into one HTML document each (`dist/`, ADR 0043)."""
 
 from __future__ import annotations
 
-from widgets._document import View, _map_document, pinned_versions, preview_document
+from widgets._document import MissingBuild, View, built, pinned_versions
 
 __all__ = [
     "DATA_VIZ_URI",
     "MAP_URI",
     "TRAFFIC_URI",
+    "MissingBuild",
     "View",
     "pinned_versions",
     "preview_html",
+    "preview_sandbox_html",
     "views",
 ]
 
@@ -21,13 +23,13 @@ TRAFFIC_URI = "ui://tomtom/traffic.html"
 
 # fmt: off
 _VIEWS = (
-    # uri, name, title, description, page id, entry script
+    # uri, name, title, description, built document
     (MAP_URI, "tomtom-map", "TomTom map",
-     "Places, routes with sections, reachable ranges and composed maps.", "map", "map/main.js"),
+     "Places, routes with sections, reachable ranges and composed maps.", "map.html"),
     (DATA_VIZ_URI, "tomtom-data-viz", "TomTom data map",
-     "The caller's GeoJSON drawn with the caller's layers.", "data-viz", "data_viz/main.js"),
+     "The caller's GeoJSON drawn with the caller's layers.", "data-viz.html"),
     (TRAFFIC_URI, "tomtom-traffic", "TomTom traffic",
-     "Live traffic flow and incidents for an area.", "traffic", "traffic/main.js"),
+     "Traffic incidents for an area over live traffic flow.", "traffic.html"),
 )
 # fmt: on
 
@@ -41,14 +43,19 @@ def views(tiles_origin: str = "https://api.tomtom.com") -> list[View]:
             name=name,
             title=title,
             description=description,
-            html=_map_document(page, title, entry),
+            html=built(document),
             connect_domains=origins,
             resource_domains=origins,
         )
-        for uri, name, title, description, page, entry in _VIEWS
+        for uri, name, title, description, document in _VIEWS
     ]
 
 
 def preview_html() -> str:
     """The `/preview` page: a real MCP Apps host on the same server's `/mcp`."""
-    return preview_document()
+    return built("preview.html")
+
+
+def preview_sandbox_html() -> str:
+    """The `/preview/sandbox` page: the proxy the preview mounts views in, on another origin."""
+    return built("preview-sandbox.html")

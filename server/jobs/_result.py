@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import time
+import uuid
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +23,8 @@ from server.jobs._image import IMAGE_MAX_BYTES, ImageRequest, render_map
 
 APP_DATA_KEY = "com.tomtom/app-data"
 OMITTED_KEY = "com.tomtom/app-data-omitted"
+VIEW_UUID_KEY = "viewUUID"
+"""A fresh id per result: the view keeps its camera and selection under it (ADR 0045)."""
 WIRE_MARGIN = 600
 """Characters kept free for the JSON-RPC envelope and the SDK's own `_meta` keys."""
 
@@ -70,7 +73,7 @@ def prepare(
     text = {**answer, "show_ui": show_ui}
     if has_data:
         text["tool"] = tool
-    meta: dict[str, Any] = {"show_ui": show_ui, "tool": tool}
+    meta: dict[str, Any] = {"show_ui": show_ui, "tool": tool, VIEW_UUID_KEY: str(uuid.uuid4())}
     picture = None
     if image is not None and data is not None:
         text, picture = _attach_image(text, meta, data, image, budget)

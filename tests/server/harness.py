@@ -101,8 +101,8 @@ async def tool_client(
     transport: httpx.AsyncBaseTransport | None = None,
     **settings: Any,
 ) -> AsyncIterator[ToolClient]:
-    """The server's tools in process, over the offline upstream (or `transport`); `key` is
-    the configured key."""
+    """The server's tools in process, over the offline upstream (or `transport`, for answers
+    shaped as TomTom documents them); `key` is the configured key."""
     settings.setdefault("fit_inline", True)  # no process pool needed in process
     upstream = httpx.AsyncClient(
         transport=transport or httpx.ASGITransport(app=build_upstream_app(slow_answer_s=2.0)),

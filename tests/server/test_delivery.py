@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import re
 from collections.abc import AsyncIterator
 
 import httpx
@@ -83,6 +84,20 @@ async def test_a_short_route_rides_inline_as_is(runtime: Runtime) -> None:
     assert envelope["v"] == 1 and envelope["tool"] == "tomtom-routing"
     assert envelope["fitted"] is None
     assert result.meta["show_ui"] is True and result.meta["tool"] == "tomtom-routing"
+
+
+async def test_every_result_carries_its_own_view_uuid_for_the_views_stored_state(
+    runtime: Runtime,
+) -> None:
+    results = [
+        await deliver(runtime, tool="tomtom-routing", answer={}, data=route_data(50), show_ui=ui)
+        for ui in (True, True, False)
+    ]
+    uuids = [r.meta["viewUUID"] for r in results]
+    assert len(set(uuids)) == 3
+    uuid4 = r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}"
+    assert all(re.fullmatch(uuid4, u) for u in uuids)
+    assert all("viewUUID" not in r.content[0].text for r in results), "the model needs no view id"
 
 
 async def test_a_40000_point_route_is_fitted_in_the_pool_under_the_budget(

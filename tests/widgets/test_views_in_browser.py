@@ -1,9 +1,9 @@
 """Every view, driven through the real `/preview` host against a keyless offline server.
 
-Debian's chromium runs the page; the page speaks MCP to the server, renders the
-tool's `ui://` view in a sandboxed iframe with AppBridge, and the view reports
-its outcome back to the server, whose JSON log the tests read. Screenshots of
-each view land in test-artifacts/.
+Debian's chromium runs the page; the page speaks MCP to the server, mounts the
+tool's `ui://` view in its sandbox proxy (the other loopback name, so another
+origin) with AppBridge, and the view reports its outcome back to the server,
+whose JSON log the tests read. Screenshots of each view land in test-artifacts/.
 """
 
 from __future__ import annotations
@@ -11,10 +11,11 @@ from __future__ import annotations
 import json
 import urllib.parse
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Frame, Page, sync_playwright
+from playwright.sync_api import Browser, Frame, Page, Playwright, sync_playwright
 
 from loadtest.topology import Service
 from tests.processes import ROOT, running
@@ -40,7 +41,8 @@ SETTLED = """() => {
   return d && d.status !== "loading" && (d.reported || d.status === "error")
     && (d.status === "error" || d.reason === "empty" || d.idle === "1");
 }"""
-# Pixels that are neither the plain background nor the graticule, light and dark.
+# Pixels that are none of the offline basemap's colours (water, land, borders, labels), light
+# and dark: what the data put on the canvas.
 INK = """() => {
   const c = document.querySelector("#map canvas");
   const g = document.createElement("canvas");
@@ -48,7 +50,8 @@ INK = """() => {
   const x = g.getContext("2d");
   x.drawImage(c, 0, 0);
   const d = x.getImageData(0, 0, g.width, g.height).data;
-  const plain = [[238, 241, 244], [213, 219, 226], [32, 37, 43], [46, 53, 61]];
+  const plain = [[169, 200, 220], [242, 239, 233], [140, 127, 168], [51, 58, 68], [143, 176, 198],
+    [15, 26, 38], [43, 48, 54], [139, 143, 184], [213, 219, 226], [27, 31, 36], [31, 58, 82]];
   let ink = 0;
   for (let i = 0; i < d.length; i += 16) {
     const off = ([r, gg, b]) =>
@@ -60,13 +63,43 @@ INK = """() => {
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
+def playwright() -> Iterator[Playwright]:
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield b
-        finally:
-            b.close()
+        yield p
+
+
+@pytest.fixture(scope="module")
+def browser(playwright: Playwright) -> Iterator[Browser]:
+    b = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    try:
+        yield b
+    finally:
+        b.close()
+
+
+@pytest.fixture
+def storage_page(playwright: Playwright, tmp_path: Path) -> Iterator[Page]:
+    """A page in a browser profile that allows third-party storage, as desktop browsers do
+    outside private windows: the view's sandbox origin is third-party to the host page.
+    (Playwright's own contexts are private windows, which deny it.)"""
+    (tmp_path / "Default").mkdir()
+    prefs = {"profile": {"cookie_controls_mode": 0, "block_third_party_cookies": False}}
+    (tmp_path / "Default" / "Preferences").write_text(json.dumps(prefs))
+    context = playwright.chromium.launch_persistent_context(
+        tmp_path,
+        executable_path=CHROMIUM,
+        args=CHROMIUM_ARGS,
+        viewport={"width": 1100, "height": 760},
+    )
+    p = context.pages[0] if context.pages else context.new_page()
+    p.set_default_timeout(WAIT_MS)
+    errors: list[str] = []
+    p.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        yield p
+    finally:
+        context.close()
+    assert not errors, f"uncaught errors in the page: {errors}"
 
 
 @pytest.fixture
@@ -108,10 +141,40 @@ def open_view(
     )
     host = page.evaluate("({status: previewHost.status, error: previewHost.error})")
     assert host["status"] == "done", host
-    frame = page.wait_for_selector("iframe#view").content_frame()
-    assert frame is not None
+    frame = view_frame(page)
     frame.wait_for_function(SETTLED)
     return frame, frame.evaluate("({...document.body.dataset})")
+
+
+def view_frame(page: Page) -> Frame:
+    """The view's document: inside the sandbox proxy's frame, which is on the other origin."""
+    proxy = page.wait_for_selector("iframe#view").content_frame()
+    assert proxy is not None
+    inner = proxy.wait_for_selector("iframe").content_frame()
+    assert inner is not None
+    inner.wait_for_function("document.body && document.body.dataset.view")
+    return inner
+
+
+def share(frame: Frame, rgb: tuple[int, int, int], tolerance: int = 12) -> float:
+    """The share of canvas pixels within `tolerance` of `rgb`."""
+    return frame.evaluate(
+        """([rgb, tol]) => {
+  const c = document.querySelector("#map canvas");
+  const g = document.createElement("canvas");
+  g.width = c.width; g.height = c.height;
+  const x = g.getContext("2d");
+  x.drawImage(c, 0, 0);
+  const d = x.getImageData(0, 0, g.width, g.height).data;
+  let n = 0;
+  for (let i = 0; i < d.length; i += 16) {
+    const off = Math.abs(d[i] - rgb[0]) + Math.abs(d[i + 1] - rgb[1]) + Math.abs(d[i + 2] - rgb[2]);
+    if (off <= tol) n++;
+  }
+  return n / (d.length / 16);
+}""",
+        [list(rgb), tolerance],
+    )
 
 
 def shoot(page: Page, name: str) -> None:
@@ -136,9 +199,9 @@ def test_routing_draws_the_route_its_sections_and_waypoints(
     assert int(drawn["sections"]) > 0
     assert int(drawn["points"]) == 3  # the three waypoints
     assert frame.evaluate(INK) > 0.002, "the route should put ink on the canvas"
-    assert "km" in frame.inner_text("#title")
+    assert " mi" in frame.inner_text("#title"), "the preview's chromium says en-US: miles"
     legend = frame.inner_text("#legend")
-    assert "Route" in legend and "Waypoints (3)" in legend
+    assert "Route" in legend and "Stops (3)" in legend
     assert "Offline" in frame.inner_text("#notes")
     shoot(page, "routing")
 
@@ -272,7 +335,7 @@ def test_data_viz_without_meta_fetches_its_data_with_its_own_tool_input(
     assert frame.evaluate(INK) > 0.0005
 
 
-def test_traffic_draws_the_requested_area_and_says_tiles_need_a_key(
+def test_traffic_draws_lists_and_counts_every_incident_of_the_area(
     page: Page, preview_server: Service
 ) -> None:
     frame, drawn = open_view(
@@ -280,11 +343,19 @@ def test_traffic_draws_the_requested_area_and_says_tiles_need_a_key(
     )
     assert drawn["status"] == "ok", drawn
     assert drawn["view"] == "traffic"
-    assert drawn["features"] == "1"
+    count = page.evaluate("JSON.parse(previewHost.result.content[0].text).count")
+    assert count >= 1
+    assert int(drawn["incidents"]) == count == int(drawn["items"])
+    assert f"{count} incident" in frame.inner_text("#title")
+    assert frame.locator("#list [role=option]").count() == count
     assert drawn["trafficTiles"] == "0"
     assert "no live traffic tiles" in frame.inner_text("#notes")
-    assert frame.evaluate(INK) > 0.002, "the bbox outline and fill are drawn"
-    shoot(page, "traffic")
+    assert frame.evaluate(INK) > 0.002, "the incidents are drawn"
+    frame.locator("#list [role=option]").first.click()
+    popup = frame.locator(".maplibregl-popup-content")
+    popup.wait_for()
+    text = popup.inner_text()
+    assert "From" in text and "delay" in text.lower(), text
 
 
 def test_a_view_whose_host_dropped_meta_says_so_and_reports_the_error(
@@ -297,6 +368,9 @@ def test_a_view_whose_host_dropped_meta_says_so_and_reports_the_error(
     message = frame.inner_text("#message")
     assert "did not pass the tool result's _meta" in message
     frame.wait_for_function("document.body.dataset.reported === 'error'")
+    frame.wait_for_function("document.body.dataset.modelContext === 'degraded'")
+    told = page.evaluate("previewHost.modelContext.at(-1)")
+    assert 'status: "degraded"' in told and 'reason: "meta_dropped"' in told
     events = app_status_events(preview_server, "tomtom-routing")
     assert any(e["status"] == "error" and e["reason"] == "meta_dropped" for e in events), events
     shoot(page, "error-meta-dropped")
@@ -326,7 +400,6 @@ def test_the_view_follows_the_host_dark_theme(page: Page, preview_server: Servic
         return Array.from(g.getContext('2d').getImageData(0, 0, 1, 1).data).slice(0, 3); }"""
     )
     assert sum(corner) < 200, f"dark background expected, got {corner}"
-    shoot(page, "geocode-dark")
 
 
 def test_fullscreen_is_offered_and_granted_by_the_host(page: Page, preview_server: Service) -> None:
@@ -336,6 +409,9 @@ def test_fullscreen_is_offered_and_granted_by_the_host(page: Page, preview_serve
     button.click()
     frame.wait_for_function("document.body.dataset.display === 'fullscreen'")
     assert page.evaluate("document.getElementById('stage').classList.contains('fullscreen')")
+    frame.wait_for_function(
+        "getComputedStyle(document.getElementById('frame')).borderRadius === '0px'"
+    )
 
 
 def test_a_data_viz_layer_maplibre_refuses_is_noted_while_the_rest_draws(
@@ -378,7 +454,7 @@ def test_with_a_key_tiles_are_requested_and_their_failure_leaves_the_data_drawn(
     assert any(e["reason"] == "tiles_failed" for e in events), events
 
 
-def test_with_a_key_the_traffic_view_requests_flow_and_incident_tiles(
+def test_with_a_key_the_traffic_view_draws_its_incidents_over_live_flow_tiles(
     page: Page, keyed_preview_server: Service, upstream: Service
 ) -> None:
     requested: list[str] = []
@@ -388,8 +464,9 @@ def test_with_a_key_the_traffic_view_requests_flow_and_incident_tiles(
     )
     assert drawn["status"] == "ok", drawn
     assert drawn["trafficTiles"] == "1"
-    for layer in ("/traffic/map/4/tile/flow/", "/traffic/map/4/tile/incidents/"):
-        assert any(u.startswith(upstream.url + layer) for u in requested), layer
+    assert any(u.startswith(upstream.url + "/traffic/map/4/tile/flow/") for u in requested)
+    assert not any("/tile/incidents/" in u for u in requested), "incidents come as data"
+    assert int(drawn["incidents"]) >= 1
 
 
 def test_a_theme_change_from_the_host_restyles_the_drawn_view(
@@ -439,6 +516,228 @@ def test_data_viz_too_large_to_send_is_paged_in_with_its_own_tool_input(
     shoot(page, "data-viz-paged")
 
 
+ROUTE_ARGS = {"locations": [AMSTERDAM, [6.5665, 53.2194], [13.405, 52.52]]}
+SEARCH_ARGS = {"query": "coffee", "position": AMSTERDAM}
+LAND = {"light": (242, 239, 233), "dark": (43, 48, 54)}
+WATER = {"light": (169, 200, 220), "dark": (15, 26, 38)}
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_the_offline_basemap_draws_land_and_water_without_any_tiles(
+    page: Page, preview_server: Service, theme: str
+) -> None:
+    frame, drawn = open_view(page, preview_server.url, "tomtom-routing", ROUTE_ARGS, theme=theme)
+    assert drawn["status"] == "ok" and drawn["tiles"] == "none", drawn
+    assert share(frame, LAND[theme]) > 0.3, "Natural Earth land fills most of the Netherlands"
+    assert share(frame, WATER[theme]) > 0.02, "and the North Sea is water"
+    assert "Natural Earth" in frame.inner_text(".maplibregl-ctrl-attrib")
+
+
+def test_clicking_a_result_tells_the_model_what_was_selected(
+    page: Page, preview_server: Service
+) -> None:
+    frame, drawn = open_view(page, preview_server.url, "tomtom-fuzzy-search", SEARCH_ARGS)
+    assert drawn["status"] == "ok", drawn
+    option = frame.locator("#list [role=option]").nth(1)
+    name = option.locator(".tt-name").inner_text()
+    option.click()
+    frame.wait_for_function("document.body.dataset.modelContext === 'selection'")
+    told = page.evaluate("previewHost.modelContext.at(-1)")
+    assert told.startswith("---\n")
+    assert 'selected: "search result"' in told
+    assert f"name: {json.dumps(name, ensure_ascii=False)}" in told
+    assert "position: [" in told and 'rank: "2 of' in told
+    assert option.get_attribute("aria-selected") == "true"
+    assert name in page.inner_text("#model-context"), "the preview host shows it to a person"
+
+
+def test_a_click_on_the_map_selects_the_same_thing_the_list_does(
+    page: Page, preview_server: Service
+) -> None:
+    frame, _ = open_view(page, preview_server.url, "tomtom-geocode", {"query": "Dam, Amsterdam"})
+    box = frame.locator(".tt-num").first.bounding_box()
+    assert box is not None
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    frame.wait_for_function("document.body.dataset.selected === 'place-0'")
+    frame.wait_for_function("document.body.dataset.modelContext === 'selection'")
+    assert frame.locator("#list [aria-selected=true]").count() == 1
+
+
+def test_keyboard_alone_reaches_the_list_selects_and_flies_the_map_there(
+    page: Page, preview_server: Service
+) -> None:
+    frame, _ = open_view(page, preview_server.url, "tomtom-fuzzy-search", SEARCH_ARGS)
+    listbox = frame.locator("#list")
+    assert listbox.get_attribute("role") == "listbox" and listbox.get_attribute("aria-label")
+    assert frame.locator("#list [role=group]").count() >= 1
+    before = frame.evaluate("document.body.dataset.camera")
+    listbox.focus()
+    for key in ("ArrowDown", "ArrowDown", "End", "Home", "ArrowDown", "Enter"):
+        page.keyboard.press(key)
+    frame.wait_for_function("document.body.dataset.selected === 'place-1'")
+    active = listbox.get_attribute("aria-activedescendant")
+    assert frame.locator(f"#{active}").get_attribute("aria-selected") == "true"
+    frame.wait_for_function(f"document.body.dataset.camera !== {json.dumps(before)}")
+    frame.wait_for_function("document.body.dataset.popup === 'place-1'")
+    assert frame.locator("#details").is_visible()
+    summary = frame.locator("#map canvas").get_attribute("aria-label")
+    assert summary and "results" in summary.lower(), summary
+
+
+def test_links_go_through_the_host_and_never_open_a_window_themselves(
+    page: Page, preview_server: Service
+) -> None:
+    frame, _ = open_view(page, preview_server.url, "tomtom-fuzzy-search", SEARCH_ARGS)
+    frame.locator("#list [role=option]").first.click()
+    frame.locator("#details button[data-link=place]").click()
+    page.wait_for_function("previewHost.openedLinks.length === 1")
+    url = page.evaluate("previewHost.openedLinks[0]")
+    assert url.startswith("https://plan.tomtom.com/en/?p=52.")
+    assert len(page.context.pages) == 1, "the view opened no window of its own"
+    assert frame.locator("a[target=_blank]").count() == 0
+
+
+def test_partial_input_draws_the_waypoints_before_the_route_arrives(
+    page: Page, preview_server: Service
+) -> None:
+    qs = urllib.parse.urlencode({"tool": "tomtom-routing", "partial": "1", "hold": "1"})
+    page.goto(
+        f"{preview_server.url}/preview?{qs}#"
+        + urllib.parse.urlencode({"args": json.dumps(ROUTE_ARGS)})
+    )
+    page.wait_for_function("window.previewHost && previewHost.status === 'held'")
+    frame = view_frame(page)
+    frame.wait_for_function("document.body.dataset.partial === '3'")
+    assert frame.locator(".tt-pin.tt-pending").count() == 3
+    assert "Computing route" in frame.inner_text("#title")
+    assert "routePoints" not in frame.evaluate("({...document.body.dataset})")
+    page.evaluate("previewHost.release()")
+    frame.wait_for_function(SETTLED)
+    drawn = frame.evaluate("({...document.body.dataset})")
+    assert drawn["status"] == "ok" and "partial" not in drawn
+    assert frame.locator(".tt-pending").count() == 0, "the result replaced the sketch"
+    assert int(drawn["routePoints"]) > 1000
+
+
+def test_the_camera_and_selection_come_back_when_the_same_result_is_shown_again(
+    storage_page: Page, preview_server: Service
+) -> None:
+    page = storage_page
+    frame, drawn = open_view(page, preview_server.url, "tomtom-fuzzy-search", SEARCH_ARGS)
+    assert drawn["stored"] == ""
+    frame.locator("#list [role=option]").nth(2).click()
+    frame.wait_for_function("document.body.dataset.popup === 'place-2'")
+    frame.locator("#map canvas").focus()
+    zoom = json.loads(frame.evaluate("document.body.dataset.camera"))["zoom"]
+    page.keyboard.press("Minus")
+    frame.wait_for_function(f"JSON.parse(document.body.dataset.camera).zoom < {zoom - 0.5}")
+    camera = json.loads(frame.evaluate("document.body.dataset.camera"))
+    page.evaluate("previewHost.reloadView()")
+    again = view_frame(page)
+    again.wait_for_function(SETTLED)
+    restored = again.evaluate("({...document.body.dataset})")
+    assert restored["stored"] == "1" and restored["restored"] == "1", restored
+    assert json.loads(restored["camera"]) == camera
+    assert restored["selected"] == "place-2"
+    again.wait_for_function("document.body.dataset.popup === 'place-2'")
+
+
+def test_a_german_host_gets_kilometres_and_german_words_an_american_one_miles(
+    page: Page, preview_server: Service
+) -> None:
+    frame, _ = open_view(page, preview_server.url, "tomtom-routing", ROUTE_ARGS, locale="de-DE")
+    title = frame.inner_text("#title")
+    assert " km" in title and "Std." in title and " mi" not in title
+    assert "Stopps" in frame.inner_text("#legend") and "ROUTEN" in frame.inner_text("#list").upper()
+    assert frame.evaluate("document.documentElement.lang") == "de-DE"
+    page.fill("#locale", "en-US")
+    page.dispatch_event("#locale", "change")
+    frame.wait_for_function("document.getElementById('title').innerText.includes(' mi')")
+    assert "Stops" in frame.inner_text("#legend")
+    assert '"locale": "en-US"' in (page.text_content("#host-context") or "")
+
+
+def test_at_320_pixels_wide_nothing_overflows_sideways(page: Page, preview_server: Service) -> None:
+    frame, drawn = open_view(
+        page, preview_server.url, "tomtom-fuzzy-search", SEARCH_ARGS, width="320"
+    )
+    assert drawn["status"] == "ok"
+    sizes = frame.evaluate(
+        """() => ({ scroll: document.documentElement.scrollWidth, width: innerWidth,
+        side: document.getElementById('side').getBoundingClientRect().width,
+        map: document.getElementById('map').getBoundingClientRect().height })"""
+    )
+    assert sizes["width"] == 320 and sizes["scroll"] <= 320, sizes
+    assert sizes["side"] == 320, "the list goes under the map, not beside it"
+    assert sizes["map"] > 200, "and leaves the map most of the height"
+    assert frame.evaluate("getComputedStyle(document.getElementById('map')).touchAction") == "none"
+    shoot(page, "search-320px")
+
+
+def test_a_fixed_host_height_is_used_and_never_more_than_500_pixels_inline(
+    page: Page, preview_server: Service
+) -> None:
+    frame, _ = open_view(page, preview_server.url, "tomtom-geocode", {"query": "Dam"}, height="300")
+    assert frame.evaluate("document.getElementById('frame').offsetHeight") == 300
+    page.select_option("#height", "500")
+    frame.wait_for_function("document.getElementById('frame').offsetHeight === 500")
+
+
+def test_scrolled_out_of_sight_the_view_pauses(page: Page, preview_server: Service) -> None:
+    frame, _ = open_view(page, preview_server.url, "tomtom-geocode", {"query": "Dam"})
+    page.evaluate(
+        """() => { const s = document.createElement('div'); s.id = 'spacer';
+        s.style.height = '4000px'; document.getElementById('stage').before(s); scrollTo(0, 0); }"""
+    )
+    # An offscreen cross-origin frame gets no animation frames: poll on a timer instead.
+    frame.wait_for_function("document.body.dataset.paused === '1'", polling=100)
+    page.evaluate("document.getElementById('stage').scrollIntoView()")
+    frame.wait_for_function("document.body.dataset.paused === ''", polling=100)
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+@pytest.mark.parametrize(
+    ("name", "tool", "args"),
+    [
+        ("routing", "tomtom-routing", ROUTE_ARGS),
+        ("search", "tomtom-fuzzy-search", SEARCH_ARGS),
+        ("traffic", "tomtom-traffic", {"bbox": [4.82, 52.33, 4.96, 52.41]}),
+        (
+            "data-viz",
+            "tomtom-data-viz",
+            {
+                "title": "Dam and a canal walk",
+                "geojson": {
+                    "type": "FeatureCollection",
+                    "features": [
+                        {
+                            "type": "Feature",
+                            "properties": {"name": "Canal walk"},
+                            "geometry": {
+                                "type": "LineString",
+                                "coordinates": [[4.884, 52.367], [4.893, 52.376]],
+                            },
+                        },
+                        {
+                            "type": "Feature",
+                            "properties": {"name": "Dam"},
+                            "geometry": {"type": "Point", "coordinates": [4.8932, 52.3731]},
+                        },
+                    ],
+                },
+            },
+        ),
+    ],
+)
+def test_every_view_is_shot_in_both_themes(
+    page: Page, preview_server: Service, theme: str, name: str, tool: str, args: dict
+) -> None:
+    frame, drawn = open_view(page, preview_server.url, tool, args, theme=theme)
+    assert drawn["status"] == "ok", drawn
+    assert frame.evaluate("document.documentElement.dataset.theme") == theme
+    shoot(page, f"{name}-{theme}")
+
+
 FIND_COLOUR = """([r, g, b]) => {
   const c = document.querySelector("#map canvas");
   const x = document.createElement("canvas").getContext("2d");
@@ -456,23 +755,21 @@ FIND_COLOUR = """([r, g, b]) => {
 }"""
 
 
-def test_ev_stations_are_coloured_by_availability_with_a_popup_each(
+def test_ev_stations_are_coloured_by_availability_and_listed_with_it(
     page: Page, preview_server: Service
 ) -> None:
     args = {"position": AMSTERDAM, "radius": 3000, "limit": 12}
     frame, drawn = open_view(page, preview_server.url, "tomtom-ev-search", args)
     assert drawn["status"] == "ok", drawn
     assert int(drawn["points"]) == 13  # twelve stations and the search centre
-    assert "12 places" in frame.inner_text("#title")
-    legend = frame.inner_text("#legend")
-    assert "Charging: free" in legend
+    assert "Charging: free" in frame.inner_text("#legend")
+    subs = frame.locator("#list .tt-sub").all_inner_texts()
+    assert sum(" free" in s and "kW" in s for s in subs) >= 6, subs
     free = frame.evaluate(FIND_COLOUR, [0x2F, 0x9E, 0x44])
     assert free is not None, "a free station is drawn green"
     frame.locator("#map canvas").click(position=free)
-    popup = frame.wait_for_selector(".maplibregl-popup-content")
-    text = popup.inner_text()
-    assert " free" in text and "kW" in text, text  # availability and connectors
-    shoot(page, "ev-search-popup")
+    frame.wait_for_function("(document.body.dataset.selected || '').startsWith('place-')")
+    shoot(page, "ev-search-selected")
 
 
 def test_an_ev_route_is_drawn_with_its_charging_stops(page: Page, preview_server: Service) -> None:
@@ -484,9 +781,9 @@ def test_an_ev_route_is_drawn_with_its_charging_stops(page: Page, preview_server
     frame, drawn = open_view(page, preview_server.url, "tomtom-ev-routing", args)
     assert drawn["status"] == "ok", drawn
     assert int(drawn["routePoints"]) > 1000
-    legend = frame.inner_text("#legend")
-    assert "Charging stops (" in legend or "Charging stop" in legend
     assert int(drawn["points"]) >= 3  # the two ends and at least one charging stop
+    assert "Charging stop" in frame.inner_text("#legend")
+    assert "Arrive" in frame.inner_text("#list")  # each stop's charge and minutes
     assert frame.evaluate(INK) > 0.002
     shoot(page, "ev-routing")
 
@@ -497,4 +794,5 @@ def test_alternatives_are_drawn_as_secondary_lines(page: Page, preview_server: S
     assert drawn["status"] == "ok", drawn
     legend = frame.inner_text("#legend")
     assert "Alternative 1" in legend and "Alternative 2" in legend
+    assert legend.index("Route") < legend.index("Alternative 1"), "the route leads the legend"
     shoot(page, "routing-alternatives")

@@ -8,9 +8,9 @@
  *
  *   node widgets/bench/decode.js [points]
  */
-const zlib = require("node:zlib");
-const envelope = require("../core/envelope.js");
-const e5 = require("../core/e5.js");
+import zlib from "node:zlib";
+import envelope from "../core/envelope.js";
+import e5 from "../core/e5.js";
 
 const N = Number(process.argv[2] || 40000);
 const RUNS = 15;

@@ -67,4 +67,4 @@ const e5 = (() => {
   return { decodeLine, decodeGeometry, decodeGeoJSON };
 })();
 
-if (typeof module === "object") module.exports = e5;
+export default e5;

@@ -1,7 +1,8 @@
 "use strict";
-const test = require("node:test");
-const assert = require("node:assert/strict");
-const { decodeLine, decodeGeoJSON } = require("./e5.js");
+import test from "node:test";
+import assert from "node:assert/strict";
+import e5 from "./e5.js";
+const { decodeLine, decodeGeoJSON } = e5;
 
 test("a line decodes from an absolute first pair and integer deltas", () => {
   assert.deepEqual(decodeLine([489000, 5237000, 100, -50, -1, 1]), [

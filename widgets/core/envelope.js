@@ -137,4 +137,4 @@ const envelope = (() => {
   return { KEY, OMITTED, ViewError, decode, fromResult, fetchPaged, resultText };
 })();
 
-if (typeof module === "object") module.exports = envelope;
+export default envelope;

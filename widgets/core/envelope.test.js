@@ -1,8 +1,9 @@
 "use strict";
-const test = require("node:test");
-const assert = require("node:assert/strict");
-const zlib = require("node:zlib");
-const { KEY, decode, fromResult, fetchPaged } = require("./envelope.js");
+import test from "node:test";
+import assert from "node:assert/strict";
+import zlib from "node:zlib";
+import envelope from "./envelope.js";
+const { KEY, decode, fromResult, fetchPaged } = envelope;
 
 const env = { v: 1, tool: "tomtom-geocode", data: { type: "FeatureCollection", features: [] }, fitted: null };
 const pack = (value) => zlib.gzipSync(Buffer.from(JSON.stringify(value))).toString("base64");
