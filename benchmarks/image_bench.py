@@ -51,8 +51,7 @@ def route_body() -> RawBody:
 
 def measure(raw: RawBody, repeats: int) -> dict[str, Any]:
     """Runs in the worker: the three timings, interleaved so that load hits them alike."""
-    body = jobs.route_body(raw)
-    route = body["routes"][0]
+    route = jobs.routes_of(raw)[0]
     features = [jobs.route_feature(route, 0), *jobs.waypoint_features(LONG_ROUTE)]
     data = jobs.collection(features)
     request = jobs.ImageRequest()
