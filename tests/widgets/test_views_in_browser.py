@@ -789,6 +789,8 @@ def test_ev_stations_are_coloured_by_availability_and_listed_with_it(
     assert free is not None, "a free station is drawn green"
     frame.locator("#map canvas").click(position=free)
     frame.wait_for_function("(document.body.dataset.selected || '').startsWith('place-')")
+    assert_panels_apart(frame)
+    assert frame.evaluate(POPUP_ON_TOP), "a floating panel covers the open popup"
     shoot(page, "ev-search-selected")
 
 
@@ -808,6 +810,35 @@ def test_an_ev_route_is_drawn_with_its_charging_stops(page: Page, preview_server
     shoot(page, "ev-routing")
 
 
+OVERLAPS = """() => {
+  const box = (el) => el.getBoundingClientRect();
+  const panels = [document.getElementById("legend"), document.getElementById("title"),
+    ...document.querySelectorAll("#notes > *")].filter((el) => el && !el.hidden && el.offsetHeight);
+  const hits = [];
+  for (const [i, a] of panels.entries()) for (const b of panels.slice(i + 1)) {
+    const p = box(a), q = box(b);
+    if (p.left < q.right && q.left < p.right && p.top < q.bottom && q.top < p.bottom)
+      hits.push(`${a.id || a.textContent.slice(0, 30)} / ${b.id || b.textContent.slice(0, 30)}`);
+  }
+  return hits;
+}"""
+
+
+POPUP_ON_TOP = """() => {
+  const popup = document.querySelector(".maplibregl-popup-content");
+  const r = popup.getBoundingClientRect();
+  const points = [[0.1, 0.1], [0.9, 0.1], [0.5, 0.5], [0.1, 0.9], [0.9, 0.9]];
+  return points.every(([fx, fy]) =>
+    popup.contains(document.elementFromPoint(r.left + fx * r.width, r.top + fy * r.height)));
+}"""
+
+
+def assert_panels_apart(frame: Frame) -> None:
+    """The legend, the title and every note are read side by side, never one over another."""
+    assert frame.locator("#notes > *").count() >= 1, "the offline note is shown"
+    assert frame.evaluate(OVERLAPS) == []
+
+
 def test_alternatives_are_drawn_as_secondary_lines(page: Page, preview_server: Service) -> None:
     args = {"locations": [AMSTERDAM, [13.405, 52.52]], "maxAlternatives": 2}
     frame, drawn = open_view(page, preview_server.url, "tomtom-routing", args)
@@ -815,4 +846,5 @@ def test_alternatives_are_drawn_as_secondary_lines(page: Page, preview_server: S
     legend = frame.inner_text("#legend")
     assert "Alternative 1" in legend and "Alternative 2" in legend
     assert legend.index("Route") < legend.index("Alternative 1"), "the route leads the legend"
+    assert_panels_apart(frame)
     shoot(page, "routing-alternatives")

@@ -188,7 +188,9 @@ export function drawFeatures(scene, fc, { theme, l10n, select }) {
 
   const legend = [];
   for (const r of routes) legend.push({ label: r.properties.label, color: r.properties.color, shape: "line", group: "routes" });
-  for (const row of style.sectionLegend(sections)) legend.push({ ...row, shape: "line", group: "sections" });
+  // Section overlays are drawn on the route line, so their marks are too (a white motorway stripe reads only there).
+  const under = routes[0]?.properties.color;
+  for (const row of style.sectionLegend(sections)) legend.push({ ...row, shape: "line", under, group: "sections" });
   const byState = new Map();
   for (const f of points.filter((x) => x.properties.kind === "station")) {
     const state = style.STATION_STATE[f.properties.state] || "unknown";
