@@ -806,6 +806,9 @@ def test_an_ev_route_is_drawn_with_its_charging_stops(page: Page, preview_server
     assert int(drawn["points"]) >= 3  # the two ends and at least one charging stop
     assert "Charging stop" in frame.inner_text("#legend")
     assert "Arrive" in frame.inner_text("#list")  # each stop's charge and minutes
+    assert "CHARGING STOPS" in frame.inner_text("#list").upper(), (
+        "the stops are listed under their own name"
+    )
     assert frame.evaluate(INK) > 0.002
     shoot(page, "ev-routing")
 

@@ -208,6 +208,9 @@ export function drawFeatures(scene, fc, { theme, l10n, select }) {
   for (const a of areas) legend.push({ label: a.properties.label, color: a.properties.color, shape: "area", group: "areas" });
   if (crossings.length) legend.push({ label: t("borderCrossings", { n: crossings.length }), color: "#6e7781", shape: "dot" });
 
+  // An EV route's places are its charging stops: say so rather than "Results".
+  const onlyStops = points.length > 0 && points.every((f) => f.properties.kind === "charging_stop");
+  const placesTitle = t(onlyStops ? "chargingStops" : "results");
   return {
     counts: {
       features: routes.length + areas.length + points.length + waypoints.length,
@@ -221,7 +224,7 @@ export function drawFeatures(scene, fc, { theme, l10n, select }) {
     legend,
     groups: [
       { title: t("routes"), items: items.routes },
-      { title: t("results"), items: items.places },
+      { title: placesTitle, items: items.places },
       { title: t("stops"), items: items.stops },
       { title: t("areas"), items: items.areas },
       { title: t("instructions"), items: items.instructions },
