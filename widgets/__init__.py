@@ -1,6 +1,15 @@
-"""MCP Apps views and the code that assembles each into one HTML document."""
+"""MCP Apps views and the code that assembles each into one HTML document.
+
+Each view's `ui://` URI carries a short hash of its built document
+(`ui://tomtom/map-<hash>.html`), so hosts that cache views by URI (ChatGPT does)
+fetch a new build; the server still answers the URIs of earlier builds and the
+unversioned ones (`widgets.view_for_uri`), so a rolling update breaks no view.
+"""
 
 from __future__ import annotations
+
+import hashlib
+import re
 
 from widgets._document import View, _map_document, pinned_versions, preview_document
 
@@ -11,42 +20,61 @@ __all__ = [
     "View",
     "pinned_versions",
     "preview_html",
+    "view_for_uri",
     "views",
 ]
 
-MAP_URI = "ui://tomtom/map.html"
-DATA_VIZ_URI = "ui://tomtom/data-viz.html"
-TRAFFIC_URI = "ui://tomtom/traffic.html"
-
-
 # fmt: off
 _VIEWS = (
-    # uri, name, title, description, page id, entry script
-    (MAP_URI, "tomtom-map", "TomTom map",
+    # stem, name, title, description, page id, entry script
+    ("map", "tomtom-map", "TomTom map",
      "Places, routes with sections, reachable ranges and composed maps.", "map", "map/main.js"),
-    (DATA_VIZ_URI, "tomtom-data-viz", "TomTom data map",
+    ("data-viz", "tomtom-data-viz", "TomTom data map",
      "The caller's GeoJSON drawn with the caller's layers.", "data-viz", "data_viz/main.js"),
-    (TRAFFIC_URI, "tomtom-traffic", "TomTom traffic",
+    ("traffic", "tomtom-traffic", "TomTom traffic",
      "Live traffic flow and incidents for an area.", "traffic", "traffic/main.js"),
 )
 # fmt: on
+_HTML = {stem: _map_document(page, title, entry) for stem, _, title, _, page, entry in _VIEWS}
+_EARLIER = re.compile(r"ui://tomtom/(?P<stem>map|data-viz|traffic)(-[0-9a-f]{4,32})?\.html")
 
 
-def views(tiles_origin: str = "https://api.tomtom.com") -> list[View]:
-    """The map, data-viz and traffic views; each CSP names only the TomTom tiles origin."""
-    origins = (tiles_origin,)
+def _versioned_uri(stem: str) -> str:
+    digest = hashlib.sha256(_HTML[stem].encode("utf-8")).hexdigest()[:12]
+    return f"ui://tomtom/{stem}-{digest}.html"
+
+
+MAP_URI = _versioned_uri("map")
+DATA_VIZ_URI = _versioned_uri("data-viz")
+TRAFFIC_URI = _versioned_uri("traffic")
+
+
+def views(tiles_origin: str | None = None) -> list[View]:
+    """The map, data-viz and traffic views; each CSP names only `tiles_origin` (the server's
+    public origin, where the tile route is), or nothing when the server serves no tiles."""
+    origins = (tiles_origin,) if tiles_origin else ()
     return [
         View(
-            uri=uri,
+            uri=_versioned_uri(stem),
             name=name,
             title=title,
             description=description,
-            html=_map_document(page, title, entry),
+            html=_HTML[stem],
             connect_domains=origins,
             resource_domains=origins,
         )
-        for uri, name, title, description, page, entry in _VIEWS
+        for stem, name, title, description, _, _ in _VIEWS
     ]
+
+
+def view_for_uri(uri: str, tiles_origin: str | None = None) -> View | None:
+    """The current build of the view an earlier URI named (`ui://tomtom/map.html`, or
+    `ui://tomtom/map-<hash>.html` of another build), or None for no view of ours."""
+    match = _EARLIER.fullmatch(uri)
+    if match is None:
+        return None
+    stem = match["stem"]
+    return next(v for v in views(tiles_origin) if v.uri == _versioned_uri(stem))
 
 
 def preview_html() -> str:

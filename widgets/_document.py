@@ -14,7 +14,14 @@ from functools import cache
 from pathlib import Path
 
 _ROOT = Path(__file__).parent
-_CORE = ("core/e5.js", "core/bounds.js", "core/style.js", "core/envelope.js", "core/view.js")
+_CORE = (
+    "core/e5.js",
+    "core/bounds.js",
+    "core/style.js",
+    "core/envelope.js",
+    "core/hosts.js",
+    "core/view.js",
+)
 _MAP = ("vendor/maplibre-gl.js", *_CORE, "core/map.js")
 _CLOSING = re.compile(r"</(script|style)", re.IGNORECASE)
 

@@ -30,6 +30,10 @@ from server.jobs._features import (
 from server.jobs._geojson import GeoJsonError, Summary, validate_geojson
 from server.jobs._result import (
     APP_DATA_KEY,
+    DATA_SOURCE_KEY,
+    MAX_RESULT_CHARS,
+    MAX_RESULT_CHARS_KEY,
+    OFFLINE_NOTE,
     OMITTED_KEY,
     Prepared,
     call_tool_result,
@@ -48,6 +52,10 @@ from server.jobs._routes import (
 
 __all__ = [
     "APP_DATA_KEY",
+    "DATA_SOURCE_KEY",
+    "MAX_RESULT_CHARS",
+    "MAX_RESULT_CHARS_KEY",
+    "OFFLINE_NOTE",
     "OMITTED_KEY",
     "DrawnRoute",
     "GeoJsonError",

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from server.tomtom._errors import (
         BadRequestError,
         InvalidKeyError,
+        MissingKeyError,
         RateLimitError,
         TomTomError,
         UpstreamTimeoutError,
@@ -37,6 +38,7 @@ _LOOP_SIDE = {
     "coordinate": "_client",
     "BadRequestError": "_errors",
     "InvalidKeyError": "_errors",
+    "MissingKeyError": "_errors",
     "RateLimitError": "_errors",
     "TomTomError": "_errors",
     "UpstreamTimeoutError": "_errors",
@@ -49,6 +51,7 @@ __all__ = [
     "BadRequestError",
     "BodyError",
     "InvalidKeyError",
+    "MissingKeyError",
     "Params",
     "RateLimitError",
     "RawBody",

@@ -6,6 +6,11 @@ errors (`_errors.py`), which the model reads as tool errors. The API key travels
 as the `key` query parameter, which httpx repeats in its exception messages;
 every text that leaves this module is scrubbed of it. Nothing is retried: a
 TomTom request may have been billed even when it failed.
+
+Which upstream answers is decided per request (`serves_offline`): a request with a
+key (the caller's, else the configured one) goes to TomTom; one with no key goes to
+the built-in offline upstream, mounted in the same `httpx.AsyncClient` at
+`OFFLINE_BASE_URL`, unless `OFFLINE` says otherwise (docs/adr/0060).
 """
 
 from __future__ import annotations
@@ -18,11 +23,13 @@ from urllib.parse import quote
 
 import httpx
 
+from server.config import OFFLINE_BASE_URL
 from server.ops import metrics
 from server.pool import INLINE, Placement
 from server.tomtom._body import ACCEPT_ENCODING, BodyError, RawBody, loads
 from server.tomtom._errors import (
     OUTCOMES,
+    MissingKeyError,
     TomTomError,
     UpstreamTimeoutError,
     UpstreamUnavailableError,
@@ -55,9 +62,10 @@ class TomTomClient:
     """Async methods for the TomTom REST endpoints the tools use.
 
     Every method takes the caller's `key` (the `tomtom-api-key` header) and
-    falls back to the configured default; with neither, no key is sent (the
-    offline upstream needs none). Bodies are returned as parsed JSON objects,
-    except calculateRoute's, which the route jobs decode where they run.
+    falls back to the configured default; the request goes to `base_url` with
+    that key, or, when there is none, to the offline upstream (`offline_mode`
+    `auto`). Bodies are returned as parsed JSON objects, except calculateRoute's,
+    which the route jobs decode where they run.
     """
 
     def __init__(
@@ -66,11 +74,32 @@ class TomTomClient:
         base_url: str,
         default_key: str | None,
         placement: Placement = INLINE,
+        offline_mode: str = "auto",
     ) -> None:
         self._http = http
         self._base_url = base_url.rstrip("/")
         self._default_key = default_key
         self._placement = placement
+        self._offline_mode = offline_mode
+
+    def key_for(self, key: str | None) -> str | None:
+        """The key a request is made with: the caller's, else the configured one."""
+        return key or self._default_key
+
+    def serves_offline(self, key: str | None) -> bool:
+        """Whether a request with the caller's `key` is answered by the offline upstream;
+        `MissingKeyError` when it has no key and `OFFLINE=never` refuses it."""
+        if self._offline_mode == "always":
+            return True
+        if self.key_for(key) is not None:
+            return False
+        if self._offline_mode == "never":
+            raise MissingKeyError(
+                "This server needs a TomTom API key for every request (OFFLINE=never): send "
+                "yours in the tomtom-api-key request header, or have the operator set "
+                "TOMTOM_API_KEY."
+            )
+        return True
 
     async def geocode(self, query: str, *, key: str | None, params: Params = ()) -> dict[str, Any]:
         """`GET /search/2/geocode/{query}.json`."""
@@ -193,7 +222,9 @@ class TomTomClient:
         content: RawBody | None = None,
     ) -> RawBody:
         """The upstream's answer as received (timed and counted), or the TomTomError for it."""
-        key = key or self._default_key
+        offline = self.serves_offline(key)
+        key = None if offline else self.key_for(key)
+        base = OFFLINE_BASE_URL if offline else self._base_url
         query = list(params) + ([("key", key)] if key else [])
         headers = {"accept-encoding": ACCEPT_ENCODING}
         if content is not None:
@@ -204,7 +235,7 @@ class TomTomClient:
         outcome = "unavailable"
         try:
             body = content.content if content is not None else None
-            raw = await self._send(method, path, query, key, body, headers)
+            raw = await self._send(method, base, path, query, key, body, headers)
             outcome = "ok"
             return raw
         except TomTomError as exc:
@@ -212,13 +243,20 @@ class TomTomClient:
             raise
         finally:
             elapsed = time.perf_counter() - started
-            metrics.UPSTREAM_SECONDS.labels(endpoint, outcome).observe(elapsed)
+            if offline:
+                metrics.OFFLINE_REQUESTS.labels(endpoint).inc()
+            else:
+                metrics.UPSTREAM_SECONDS.labels(endpoint, outcome).observe(elapsed)
             level = logging.INFO if outcome == "ok" else logging.WARNING
-            logger.log(level, "TomTom %s %s: %s in %.1f ms", method, path, outcome, elapsed * 1000)
+            source = "offline upstream" if offline else "TomTom"
+            logger.log(
+                level, "%s %s %s: %s in %.1f ms", source, method, path, outcome, elapsed * 1000
+            )
 
     async def _send(
         self,
         method: str,
+        base: str,
         path: str,
         query: list[tuple[str, Any]],
         key: str | None,
@@ -226,7 +264,7 @@ class TomTomClient:
         headers: dict[str, str],
     ) -> RawBody:
         request = self._http.build_request(
-            method, self._base_url + path, params=query, content=content, headers=headers
+            method, base + path, params=query, content=content, headers=headers
         )
         try:
             response = await self._http.send(request, stream=True)

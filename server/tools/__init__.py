@@ -2,7 +2,8 @@
 
 Tools are thin: typed inputs (`_inputs.py`), a TomTom request, then a job from
 `server.jobs` delivered by `_delivery.py`. `_views.py` registers the views of
-`widgets` as `ui://` resources with their CSP.
+`widgets` as `ui://` resources with their CSP and host metadata; `_reports.py`
+bounds what a view's status report is counted under.
 """
 
 from __future__ import annotations
@@ -20,9 +21,9 @@ from server.tools import (
     search,
     traffic,
 )
-from server.tools._views import register_views
+from server.tools._views import register_earlier_views, register_views
 
-__all__ = ["register_tools", "register_views"]
+__all__ = ["register_earlier_views", "register_tools", "register_views"]
 
 
 def register_tools(apps: Apps, runtime: Runtime) -> None:

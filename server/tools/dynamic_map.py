@@ -179,6 +179,7 @@ def register(apps: Apps, runtime: Runtime) -> None:
             title,
             show_ui,
             runtime.settings.budget,
+            offline=bool(specs) and runtime.tomtom.serves_offline(key),
         )
 
 

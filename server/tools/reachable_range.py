@@ -77,9 +77,8 @@ def register(apps: Apps, runtime: Runtime) -> None:
             extra=list(budget.items()),
         )
         lon, lat = origin
-        body = await runtime.tomtom.calculate_reachable_range(
-            lon, lat, key=caller_key(ctx), params=params
-        )
+        key = caller_key(ctx)
+        body = await runtime.tomtom.calculate_reachable_range(lon, lat, key=key, params=params)
         boundary = (body.get("reachableRange") or {}).get("boundary") or []
         if len(boundary) < 3:
             raise ToolError("TomTom returned no reachable area for this origin and budget.")
@@ -103,7 +102,12 @@ def register(apps: Apps, runtime: Runtime) -> None:
         ]
         data = collection(features, summary=summary)
         return await deliver(
-            runtime, tool=REACHABLE_RANGE, answer=summary, data=data, show_ui=show_ui
+            runtime,
+            tool=REACHABLE_RANGE,
+            answer=summary,
+            data=data,
+            show_ui=show_ui,
+            offline=runtime.tomtom.serves_offline(key),
         )
 
 

@@ -168,8 +168,9 @@ def register(apps: Apps, runtime: Runtime) -> None:
             extra=extra,
         )
         sections = tuple(dict.fromkeys(sectionType)) if sectionType else DEFAULT_SECTIONS
+        key = caller_key(ctx)
         raw = await runtime.tomtom.calculate_route_raw(
-            locations, section_types=sections, key=caller_key(ctx), params=params
+            locations, section_types=sections, key=key, params=params
         )
         return await deliver_job(
             runtime,
@@ -180,4 +181,5 @@ def register(apps: Apps, runtime: Runtime) -> None:
             locations,
             show_ui,
             runtime.settings.budget,
+            offline=runtime.tomtom.serves_offline(key),
         )

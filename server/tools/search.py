@@ -79,8 +79,10 @@ def register(apps: Apps, runtime: Runtime) -> None:
         show_ui: ShowUi = True,
     ) -> CallToolResult:
         params = _params(limit, countrySet, position, radius, language)
-        body = await client.geocode(query, key=caller_key(ctx), params=params)
-        return await _results(runtime, GEOCODE, body, {"query": query}, show_ui)
+        key = caller_key(ctx)
+        body = await client.geocode(query, key=key, params=params)
+        offline = client.serves_offline(key)
+        return await _results(runtime, GEOCODE, body, {"query": query}, show_ui, offline)
 
     @model_tool(
         apps,
@@ -104,7 +106,8 @@ def register(apps: Apps, runtime: Runtime) -> None:
         if language:
             params.append(("language", language))
         lon, lat = position
-        body = await client.reverse_geocode(lon, lat, key=caller_key(ctx), params=params)
+        key = caller_key(ctx)
+        body = await client.reverse_geocode(lon, lat, key=key, params=params)
         results = [
             {**entry, "type": entry.get("matchType") or "Address"}
             for entry in body.get("addresses") or []
@@ -116,6 +119,7 @@ def register(apps: Apps, runtime: Runtime) -> None:
             {"results": results},
             {"position": rounded(position)},
             show_ui,
+            client.serves_offline(key),
             origin,
         )
 
@@ -147,8 +151,10 @@ def register(apps: Apps, runtime: Runtime) -> None:
         params = _params(limit, countrySet, position, radius, language, categorySet)
         if typeahead:
             params.append(("typeahead", True))
-        body = await client.fuzzy_search(query, key=caller_key(ctx), params=params)
-        return await _results(runtime, FUZZY_SEARCH, body, {"query": query}, show_ui)
+        key = caller_key(ctx)
+        body = await client.fuzzy_search(query, key=key, params=params)
+        offline = client.serves_offline(key)
+        return await _results(runtime, FUZZY_SEARCH, body, {"query": query}, show_ui, offline)
 
     @model_tool(
         apps,
@@ -172,8 +178,10 @@ def register(apps: Apps, runtime: Runtime) -> None:
         show_ui: ShowUi = True,
     ) -> CallToolResult:
         params = _params(limit, countrySet, position, radius, language, categorySet)
-        body = await client.poi_search(query, key=caller_key(ctx), params=params)
-        return await _results(runtime, POI_SEARCH, body, {"query": query}, show_ui)
+        key = caller_key(ctx)
+        body = await client.poi_search(query, key=key, params=params)
+        offline = client.serves_offline(key)
+        return await _results(runtime, POI_SEARCH, body, {"query": query}, show_ui, offline)
 
     @model_tool(
         apps,
@@ -199,7 +207,8 @@ def register(apps: Apps, runtime: Runtime) -> None:
     ) -> CallToolResult:
         params = _params(limit, countrySet, None, radius, language, categorySet)
         lon, lat = position
-        body = await client.nearby_search(lon, lat, key=caller_key(ctx), params=params)
+        key = caller_key(ctx)
+        body = await client.nearby_search(lon, lat, key=key, params=params)
         origin = point_feature(position, {"kind": "origin", "label": "Search centre"})
         return await _results(
             runtime,
@@ -207,6 +216,7 @@ def register(apps: Apps, runtime: Runtime) -> None:
             body,
             {"position": rounded(position), "radius_m": radius},
             show_ui,
+            client.serves_offline(key),
             origin,
         )
 
@@ -239,6 +249,7 @@ async def _results(
     body: dict[str, Any],
     asked: dict[str, Any],
     show_ui: bool,
+    offline: bool,
     origin: dict[str, Any] | None = None,
 ) -> CallToolResult:
     items, features = search_results(body.get("results") or [])
@@ -251,4 +262,6 @@ async def _results(
     if origin is not None:
         features.insert(0, origin)
     data = collection(features, summary={**asked, "count": len(items)})
-    return await deliver(runtime, tool=tool, answer=answer, data=data, show_ui=show_ui)
+    return await deliver(
+        runtime, tool=tool, answer=answer, data=data, show_ui=show_ui, offline=offline
+    )

@@ -139,7 +139,8 @@ def register(apps: Apps, runtime: Runtime) -> None:
             params.append(("timeValidityFilter", ",".join(dict.fromkeys(timeValidityFilter))))
         if language:
             params.append(("language", language))
-        body = await runtime.tomtom.incident_details(bbox, key=caller_key(ctx), params=params)
+        key = caller_key(ctx)
+        body = await runtime.tomtom.incident_details(bbox, key=key, params=params)
         incidents = [_incident(i.get("properties") or {}) for i in body.get("incidents") or []]
         incidents.sort(key=lambda i: (-_severity(i), -(i.get("delay_s") or 0)))
         answer: dict[str, Any] = {
@@ -151,7 +152,14 @@ def register(apps: Apps, runtime: Runtime) -> None:
             answer["incidents_omitted"] = len(incidents) - maxIncidents
         if not incidents:
             answer["note"] = "No incidents reported in this area."
-        return await deliver(runtime, tool=TRAFFIC, answer=answer, data=None, show_ui=show_ui)
+        return await deliver(
+            runtime,
+            tool=TRAFFIC,
+            answer=answer,
+            data=None,
+            show_ui=show_ui,
+            offline=runtime.tomtom.serves_offline(key),
+        )
 
 
 def _incident(props: dict[str, Any]) -> dict[str, Any]:

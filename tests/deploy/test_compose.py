@@ -58,3 +58,11 @@ def test_keyless_replicas_share_the_offline_upstream_service() -> None:
         assert env["TOMTOM_API_BASE_URL"] == "${TOMTOM_API_BASE_URL:-http://upstream:8000}"
         assert env["TOMTOM_API_KEY"].startswith("${TOMTOM_API_KEY:-")
         assert services[name]["depends_on"]["upstream"]["condition"] == "service_healthy"
+
+
+def test_replicas_share_a_required_tile_secret_and_know_their_public_url() -> None:
+    services = _compose()["services"]
+    for name in ("replica-1", "replica-2"):
+        env = services[name]["environment"]
+        assert env["TILE_TOKEN_SECRET"].startswith("${TILE_TOKEN_SECRET:?"), "no default secret"
+        assert env["PUBLIC_URL"] == "${PUBLIC_URL:-http://localhost:8080/mcp}"

@@ -61,3 +61,11 @@ def test_the_service_and_autoscaler_point_at_the_deployment() -> None:
     assert "sessionAffinity" not in service["spec"] or service["spec"]["sessionAffinity"] == "None"
     assert hpa["spec"]["scaleTargetRef"]["name"] == deployment["metadata"]["name"]
     assert hpa["spec"]["minReplicas"] == deployment["spec"]["replicas"]
+
+
+def test_the_tile_secret_comes_from_a_secret_and_the_public_url_is_set() -> None:
+    (container,) = _kind("Deployment")["spec"]["template"]["spec"]["containers"]
+    env = {e["name"]: e for e in container["env"]}
+    assert env["TILE_TOKEN_SECRET"]["valueFrom"]["secretKeyRef"]["name"] == "tomtom-mcp-apps-tiles"
+    assert env["PUBLIC_URL"]["value"].endswith("/mcp")
+    assert "mcp.example.com" in env["ALLOWED_HOSTS"]["value"]

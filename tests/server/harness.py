@@ -26,6 +26,7 @@ from server.jobs import APP_DATA_KEY
 from server.offline import build_upstream_app
 from server.pool import FitPool, Placement
 from server.runtime import Runtime
+from server.tiles import build_tiles
 from server.tomtom import TomTomClient
 from widgets import DATA_VIZ_URI, MAP_URI, TRAFFIC_URI
 
@@ -92,7 +93,8 @@ class ToolClient:
 async def tool_client(
     *, key: str | None = None, downloads: httpx.AsyncClient | None = None, **settings: Any
 ) -> AsyncIterator[ToolClient]:
-    """The server's tools in process, over the offline upstream; `key` is the configured key."""
+    """The server's tools in process; `key` is the configured key. The offline upstream
+    stands in for TomTom too: keyed requests reach it at the TomTom base URL, with the key."""
     settings.setdefault("fit_inline", True)  # no process pool needed in process
     upstream = httpx.AsyncClient(
         transport=httpx.ASGITransport(app=build_upstream_app(slow_answer_s=2.0)), timeout=5
@@ -106,12 +108,17 @@ async def tool_client(
         runtime = Runtime(
             settings=config,
             tomtom=TomTomClient(
-                http=upstream, base_url=OFFLINE_BASE_URL, default_key=key, placement=placement
+                http=upstream,
+                base_url=OFFLINE_BASE_URL,
+                default_key=key,
+                placement=placement,
+                offline_mode=config.offline_mode,
             ),
             http=upstream,
             downloads=downloads or default_downloads,
             pool=pool,
             placement=placement,
+            tiles=build_tiles(config, upstream),
         )
         async with Client(build_server(runtime), cache=None) as client:
             yield ToolClient(client, runtime)

@@ -148,17 +148,18 @@ async def test_upstream_failures_are_tool_errors_and_the_server_keeps_serving(
     assert not again.is_error
 
 
-async def test_the_callers_key_is_used_for_map_tiles_and_never_shown_in_text_or_logs(
-    mcp_url: str, server: Service
+async def test_the_map_config_hands_out_tile_templates_with_a_token_never_the_key(
+    mcp_url: str, server: Service, server_url: str
 ) -> None:
     async with connected(mcp_url, key="callers-own-key") as client:
         own = await client.call_tool("tomtom-get-map-config", {})
     async with connected(mcp_url) as client:
         configured = await client.call_tool("tomtom-get-map-config", {})
-    assert own.meta[MAP_CONFIG_KEY]["key"] == "callers-own-key"
-    assert configured.meta[MAP_CONFIG_KEY]["key"] == TEST_KEY
-    assert "callers-own-key" not in own.content[0].text
-    assert TEST_KEY not in configured.content[0].text
+    for result in (own, configured):
+        tiles = result.meta[MAP_CONFIG_KEY]["tiles"]
+        assert tiles["basemap"].startswith(f"{server_url}/tiles/basemap/{{z}}/{{x}}/{{y}}.png?t=")
+        dumped = result.model_dump_json()
+        assert "callers-own-key" not in dumped and TEST_KEY not in dumped
     logged = [e for e in server.log_events() if e.get("tool") == "tomtom-get-map-config"]
     assert logged  # the calls were logged...
     log = server.log.read_text()

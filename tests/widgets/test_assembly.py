@@ -1,4 +1,5 @@
-"""Each view is one self-contained document, with a CSP that names only the tiles origin."""
+"""Each view is one self-contained document, with a CSP that names only the tiles origin,
+under a `ui://` URI versioned by its content."""
 
 from __future__ import annotations
 
@@ -9,8 +10,6 @@ import pytest
 
 import widgets
 from widgets import _document
-
-TILES = "https://api.tomtom.com"
 
 
 def test_there_are_three_views_with_the_uris_the_tools_link_to() -> None:
@@ -31,11 +30,18 @@ def test_a_view_loads_nothing_from_outside_its_document(view: widgets.View) -> N
         assert needle in html
 
 
-def test_the_csp_names_exactly_the_tiles_origin_given() -> None:
+def test_the_csp_names_exactly_the_tiles_origin_given_or_nothing() -> None:
     for view in widgets.views(tiles_origin="https://tiles.example.test"):
         assert view.connect_domains == ("https://tiles.example.test",)
         assert view.resource_domains == ("https://tiles.example.test",)
-    assert widgets.views()[0].connect_domains == (TILES,)
+    assert all(v.connect_domains == v.resource_domains == () for v in widgets.views())
+
+
+def test_an_earlier_uri_of_a_view_finds_its_current_build_and_others_find_none() -> None:
+    assert widgets.view_for_uri("ui://tomtom/map.html").uri == widgets.MAP_URI
+    assert widgets.view_for_uri("ui://tomtom/data-viz-00ff.html").uri == widgets.DATA_VIZ_URI
+    for uri in ("ui://tomtom/map-XYZ.html", "ui://other/map.html", "ui://tomtom/map.html?x"):
+        assert widgets.view_for_uri(uri) is None
 
 
 def test_the_preview_page_inlines_the_host_bundle_and_its_script() -> None:

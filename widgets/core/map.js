@@ -1,21 +1,17 @@
 "use strict";
 /**
  * MapLibre drawing shared by the views: a plain background that always
- * renders, TomTom raster tiles on top when a key is available, and the
- * tool features styled by `properties.kind`.
+ * renders, TomTom raster tiles on top when the server serves them (from its
+ * own tile route, with a short-lived token it renews), and the tool features
+ * styled by `properties.kind`.
  */
 const mapCore = (() => {
   const PLAIN = { light: "#eef1f4", dark: "#20252b" };
   const CASING = { light: "#ffffff", dark: "#0d1117" };
   const GRID = { light: "#d5dbe2", dark: "#2e353d" };
 
-  /** A tile template with the key: in its `{key}` slot, else appended as `key=`. */
-  function tileUrl(template, key) {
-    if (!template) return null;
-    const k = encodeURIComponent(key);
-    if (template.includes("{key}")) return template.replace("{key}", k);
-    return `${template}${template.includes("?") ? "&" : "?"}key=${k}`;
-  }
+  /** Renew the tile token at this share of its lifetime (tiles keep loading across it). */
+  const RENEW_AT = 0.8;
 
   /** A map on `el` that resolves once its (inline) style has loaded. */
   function create(el, theme) {
@@ -46,16 +42,22 @@ const mapCore = (() => {
 
   /**
    * Raster layers from `config.tiles[name]` templates, below the data. Calls
-   * `onFail(message)` once if no key was given or a tile fails to load.
+   * `onFail(message)` once if the server gave no tiles or a tile fails to load.
+   * Before the token in the templates expires, `config.renew()` swaps in fresh ones.
    */
   function addRaster(map, config, names, onFail, attribution) {
-    if (!config.key) {
-      onFail(config.error ? `No TomTom tiles: ${config.error}.` : "Offline: no TomTom key, so no map tiles.", "none");
+    if (!names.some((name) => config.tiles[name])) {
+      const why = config.offline
+        ? "Offline demo data: no map tiles."
+        : config.error
+          ? `No TomTom tiles: ${config.error}.`
+          : `No map tiles${config.reason ? `: ${config.reason}` : ""}.`;
+      onFail(why, "none");
       return false;
     }
     let added = 0;
     for (const name of names) {
-      const url = tileUrl(config.tiles[name], config.key);
+      const url = config.tiles[name];
       if (!url) continue;
       map.addSource(`tiles-${name}`, { type: "raster", tiles: [url], tileSize: 256, attribution });
       map.addLayer({ id: `tiles-${name}`, type: "raster", source: `tiles-${name}` });
@@ -66,6 +68,7 @@ const mapCore = (() => {
       return false;
     }
     document.body.dataset.tiles = "requested";
+    renewTiles(map, config, names);
     let failed = false;
     map.on("error", (e) => {
       if (!failed && e.sourceId && e.sourceId.startsWith("tiles-")) {
@@ -77,6 +80,20 @@ const mapCore = (() => {
     });
     map.addControl(new maplibregl.AttributionControl({ compact: true }), "bottom-right");
     return true;
+  }
+
+  function renewTiles(map, config, names) {
+    if (!(config.expiresIn > 0 && config.renew)) return;
+    const timer = setTimeout(async () => {
+      const fresh = await config.renew();
+      for (const name of names) {
+        const source = map.getSource(`tiles-${name}`);
+        if (source && fresh.tiles && fresh.tiles[name]) source.setTiles([fresh.tiles[name]]);
+      }
+      document.body.dataset.tilesRenewed = String(Number(document.body.dataset.tilesRenewed || 0) + 1);
+      if (fresh.tiles && Object.keys(fresh.tiles).length) renewTiles(map, fresh, names);
+    }, config.expiresIn * 1000 * RENEW_AT);
+    map.once("remove", () => clearTimeout(timer));
   }
 
   /**
@@ -393,5 +410,5 @@ const mapCore = (() => {
     return parts.join(" · ");
   }
 
-  return { tileUrl, markIdle, addGraticule, create, setTheme, addRaster, drawFeatures, fit, popupAt, popupOnClick, routeSummary, PLAIN };
+  return { markIdle, addGraticule, create, setTheme, addRaster, drawFeatures, fit, popupAt, popupOnClick, routeSummary, PLAIN };
 })();

@@ -3,12 +3,15 @@
  * The shell every view shares: one ext-apps `App` with every handler set
  * before `connect()`, host theme/fonts/safe areas/fullscreen, the on-screen
  * message (loading, progress, error), notes, legend, title, and the status
- * report to the server. A view supplies `onInput` / `onResult` and draws.
+ * report to the server (with the host it runs in, `hosts.js`). A view
+ * supplies `onInput` / `onResult` and draws. Answers from the server's offline
+ * demo data are marked as such (`com.tomtom/data-source` in `_meta`).
  */
 const view = (() => {
   const INLINE_MAX = 500;
   const INLINE_DEFAULT = 440;
   const RESULT_WAIT_MS = 120000;
+  const DATA_SOURCE = "com.tomtom/data-source";
   const $ = (id) => document.getElementById(id);
   const TITLES = {
     tool_error: "The tool failed",
@@ -99,16 +102,29 @@ const view = (() => {
       setLegend,
       escapeHtml,
       theme: () => document.documentElement.dataset.theme || "light",
-      /** `{key, tiles}` from `tomtom-get-map-config`; `{key: null, error}` when unavailable. */
-      mapConfig() {
-        configPromise ??= app
-          .callServerTool({ name: "tomtom-get-map-config", arguments: {} })
-          .then((r) => {
-            const cfg = r && !r.isError && r._meta && r._meta["com.tomtom/map-config"];
-            if (!cfg) return { key: null, tiles: {}, error: "the server sent no map configuration" };
-            return { key: cfg.key ?? null, tiles: cfg.tiles || {} };
-          })
-          .catch((err) => ({ key: null, tiles: {}, error: err.message }));
+      /**
+       * Tile URL templates for `layers` from `tomtom-get-map-config` (on the server's
+       * tile route, with a token; never a key): `{tiles, offline, reason, expiresIn,
+       * renew}`, where `renew()` asks again for a fresh token; `{tiles: {}, error}`
+       * when unavailable.
+       */
+      mapConfig(layers) {
+        const ask = () =>
+          app
+            .callServerTool({ name: "tomtom-get-map-config", arguments: layers ? { layers } : {} })
+            .then((r) => {
+              const cfg = r && !r.isError && r._meta && r._meta["com.tomtom/map-config"];
+              if (!cfg) return { tiles: {}, error: "the server sent no map configuration" };
+              return {
+                tiles: cfg.tiles || {},
+                offline: cfg.offline === true,
+                reason: cfg.reason || "",
+                expiresIn: Number.isFinite(cfg.expires_in) ? cfg.expires_in : 0,
+                renew: ask,
+              };
+            })
+            .catch((err) => ({ tiles: {}, error: err.message }));
+        configPromise ??= ask();
         return configPromise;
       },
       callTool: async (name, args) => app.callServerTool({ name, arguments: args }),
@@ -137,6 +153,8 @@ const view = (() => {
       },
       /** Nothing (more) to draw: say why on screen and to the server. */
       fail(reason, message, title = TITLES[reason] || "Nothing to show") {
+        // The host dropped _meta: name it and say what the user can do (hosts.js).
+        if (reason === "meta_dropped") message = hosts.metaDropped(hosts.info(app));
         showMessage("error", title, message);
         report("error", reason, message);
       },
@@ -153,7 +171,13 @@ const view = (() => {
       const key = `${status}:${reason}:${detail}`;
       if (reported === key || !connected) return;
       reported = key;
-      const args = { tool: ctx.tool, status, reason, detail: String(detail).slice(0, 500) };
+      const args = {
+        tool: ctx.tool,
+        status,
+        reason,
+        detail: String(detail).slice(0, 500),
+        host: hosts.info(app),
+      };
       app
         .callServerTool({ name: "tomtom-report-app-status", arguments: args })
         .then(() => (document.body.dataset.reported = status))
@@ -205,6 +229,11 @@ const view = (() => {
       } catch (err) {
         ctx.fail(err.reason || "render_failed", err.reason ? err.message : `Drawing failed: ${err.message}`);
         console.error(err);
+      }
+      const meta = (result && result._meta) || window.openai?.toolResponseMetadata || {};
+      if (meta[DATA_SOURCE] === "offline" && document.body.dataset.dataSource !== "offline") {
+        document.body.dataset.dataSource = "offline";
+        addNote("Offline demo data: not real TomTom results.").classList.add("tt-offline");
       }
     };
 

@@ -99,7 +99,7 @@
     }
     map?.remove();
     document.getElementById("notes").replaceChildren();
-    const [m, config] = await Promise.all([mapCore.create(document.getElementById("map"), ctx.theme()), ctx.mapConfig()]);
+    const [m, config] = await Promise.all([mapCore.create(document.getElementById("map"), ctx.theme()), ctx.mapConfig(["basemap"])]);
     map = m;
     ctx.onHostContext = (hc) => hc.theme && map && mapCore.setTheme(map, hc.theme);
     const basemap = mapCore.addRaster(map, config, ["basemap"], (msg, state) => ctx.tilesFailed(msg, state), "© TomTom");

@@ -28,7 +28,7 @@
     }
     map?.remove();
     document.getElementById("notes").replaceChildren();
-    const [m, config] = await Promise.all([mapCore.create(document.getElementById("map"), ctx.theme()), ctx.mapConfig()]);
+    const [m, config] = await Promise.all([mapCore.create(document.getElementById("map"), ctx.theme()), ctx.mapConfig(["basemap", "basemap_night"])]);
     map = m;
     const dark = ctx.theme() === "dark";
     const tiles = dark && config.tiles.basemap_night ? ["basemap_night"] : ["basemap"];

@@ -27,7 +27,7 @@
     } catch (err) {
       return ctx.fail("bad_input", `The traffic area cannot be drawn: ${err.message}`);
     }
-    const [m, config] = await Promise.all([mapCore.create(document.getElementById("map"), ctx.theme()), ctx.mapConfig()]);
+    const [m, config] = await Promise.all([mapCore.create(document.getElementById("map"), ctx.theme()), ctx.mapConfig(["basemap", "traffic_flow", "traffic_incidents"])]);
     map = m;
     ctx.onHostContext = (hc) => hc.theme && map && mapCore.setTheme(map, hc.theme);
     const tiles = mapCore.addRaster(
