@@ -94,6 +94,8 @@ def build_app(settings: Settings) -> Starlette:
                 runtime.pool.close()
                 await runtime.http.aclose()
                 await runtime.downloads.aclose()
+                if runtime.tiles is not None:
+                    await runtime.tiles.aclose()
 
     async def health(_: Request) -> JSONResponse:
         ready = runtime.pool.ready

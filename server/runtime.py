@@ -18,15 +18,16 @@ class Runtime:
     tomtom: TomTomClient
     """The one shared TomTom client, over `http`."""
     http: httpx.AsyncClient
-    """The pooled keep-alive HTTP client under `tomtom` and the tile route (closed by the
-    app's lifespan); the offline upstream is mounted in it at `OFFLINE_BASE_URL`."""
+    """The pooled keep-alive HTTP client under `tomtom` (closed by the app's lifespan);
+    the offline upstream is mounted in it at `OFFLINE_BASE_URL`."""
     downloads: httpx.AsyncClient
     """A separate client for data-viz `data_url` downloads (no TomTom base URL, no redirects)."""
     pool: FitPool
     placement: Placement
     """Where each job runs: `pool` or the event loop."""
     tiles: Tiles | None = None
-    """The tile route's tokens and limits; None when this server serves no tiles."""
+    """The tile route's tokens, limits and upstream pool (closed by the app's lifespan);
+    None when this server serves no tiles."""
 
 
 def build_runtime(settings: Settings) -> Runtime:
@@ -68,5 +69,5 @@ def build_runtime(settings: Settings) -> Runtime:
         downloads=downloads,
         pool=pool,
         placement=placement,
-        tiles=build_tiles(settings, http),
+        tiles=build_tiles(settings),
     )

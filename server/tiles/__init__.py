@@ -35,16 +35,27 @@ __all__ = [
 ]
 
 
-def build_tiles(settings: Settings, http: httpx.AsyncClient) -> Tiles | None:
+def build_tiles(
+    settings: Settings, transport: httpx.AsyncBaseTransport | None = None
+) -> Tiles | None:
     """The tile route's state, or None when this server serves no tiles (offline only,
-    or no `TILE_TOKEN_SECRET`: then `/tiles` answers 404)."""
+    or no `TILE_TOKEN_SECRET`: then `/tiles` answers 404). `transport` reaches TomTom
+    (default: a keep-alive pool of its own)."""
     if not settings.tiles_enabled or settings.tiles_base_url is None:
         return None
+    if transport is None:
+        connections = settings.upstream_connections
+        limits = httpx.Limits(
+            max_connections=connections, max_keepalive_connections=connections,
+            keepalive_expiry=4.0,  # under the idle timeout of uvicorn and most proxies
+        )  # fmt: skip
+        transport = httpx.AsyncHTTPTransport(limits=limits)
     return Tiles(
         tokens=TileTokens(settings.tile_token_secrets, settings.tile_token_ttl_s),
         limiter=RateLimiter(settings.tile_rate_per_s, settings.tile_burst),
-        http=http,
+        transport=transport,
         api_base_url=settings.api_base_url,
         public_base_url=settings.tiles_base_url,
         max_bytes=settings.tile_max_bytes,
+        timeout_s=settings.upstream_timeout_s,
     )

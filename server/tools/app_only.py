@@ -43,9 +43,8 @@ logger = logging.getLogger(__name__)
 MAP_CONFIG_KEY = "com.tomtom/map-config"
 WIDGET_TOOLS = frozenset(MODEL_TOOLS)
 """Tools whose widgets report; any other name is counted as `other` (bounded label values)."""
-
-
 TileLayer = Literal[LAYER_NAMES]  # type: ignore[valid-type]
+"""A tile layer of `server.tiles`, by name (the schema lists them)."""
 
 
 def register(apps: Apps, runtime: Runtime) -> None:

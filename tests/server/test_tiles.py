@@ -121,24 +121,21 @@ async def tile_route(
         seen.append(request)
         return handler(request)
 
-    upstream = httpx.AsyncClient(transport=httpx.MockTransport(record))
     tokens = TileTokens([SECRET], 3600)
     tiles = Tiles(
         tokens=tokens,
         limiter=RateLimiter(rate=1.0, burst=burst),
-        http=upstream,
+        transport=httpx.MockTransport(record),
         api_base_url=TOMTOM,
         public_base_url="https://maps.example.test/tiles",
         max_bytes=max_bytes,
     )
     app = Starlette(routes=[Route("/tiles/{layer}/{z:int}/{x:int}/{y:int}.{ext}", tiles.serve)])
-    async with (
-        upstream,
-        httpx.AsyncClient(
-            transport=httpx.ASGITransport(app), base_url="https://maps.example.test"
-        ) as client,
-    ):
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app), base_url="https://maps.example.test"
+    ) as client:
         yield client, tokens, seen
+    await tiles.aclose()
 
 
 def image(status: int = 200, **headers: str) -> Handler:
@@ -250,7 +247,7 @@ def test_map_tiles_give_templates_with_one_token_for_the_layers_asked() -> None:
     tiles = Tiles(
         tokens=TileTokens([SECRET], 600),
         limiter=RateLimiter(1.0, 1),
-        http=httpx.AsyncClient(),
+        transport=httpx.MockTransport(lambda _: httpx.Response(500)),
         api_base_url=TOMTOM,
         public_base_url="https://maps.example.test/tiles",
         max_bytes=1024,

@@ -171,3 +171,17 @@ async def test_a_private_data_url_is_refused_over_http(mcp_url: str, server_url:
         result = await client.call_tool("tomtom-data-viz", {"data_url": server_url + "/health"})
     assert result.is_error
     assert "loopback address" in result.content[0].text
+
+
+async def test_a_header_that_cannot_be_a_key_is_refused_without_being_repeated(
+    mcp_url: str, server: Service
+) -> None:
+    hostile = "x" * 40 + "&key=stolen-key-elsewhere"
+    async with connected(mcp_url, key=hostile) as client:
+        result = await client.call_tool("tomtom-geocode", {"query": "Amsterdam"})
+    assert result.is_error
+    text = result.content[0].text
+    assert "tomtom-api-key header does not hold a TomTom API key" in text
+    assert (
+        "stolen-key-elsewhere" not in text and "stolen-key-elsewhere" not in server.log.read_text()
+    )
