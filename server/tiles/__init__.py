@@ -11,8 +11,6 @@ Decisions: docs/adr/0061-tile-route.md.
 
 from __future__ import annotations
 
-import httpx
-
 from server.config import Settings
 from server.tiles._layers import LAYER_NAMES, LAYERS, MAX_ZOOM, Layer, tile_problem
 from server.tiles._limiter import RateLimiter
@@ -35,27 +33,17 @@ __all__ = [
 ]
 
 
-def build_tiles(
-    settings: Settings, transport: httpx.AsyncBaseTransport | None = None
-) -> Tiles | None:
+def build_tiles(settings: Settings) -> Tiles | None:
     """The tile route's state, or None when this server serves no tiles (offline only,
-    or no `TILE_TOKEN_SECRET`: then `/tiles` answers 404). `transport` reaches TomTom
-    (default: a keep-alive pool of its own)."""
+    or no `TILE_TOKEN_SECRET`: then `/tiles` answers 404)."""
     if not settings.tiles_enabled or settings.tiles_base_url is None:
         return None
-    if transport is None:
-        connections = settings.upstream_connections
-        limits = httpx.Limits(
-            max_connections=connections, max_keepalive_connections=connections,
-            keepalive_expiry=4.0,  # under the idle timeout of uvicorn and most proxies
-        )  # fmt: skip
-        transport = httpx.AsyncHTTPTransport(limits=limits)
     return Tiles(
         tokens=TileTokens(settings.tile_token_secrets, settings.tile_token_ttl_s),
         limiter=RateLimiter(settings.tile_rate_per_s, settings.tile_burst),
-        transport=transport,
         api_base_url=settings.api_base_url,
         public_base_url=settings.tiles_base_url,
         max_bytes=settings.tile_max_bytes,
         timeout_s=settings.upstream_timeout_s,
+        connections=settings.upstream_connections,
     )

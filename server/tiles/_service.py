@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import httpx
+import aiohttp
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
@@ -56,26 +56,42 @@ class Tiles:
         *,
         tokens: TileTokens,
         limiter: RateLimiter,
-        transport: httpx.AsyncBaseTransport,
         api_base_url: str,
         public_base_url: str,
         max_bytes: int,
         timeout_s: float = 10.0,
+        connections: int = 200,
     ) -> None:
         self.tokens = tokens
         self._limiter = limiter
-        # A transport of its own, not the API client: a tile needs none of the client's
-        # machinery (redirects, cookies, auth flows), which costs it a third of its time,
-        # and a burst of tiles must not take the connections TomTom API calls wait for.
-        self._transport = transport
         self._api = api_base_url.rstrip("/")
         self._public = public_base_url.rstrip("/")
         self._max_bytes = max_bytes
-        self._timeout = {"connect": min(5.0, timeout_s), "read": timeout_s,
-                         "write": timeout_s, "pool": timeout_s}  # fmt: skip
+        self._timeout = aiohttp.ClientTimeout(
+            total=timeout_s, connect=min(5.0, timeout_s), sock_read=timeout_s
+        )
+        self._connections = connections
+        self._session: aiohttp.ClientSession | None = None
+
+    def _client(self) -> aiohttp.ClientSession:
+        """The keep-alive pool to TomTom for tiles, made on first use (inside the loop).
+
+        aiohttp, not the API's httpx client: a tile is one small GET, and httpcore's
+        pure-Python connection handling cost it three to four times aiohttp's CPU per
+        request (docs/adr/0061); a pool of its own also keeps a burst of tiles from
+        taking the connections TomTom API calls wait for."""
+        if self._session is None:
+            connector = aiohttp.TCPConnector(
+                limit=self._connections, keepalive_timeout=4.0, enable_cleanup_closed=True
+            )
+            self._session = aiohttp.ClientSession(
+                connector=connector, timeout=self._timeout, auto_decompress=False
+            )
+        return self._session
 
     async def aclose(self) -> None:
-        await self._transport.aclose()
+        if self._session is not None:
+            await self._session.close()
 
     def map_tiles(self, key: str, layers: Iterable[str]) -> MapTiles:
         """Templates for `layers`, with a token sealing `key`; never the key itself."""
@@ -125,36 +141,31 @@ class Tiles:
     async def _fetch(
         self, layer: Layer, tile: tuple[int, int, int, str], key: str, headers: dict[str, str]
     ) -> Response:
-        url = httpx.URL(
-            self._api + layer.upstream_path(*tile), params=[("tileSize", "256"), ("key", key)]
-        )
-        request = httpx.Request("GET", url, headers=headers, extensions={"timeout": self._timeout})
+        url = self._api + layer.upstream_path(*tile)
+        params = {"tileSize": "256", "key": key}
         started = time.perf_counter()
         outcome = "unavailable"
         try:
-            upstream = await self._transport.handle_async_request(request)
-            try:
+            async with self._client().get(
+                url, params=params, headers=headers, allow_redirects=False
+            ) as upstream:
                 outcome, response = await self._answer(layer.name, upstream)
-            finally:
-                await upstream.aclose()
-            return response
-        except httpx.TimeoutException:
+                return response
+        except TimeoutError:
             return _refused(layer.name, 504, "unavailable", "TomTom sent no tile in time")
-        except httpx.HTTPError as exc:
+        except aiohttp.ClientError as exc:
             # The exception text repeats the URL and its key: only its type is told.
-            return _refused(
-                layer.name,
-                502,
-                "unavailable",
-                f"TomTom could not be reached ({type(exc).__name__})",
-            )
+            reason = f"TomTom could not be reached ({type(exc).__name__})"
+            return _refused(layer.name, 502, "unavailable", reason)
         finally:
             metrics.UPSTREAM_SECONDS.labels(f"tiles/{layer.name}", outcome).observe(
                 time.perf_counter() - started
             )
 
-    async def _answer(self, name: str, upstream: httpx.Response) -> tuple[str, Response]:
-        status = upstream.status_code
+    async def _answer(
+        self, name: str, upstream: aiohttp.ClientResponse
+    ) -> tuple[str, Response]:
+        status = upstream.status
         kept = {h: upstream.headers[h] for h in PASSED_BACK if h in upstream.headers}
         if status == 304:
             metrics.TILE_REQUESTS.labels(name, "not_modified").inc()
@@ -168,7 +179,7 @@ class Tiles:
             return "too_large", self._too_large(name)
         chunks: list[bytes] = []
         size = 0
-        async for chunk in _raw(upstream):
+        async for chunk in upstream.content.iter_any():
             size += len(chunk)
             if size > self._max_bytes:
                 return "too_large", self._too_large(name)
@@ -182,16 +193,7 @@ class Tiles:
         return _refused(name, 502, "too_large", f"TomTom's tile is over {self._max_bytes} bytes")
 
 
-async def _raw(upstream: httpx.Response) -> AsyncIterator[bytes]:
-    """The body as received, chunk by chunk (a test's MockTransport has read it already)."""
-    if upstream.is_stream_consumed:
-        yield upstream.content
-        return
-    async for chunk in upstream.aiter_raw():
-        yield chunk
-
-
-def _upstream_refusal(name: str, status: int, headers: httpx.Headers) -> Response:
+def _upstream_refusal(name: str, status: int, headers: Mapping[str, str]) -> Response:
     if status in (401, 403):
         return _refused(
             name,

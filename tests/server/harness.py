@@ -96,8 +96,9 @@ async def tool_client(
     """The server's tools in process; `key` is the configured key. The offline upstream
     stands in for TomTom too: keyed requests reach it at the TomTom base URL, with the key."""
     settings.setdefault("fit_inline", True)  # no process pool needed in process
-    upstream_app = build_upstream_app(slow_answer_s=2.0)
-    upstream = httpx.AsyncClient(transport=httpx.ASGITransport(app=upstream_app), timeout=5)
+    upstream = httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=build_upstream_app(slow_answer_s=2.0)), timeout=5
+    )
     async with upstream, httpx.AsyncClient(follow_redirects=False) as default_downloads:
         config = Settings(api_key=key, **settings)
         pool = FitPool(workers=1)
@@ -117,10 +118,14 @@ async def tool_client(
             downloads=downloads or default_downloads,
             pool=pool,
             placement=placement,
-            tiles=build_tiles(config, transport=httpx.ASGITransport(app=upstream_app)),
+            tiles=build_tiles(config),
         )
-        async with Client(build_server(runtime), cache=None) as client:
-            yield ToolClient(client, runtime)
+        try:
+            async with Client(build_server(runtime), cache=None) as client:
+                yield ToolClient(client, runtime)
+        finally:
+            if runtime.tiles is not None:
+                await runtime.tiles.aclose()
 
 
 def coordinate_lists(value: Any, path: str = "") -> list[str]:

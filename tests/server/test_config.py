@@ -4,7 +4,10 @@ variable's name and what would do."""
 from __future__ import annotations
 
 import hashlib
+import os
 import re
+import subprocess
+import sys
 
 import pytest
 
@@ -105,3 +108,17 @@ def test_chatgpt_and_explicit_ui_domains_and_the_tile_route_follow_public_url() 
     explicit = Settings.from_env({**env, "UI_DOMAIN": "maps-example.apps.example"})
     assert explicit.resource_ui_domain == "maps-example.apps.example"
     assert Settings.from_env(env).resource_ui_domain is None
+
+
+def test_serve_refuses_to_start_with_a_key_and_no_tile_secret() -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TOMTOM_", "TILE_"))}
+    done = subprocess.run(
+        [sys.executable, "-m", "server.cli", "serve", "--port", "0"],
+        env={**env, "TOMTOM_API_KEY": "a-key"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "TILE_TOKEN_SECRET is not set, but TOMTOM_API_KEY is set" in done.stderr

@@ -235,3 +235,12 @@ async def test_no_key_appears_in_any_tool_result_log_line_metric_or_tile_answer(
         outputs[f"{replica.name} log"] = replica.log.read_text()
     assert "tomtom-get-map-config" in outputs[f"{replicas[0].name} log"]  # calls were logged
     assert search_for_keys(outputs, [CALLER_KEY, "offline-403"]) == []
+
+
+def test_a_server_without_tiles_answers_the_tile_route_with_a_clean_404(
+    preview_server: Service,
+) -> None:
+    refused = httpx.get(f"{preview_server.url}/tiles/basemap/1/0/0.png?t=anything", timeout=10)
+    assert refused.status_code == 404
+    assert refused.text == "this server serves no map tiles (no TILE_TOKEN_SECRET)\n"
+    assert refused.headers["access-control-allow-origin"] == "*"

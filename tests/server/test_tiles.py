@@ -1,5 +1,6 @@
 """The tile route's parts: sealed tokens, the per-token rate, and how TomTom's answers become
-the view's, checked against the response codes TomTom documents for its tiles.
+the view's, checked against the response codes TomTom documents for its tiles, served
+over real HTTP by a stand-in on a free local port.
 
 TomTom's Map Display API documents for tiles: 200 with the image, 304 for a matching
 `If-None-Match`, 400 bad request, 403 for a key not valid for the request, 429 too
@@ -9,16 +10,20 @@ many requests, 500, and 596 service not found (developer.tomtom.com, Map Display
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 
 import httpx
 import pytest
+from aiohttp import web
+from aiohttp.test_utils import TestServer
 from starlette.applications import Starlette
 from starlette.routing import Route
 
+from loadtest.topology import free_port
 from server.tiles import RateLimiter, Tiles, TileTokens, TokenError
 from server.tomtom._errors import key_forms
 
@@ -96,56 +101,57 @@ def test_the_rate_limiter_forgets_the_oldest_tokens_beyond_its_bound() -> None:
     assert limiter.take("a") is None, "a was forgotten: a full bucket again"
 
 
-Handler = Callable[[httpx.Request], httpx.Response]
-
-
-class Chunks(httpx.AsyncByteStream):
-    """A body that arrives in pieces with no Content-Length, as a chunked answer does."""
-
-    def __init__(self, chunks: list[bytes]) -> None:
-        self.chunks = chunks
-
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        for chunk in self.chunks:
-            yield chunk
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
 @asynccontextmanager
 async def tile_route(
-    handler: Handler, *, burst: int = 100, max_bytes: int = 4096
-) -> AsyncIterator[tuple[httpx.AsyncClient, TileTokens, list[httpx.Request]]]:
-    """The tile route in process, with TomTom answered by `handler`."""
-    seen: list[httpx.Request] = []
+    handler: Handler, *, burst: int = 100, max_bytes: int = 4096, timeout_s: float = 5.0
+) -> AsyncIterator[tuple[httpx.AsyncClient, TileTokens, list[web.Request]]]:
+    """The tile route in process, with TomTom played over real HTTP on a free local port by
+    `handler` (an aiohttp handler); every request it receives is kept."""
+    seen: list[web.Request] = []
 
-    def record(request: httpx.Request) -> httpx.Response:
+    async def record(request: web.Request) -> web.StreamResponse:
         seen.append(request)
-        return handler(request)
+        return await handler(request)
 
-    tokens = TileTokens([SECRET], 3600)
-    tiles = Tiles(
-        tokens=tokens,
-        limiter=RateLimiter(rate=1.0, burst=burst),
-        transport=httpx.MockTransport(record),
-        api_base_url=TOMTOM,
-        public_base_url="https://maps.example.test/tiles",
-        max_bytes=max_bytes,
-    )
-    app = Starlette(routes=[Route("/tiles/{layer}/{z:int}/{x:int}/{y:int}.{ext}", tiles.serve)])
-    async with httpx.AsyncClient(
-        transport=httpx.ASGITransport(app), base_url="https://maps.example.test"
-    ) as client:
-        yield client, tokens, seen
-    await tiles.aclose()
+    standin = web.Application()
+    standin.router.add_get("/{path:.*}", record)
+    async with TestServer(standin, host="127.0.0.1") as server:
+        tokens = TileTokens([SECRET], 3600)
+        tiles = Tiles(
+            tokens=tokens,
+            limiter=RateLimiter(rate=1.0, burst=burst),
+            api_base_url=str(server.make_url("")).rstrip("/"),
+            public_base_url="https://maps.example.test/tiles",
+            max_bytes=max_bytes,
+            timeout_s=timeout_s,
+        )
+        route = Route("/tiles/{layer}/{z:int}/{x:int}/{y:int}.{ext}", tiles.serve)
+        app = Starlette(routes=[route])
+        try:
+            async with httpx.AsyncClient(
+                transport=httpx.ASGITransport(app), base_url="https://maps.example.test"
+            ) as client:
+                yield client, tokens, seen
+        finally:
+            await tiles.aclose()
 
 
 def image(status: int = 200, **headers: str) -> Handler:
-    content = PNG if status == 200 else b""
     base = {"content-type": "image/png", "cache-control": "max-age=604800", "etag": '"v1"'}
-    return lambda _: httpx.Response(status, content=content, headers={**base, **headers})
+
+    async def answer(_: web.Request) -> web.StreamResponse:
+        body = PNG if status == 200 else b""
+        return web.Response(status=status, body=body, headers={**base, **headers})
+
+    return answer
 
 
 async def test_a_tile_is_fetched_with_the_key_and_keeps_tomtoms_cache_headers() -> None:
-    async with tile_route(image(expires="Wed, 21 Oct 2026 07:28:00 GMT")) as (client, tokens, seen):
+    handler = image(expires="Wed, 21 Oct 2026 07:28:00 GMT")
+    async with tile_route(handler) as (client, tokens, seen):
         token = tokens.seal(KEY, ["basemap"])[0]
         tile = await client.get(f"/tiles/basemap/5/16/10.png?t={token}")
     assert tile.status_code == 200 and tile.content == PNG
@@ -154,8 +160,8 @@ async def test_a_tile_is_fetched_with_the_key_and_keeps_tomtoms_cache_headers() 
     assert tile.headers["expires"] == "Wed, 21 Oct 2026 07:28:00 GMT"
     assert tile.headers["access-control-allow-origin"] == "*"
     (request,) = seen
-    assert request.url.path == "/map/1/tile/basic/main/5/16/10.png"
-    assert request.url.params["key"] == KEY and request.url.params["tileSize"] == "256"
+    assert request.path == "/map/1/tile/basic/main/5/16/10.png"
+    assert request.query["key"] == KEY and request.query["tileSize"] == "256"
 
 
 async def test_a_conditional_request_is_passed_on_and_tomtoms_304_back() -> None:
@@ -166,7 +172,7 @@ async def test_a_conditional_request_is_passed_on_and_tomtoms_304_back() -> None
         )
     assert tile.status_code == 304 and tile.headers["etag"] == '"v1"'
     assert seen[0].headers["if-none-match"] == '"v1"'
-    assert seen[0].url.path == "/traffic/map/4/tile/incidents/s3/5/16/10.png"
+    assert seen[0].path == "/traffic/map/4/tile/incidents/s3/5/16/10.png"
 
 
 @pytest.mark.parametrize(
@@ -191,16 +197,22 @@ async def test_tomtoms_documented_refusals_become_a_status_and_a_short_reason(
         assert tile.headers["retry-after"] == "7"
 
 
-@pytest.mark.parametrize(
-    "handler",
-    [
-        lambda _: httpx.Response(200, content=b"x" * 5000, headers={"content-type": "image/png"}),
-        lambda _: httpx.Response(
-            200, stream=Chunks([b"x" * 3000, b"x" * 3000]), headers={"content-type": "image/png"}
-        ),
-    ],
-    ids=["declared-too-large", "streamed-too-large"],
-)
+async def declared_too_large(_: web.Request) -> web.StreamResponse:
+    return web.Response(body=b"x" * 5000, content_type="image/png")
+
+
+async def streamed_too_large(request: web.Request) -> web.StreamResponse:
+    """Chunked, no Content-Length: the size shows only while reading."""
+    response = web.StreamResponse(headers={"content-type": "image/png"})
+    response.enable_chunked_encoding()
+    await response.prepare(request)
+    for _ in range(3):
+        await response.write(b"x" * 3000)
+    await response.write_eof()
+    return response
+
+
+@pytest.mark.parametrize("handler", [declared_too_large, streamed_too_large])
 async def test_a_tile_over_the_size_cap_is_refused_not_passed_on(handler: Handler) -> None:
     async with tile_route(handler, max_bytes=4096) as (client, tokens, _):
         tile = await client.get(f"/tiles/basemap/1/0/1.png?t={tokens.seal(KEY, ['basemap'])[0]}")
@@ -208,28 +220,40 @@ async def test_a_tile_over_the_size_cap_is_refused_not_passed_on(handler: Handle
 
 
 async def test_an_answer_that_is_no_image_is_refused() -> None:
-    html = lambda _: httpx.Response(200, text="<html>login</html>")  # noqa: E731
-    async with tile_route(html) as (client, tokens, _):
+    async def login_page(_: web.Request) -> web.StreamResponse:
+        return web.Response(text="<html>login</html>", content_type="text/html")
+
+    async with tile_route(login_page) as (client, tokens, _):
         tile = await client.get(f"/tiles/basemap/1/0/1.png?t={tokens.seal(KEY, ['basemap'])[0]}")
     assert tile.status_code == 502 and "no image" in tile.text
 
 
-@pytest.mark.parametrize(
-    ("error", "status", "reason"),
-    [
-        (httpx.ReadTimeout("slow"), 504, "TomTom sent no tile in time"),
-        (httpx.ConnectError(f"failed: {TOMTOM}/map?key={KEY}"), 502, "could not be reached"),
-    ],
-)
-async def test_an_unreachable_tomtom_is_a_gateway_error_that_never_repeats_the_url(
-    error: httpx.HTTPError, status: int, reason: str
-) -> None:
-    def fail(_: httpx.Request) -> httpx.Response:
-        raise error
+async def test_a_tomtom_that_does_not_answer_in_time_is_a_504() -> None:
+    never = asyncio.Event()
 
-    async with tile_route(fail) as (client, tokens, _):
+    async def stalled(_: web.Request) -> web.StreamResponse:
+        await never.wait()  # released when the stand-in shuts down
+        return web.Response()
+
+    async with tile_route(stalled, timeout_s=0.3) as (client, tokens, _):
         tile = await client.get(f"/tiles/basemap/1/0/1.png?t={tokens.seal(KEY, ['basemap'])[0]}")
-    assert tile.status_code == status and reason in tile.text
+    assert tile.status_code == 504 and "no tile in time" in tile.text
+
+
+async def test_an_unreachable_tomtom_is_a_502_that_never_repeats_the_url() -> None:
+    tiles = Tiles(
+        tokens=TileTokens([SECRET], 3600),
+        limiter=RateLimiter(rate=1.0, burst=5),
+        api_base_url=f"http://127.0.0.1:{free_port()}",  # nothing listens there
+        public_base_url="https://maps.example.test/tiles",
+        max_bytes=4096,
+    )
+    app = Starlette(routes=[Route("/tiles/{layer}/{z:int}/{x:int}/{y:int}.{ext}", tiles.serve)])
+    token = tiles.tokens.seal(KEY, ["basemap"])[0]
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app), base_url="http://t") as c:
+        tile = await c.get(f"/tiles/basemap/1/0/1.png?t={token}")
+    await tiles.aclose()
+    assert tile.status_code == 502 and "could not be reached" in tile.text
     assert KEY not in tile.text
 
 
@@ -247,7 +271,6 @@ def test_map_tiles_give_templates_with_one_token_for_the_layers_asked() -> None:
     tiles = Tiles(
         tokens=TileTokens([SECRET], 600),
         limiter=RateLimiter(1.0, 1),
-        transport=httpx.MockTransport(lambda _: httpx.Response(500)),
         api_base_url=TOMTOM,
         public_base_url="https://maps.example.test/tiles",
         max_bytes=1024,
