@@ -326,7 +326,8 @@ class _Fitter:
         self.encodes += 1
         self._prepare(keep)
         raw = _codec.dumps(self.envelope)
-        compressed, size = _codec.compress_within(raw, self.budget * 3 // 4)
+        # The largest gzip whose base64 fits: 4 characters per 3 bytes, rounded up.
+        compressed, size = _codec.compress_within(raw, self.budget // 4 * 3)
         return compressed, _codec.base64_length(size)
 
     def _encode(self, keep: np.ndarray, report: dict[str, Any] | None = None) -> bytes:

@@ -162,9 +162,7 @@ class Tiles:
                 time.perf_counter() - started
             )
 
-    async def _answer(
-        self, name: str, upstream: aiohttp.ClientResponse
-    ) -> tuple[str, Response]:
+    async def _answer(self, name: str, upstream: aiohttp.ClientResponse) -> tuple[str, Response]:
         status = upstream.status
         kept = {h: upstream.headers[h] for h in PASSED_BACK if h in upstream.headers}
         if status == 304:

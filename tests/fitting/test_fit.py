@@ -355,3 +355,14 @@ def test_any_lines_either_fit_the_budget_with_indices_intact_or_raise_does_not_f
         before = [p["pointIndex"] for p in feature["properties"]["progress"]]
         after = [p["pointIndex"] for p in sent["properties"]["progress"]]
         np.testing.assert_array_equal(coords[after], route[before])
+
+
+def test_a_result_sent_as_is_fits_a_budget_that_is_no_multiple_of_four() -> None:
+    # base64 writes 3 bytes as 4 characters: 289 gzip bytes are 388 characters, not 386.
+    route = route_with_points(60, seed=3)
+    for budget in range(150, 900):
+        try:
+            result = fitting.fit(envelope(line_feature(route)), budget)
+        except fitting.DoesNotFit:
+            continue
+        assert len(result.app_data) <= budget, budget
