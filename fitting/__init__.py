@@ -6,12 +6,13 @@ a process pool. See docs/architecture.md ("The tool result") and ADR 0001.
 
 from __future__ import annotations
 
-from ._codec import decode, envelope, to_geojson
+from ._codec import VERSION, decode, envelope, to_geojson
 from ._exceptions import DoesNotFit, FittingError, InvalidGeometry
 from ._fit import FitResult, fit, point_count
 from ._warm import warm_up
 
 __all__ = [
+    "VERSION",
     "DoesNotFit",
     "FitResult",
     "FittingError",

@@ -14,26 +14,34 @@ from typing import Any
 
 import numpy as np
 
-from . import _codec
+from . import _codec, _varint
 from ._exceptions import DoesNotFit, FittingError
-from ._kernels import deltas, max_error, project, rank
-from ._parts import LINEAR, Parts, collect
+from ._kernels import max_error, project, rank, rank_deeper
+from ._parts import LINEAR, Parts, Shape, collect
 from ._rings import RingGuard
 
 # Budget search: aim secant steps just under the budget; stop once the fitting
 # candidate fills _FILL of it, or the bracket is one vertex wide, or after
 # _MAX_ENCODES candidate encodes.
-_AIM = 0.999
-_FILL = 0.998
+_AIM = 0.9975
+_FILL = 0.995
 _MAX_ENCODES = 12
 # Ranking cut off near the budget's tolerance: from this many vertices, sampled 1 in 16.
 _CUTOFF_MIN_POINTS = 50_000
 _SAMPLE_STEP = 16
+_CHARS_PER_VERTEX = 4
 # During the search the report carries a stand-in max_error_m (the DP threshold
 # plus the rounding's worst case, usually the real figure's length) and the budget
 # as chars, so the final encode with the real figures mostly confirms the size.
 _ROUNDING_M = 0.8
+# Grids of q e5 steps a fit may send (q = 1: 1e-5 degrees, ~1.1 m); one is chosen when
+# its worst rounding (_ROUNDING_M * q) is at most this share of the DP threshold.
+_STEPS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
+_QUANTISATION_SHARE = 0.4
 _NULL_REPORT = b'"fitted":null}'
+# Characters per line-section byte assumed before the first encode measures it
+# (gzip leaves varint bytes at 0.85-1.0 of their size; base64 adds 4/3).
+_RATIO = 0.9 * 4 / 3
 
 
 @dataclass(frozen=True)
@@ -57,9 +65,10 @@ def fit(envelope: dict[str, Any], budget: int) -> FitResult:
         raise FittingError("the envelope must be an object with a 'data' key (ADR 0001)")
     data = envelope["data"]
     if isinstance(data, dict) and "geojson" in data and "features" not in data:
-        return _as_is(dict(envelope, fitted=None), budget, "data-viz data is never altered")
+        out = dict(envelope, v=_codec.VERSION, fitted=None)
+        return _as_is(out, budget, "data-viz data is never altered")
     parts = collect(data)
-    out = dict(envelope, data=parts.data, fitted=None)
+    out = dict(envelope, v=_codec.VERSION, data=parts.data, fitted=None)
     return _Fitter(parts, out, budget).run()
 
 
@@ -121,10 +130,10 @@ class _Ranking:
         self._values = values
         self._total = total
         self._complete = complete
-        self._sorted = np.empty(0)
+        self._ascending = np.empty(0)  # the head (or all), ascending: sorting a negation costs 2x
         if 0 < head < values.shape[0] // 2:
             top = np.partition(values, values.shape[0] - head)[values.shape[0] - head :]
-            self._sorted = -np.sort(-top)
+            self._ascending = np.sort(top)
 
     def __len__(self) -> int:
         """How many vertices can move (ranked or not)."""
@@ -132,11 +141,11 @@ class _Ranking:
 
     def value(self, i: int) -> float:
         """The (i+1)-th largest significance."""
-        if i >= self._sorted.shape[0]:
+        if i >= self._ascending.shape[0]:
             if i >= self._values.shape[0] and not self._complete:
                 raise _PastHead
-            self._sorted = -np.sort(-self._values)
-        return float(self._sorted[i])
+            self._ascending = np.sort(self._values)
+        return float(self._ascending[-1 - i])
 
 
 class _PastHead(Exception):
@@ -151,8 +160,15 @@ class _Fitter:
         self.envelope = envelope
         self.budget = budget
         self.encodes = 0
+        self.q = 1  # vertices are sent as multiples of q e5 steps
+        self.units = parts.e5  # the merged vertices in units of q
         self._json_keep: np.ndarray | None = None
         self._json = b""
+        self._lines: np.ndarray | None = None
+        self._head: float | None = None
+        self._sample = np.empty(0)  # the cutoff sample's significances, descending
+        # (units, sig, offsets) of the ranked vertices alone, for counting line bytes
+        self._ranked: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
     def run(self) -> FitResult:
         parts = self.parts
@@ -177,7 +193,29 @@ class _Fitter:
         self._rank(self._cutoff(as_is))
         self.rings = RingGuard(parts.e5, parts.offsets, parts.is_ring)
         k, keep, size = self._search(as_is)
+        q = self._step(self._threshold(k))
+        if q > 1:  # once: judged again on its own threshold the choice oscillates (ADR 0016)
+            self._quantise(q)
+            k, keep, size = self._search(as_is)
         return self._final(k, keep, size)
+
+    def _step(self, threshold: float) -> int:
+        """The coarsest grid whose rounding stays a small share of the DP threshold (ADR 0016).
+
+        Rings keep the 1e-5 degree grid their crossing checks are exact on.
+        """
+        if self.parts.is_ring.any() or not math.isfinite(threshold):
+            return 1
+        fitting = [q for q in _STEPS if _ROUNDING_M * q <= _QUANTISATION_SHARE * threshold]
+        return fitting[-1] if fitting else 1
+
+    def _quantise(self, q: int) -> None:
+        """Sends vertices on a grid of q e5 steps from now on (the next encode writes them)."""
+        self.q = q
+        self.units = np.rint(self.parts.e5 / q).astype(np.int64)
+        self._ranked = None
+        self._json_keep = None
+        self.encodes = 0
 
     def _cutoff(self, as_is: int) -> float:
         """A significance likely below the budget's threshold, or -1 to rank everything.
@@ -185,14 +223,15 @@ class _Fitter:
         A long line that must shrink a lot need not be ranked below the
         tolerance the budget allows (ADR 0010). That tolerance is estimated
         from a 1-in-16 sample, at the vertex count that would fit were every
-        vertex as cheap as in the as-is encoding. Both err low (simplified
-        vertices cost more; a sample has fewer vertices above any tolerance);
-        if it still proves too high, the search ranks everything. Rings always
-        rank everything, for their guards.
+        vertex as cheap as in the as-is encoding, and at most one vertex per
+        _CHARS_PER_VERTEX characters (a line that compresses very well as is,
+        densified or collinear, would otherwise never be cut off). Should the
+        search need more, the ranking is taken deeper (`_deepen`); the sample
+        picks how deep. Rings always rank everything, for their guards.
         """
         parts = self.parts
         m = parts.e5.shape[0]
-        estimate = int(m * self.budget / as_is)
+        estimate = min(int(m * self.budget / as_is), self.budget // _CHARS_PER_VERTEX)
         if parts.is_ring.any() or m < _CUTOFF_MIN_POINTS or not 0 < estimate <= m // 8:
             return -1.0
         chosen = self.anchor.copy()
@@ -202,10 +241,12 @@ class _Fitter:
         sample = np.flatnonzero(chosen)
         offsets = np.searchsorted(sample, parts.offsets)
         sig = rank(self.x[sample], self.y[sample], offsets, self.anchor[sample], -1.0)
-        values = sig[np.isfinite(sig)]
-        if values.shape[0] <= estimate:
-            return -1.0
-        return float(np.partition(values, values.shape[0] - estimate)[-estimate])
+        self._sample = -np.sort(-sig[np.isfinite(sig)])
+        return self._sampled(estimate)
+
+    def _sampled(self, count: int) -> float:
+        """The sample's `count`-th largest significance, or -1 past its end."""
+        return float(self._sample[count - 1]) if count <= self._sample.shape[0] else -1.0
 
     def _rank(self, cutoff: float) -> None:
         parts = self.parts
@@ -217,13 +258,31 @@ class _Fitter:
             inner = sig[s + 1 : e - 1]
             if np.isfinite(inner).sum() and np.isinf(inner).sum() < 2:
                 inner[np.argmax(np.where(np.isinf(inner), -1.0, inner))] = np.inf
+        self._order(cutoff)
+
+    def _deepen(self, needed: int) -> None:
+        """Ranks on below the cutoff, to where the sample puts twice `needed` vertices.
+
+        Each call goes strictly deeper (at worst to every vertex), so the search's
+        retries end.
+        """
+        cutoff = self._sampled(2 * needed)
+        if cutoff >= self.cutoff:
+            cutoff = -1.0
+        rank_deeper(self.x, self.y, self.sig, cutoff)
+        self._order(cutoff)
+
+    def _order(self, cutoff: float) -> None:
+        sig = self.sig
+        self._ranked = None
+        self.cutoff = cutoff
         movable = int(np.count_nonzero(~np.isinf(sig)))
         ranked = sig[np.isfinite(sig)]
         self.order = _Ranking(ranked, self.budget // 2, movable, complete=cutoff < 0.0)
 
     def _keep(self, k: int) -> np.ndarray:
         """The vertices of ranking prefix `k`: anchors plus the k most significant."""
-        threshold = self._threshold(k)  # first: it may complete the ranking
+        threshold = self._threshold(k)  # first: it may deepen the ranking
         keep = self.sig >= threshold
         self.rings.repair(keep, self.sig)
         return keep
@@ -231,24 +290,30 @@ class _Fitter:
     def _threshold(self, k: int) -> float:
         if k == 0:
             return np.inf
-        try:
-            return self.order.value(k - 1)
-        except _PastHead:
-            self._rank(-1.0)
-            return self.order.value(k - 1)
+        while True:
+            try:
+                return self.order.value(k - 1)
+            except _PastHead:
+                self._deepen(k)
 
     def _search(self, as_is: int) -> tuple[int, np.ndarray, int]:
-        """The longest prefix that fits: secant steps kept inside the bracket, else bisection.
+        """The longest prefix that fits: model-aimed steps kept inside the bracket, else bisection.
 
-        `as_is` (all vertices; possibly extrapolated) seeds the first secant, so
-        the anchors-only prefix is encoded only if nothing longer fits.
+        Each guess solves a size model (ADR 0017): characters as a line through
+        the two latest (line-section bytes, characters) encodes, starting from
+        the header alone and a typical gzip ratio; the bytes of any prefix are
+        counted without encoding it (`_varint.size`). `as_is` (all vertices;
+        possibly extrapolated) picks where the first count starts, so the
+        anchors-only prefix is encoded only if nothing longer fits.
         """
         budget = self.budget
         target = budget * _AIM
         lo, size_lo, keep_lo = 0, -1, None
         hi = len(self.order)
-        a, fa = hi, as_is
-        guess = hi * target / as_is
+        k = min(hi - 1, int(hi * target / as_is), budget // _CHARS_PER_VERTEX)
+        seen = (0, self._head_chars())  # (line bytes, characters) of the previous encode
+        raw = self._raw(k) if k > 0 else 0
+        guess = self._aim(k, raw, (target - seen[1]) / _RATIO) if k > 0 else k
         while self.encodes < _MAX_ENCODES:
             if keep_lo is not None and (hi - lo <= 1 or size_lo >= _FILL * budget):
                 break
@@ -265,8 +330,10 @@ class _Fitter:
                 self._does_not_fit(keep, size)
             else:
                 hi = k
-            guess = k + (target - size) * (a - k) / (fa - size) if fa != size else -1
-            a, fa = k, size
+            raw = self._lines.shape[0] if self._lines is not None else 0
+            slope = (size - seen[1]) / (raw - seen[0]) if raw != seen[0] else 0.0
+            guess = self._aim(k, raw, raw + (target - size) / slope) if slope > 0 else -1
+            seen = (raw, size)
         if keep_lo is None:
             keep_lo = self._keep(0)
             size = self._size(keep_lo, self._threshold(0))
@@ -274,6 +341,47 @@ class _Fitter:
                 self._does_not_fit(keep_lo, size)
             size_lo = size
         return lo, keep_lo, size_lo
+
+    def _aim(self, k: int, raw: int, want: float) -> float:
+        """The prefix whose line section takes `want` bytes, from prefix `k` of `raw` bytes.
+
+        Two counts: a proportional step, then a secant through it and `k`.
+        """
+        if k <= 0 or raw <= 0 or want <= 0:
+            return -1.0
+        limit = len(self.order)
+        k1 = max(1, min(limit, int(k * want / raw)))
+        if k1 == k:
+            return float(k)
+        raw1 = self._raw(k1)
+        if raw1 == raw:
+            return float(k1)
+        return k1 + (want - raw1) * (k - k1) / (raw - raw1)
+
+    def _raw(self, k: int) -> int:
+        """Line-section bytes of prefix `k`, counted, not encoded (rings' repairs left out).
+
+        Counts over the ranked vertices only: a cut-off ranking of a long line
+        leaves most of them out, and no unranked vertex is in any prefix.
+        """
+        threshold = self._threshold(k)  # first: it may deepen the ranking
+        if self._ranked is None:
+            sig = self.sig
+            if np.isnan(sig).any():
+                at = np.flatnonzero(~np.isnan(sig))
+                offsets = np.searchsorted(at, self.parts.offsets)
+                self._ranked = (self.units[at], sig[at], offsets)
+            else:
+                self._ranked = (self.units, sig, self.parts.offsets)
+        units, sig, offsets = self._ranked
+        return int(_varint.size(units, sig, offsets, threshold))
+
+    def _head_chars(self) -> float:
+        """Characters the envelope's JSON takes alone, gzipped; measured once per fit."""
+        if self._head is None:
+            head = _codec.dumps(self.envelope)
+            self._head = float(_codec.base64_length(len(_codec.compress(head))))
+        return self._head
 
     def _does_not_fit(self, keep: np.ndarray, size: int) -> None:
         raise DoesNotFit(
@@ -286,7 +394,7 @@ class _Fitter:
         """Encodes the chosen prefix with its true report, stepping back if that overflows."""
         parts = self.parts
         while True:
-            error = max_error(parts.lonlat, parts.dedup_of, parts.e5, keep)
+            error = max_error(parts.lonlat, parts.dedup_of, self.units * self.q, keep)
             report = {
                 "original_points": parts.original_points,
                 "points": int(keep.sum()),
@@ -312,7 +420,7 @@ class _Fitter:
         standin = {
             "original_points": self.parts.original_points,
             "points": int(keep.sum()),
-            "max_error_m": math.ceil(min(threshold + _ROUNDING_M, 1e6) * 10.0) / 10.0,
+            "max_error_m": math.ceil(min(threshold + _ROUNDING_M * self.q, 1e6) * 10.0) / 10.0,
             "chars": self.budget,
         }
         return self._chars(self._encode(keep, standin))
@@ -322,16 +430,18 @@ class _Fitter:
         return _codec.base64_length(len(compressed))
 
     def _encode_within(self, keep: np.ndarray) -> tuple[bytes | None, int]:
-        """The as-is encoding if it fits, else None and its (extrapolated) characters."""
+        """The as-is encoding if it fits, else None and its (extrapolated) characters.
+
+        budget // 4 * 3 bytes is the most whose base64 stays within the budget.
+        """
         self.encodes += 1
-        self._prepare(keep)
-        raw = _codec.dumps(self.envelope)
-        # The largest gzip whose base64 fits: 4 characters per 3 bytes, rounded up.
+        lines = self._prepare(keep)
+        raw = self._joined(_codec.dumps(self.envelope), lines)
         compressed, size = _codec.compress_within(raw, self.budget // 4 * 3)
         return compressed, _codec.base64_length(size)
 
     def _encode(self, keep: np.ndarray, report: dict[str, Any] | None = None) -> bytes:
-        """gzip of the envelope with the `keep` vertices written as e5 deltas.
+        """gzip of the envelope with the `keep` vertices in its line section.
 
         The JSON of the latest `keep` is kept with "fitted": null; while that is
         the envelope's last key, a report for the same vertices is spliced in
@@ -339,41 +449,34 @@ class _Fitter:
         """
         self.encodes += 1
         if keep is not self._json_keep:
-            self._prepare(keep)
+            self._lines = self._prepare(keep)
             self._json = _codec.dumps(self.envelope)
             self._json_keep = keep
-        raw = self._json
+        head = self._json
         if report is not None:
-            if raw.endswith(_NULL_REPORT):
-                raw = b"".join(
-                    (raw[: -len(_NULL_REPORT)], b'"fitted":', _codec.dumps(report), b"}")
+            if head.endswith(_NULL_REPORT):
+                head = b"".join(
+                    (head[: -len(_NULL_REPORT)], b'"fitted":', _codec.dumps(report), b"}")
                 )
             else:
                 self.envelope["fitted"] = report
-                raw = _codec.dumps(self.envelope)
+                head = _codec.dumps(self.envelope)
                 self.envelope["fitted"] = None
-        return _codec.compress(raw)
+        return _codec.compress(self._joined(head, self._lines))
 
-    def _prepare(self, keep: np.ndarray) -> None:
-        """Writes the `keep` vertices as e5 deltas and renumbers every index into them."""
-        parts = self.parts
+    def _joined(self, head: bytes, lines: np.ndarray | None) -> bytes:
+        if lines is None:
+            return head
+        return b"".join((head, _codec.SEPARATOR, lines))
+
+    def _prepare(self, keep: np.ndarray) -> np.ndarray | None:
+        """Writes the `keep` vertices into the geometries and renumbers every index into them.
+
+        Returns the line section (None when there are no lines or rings).
+        """
         kept_at = np.flatnonzero(keep)
-        flat, bounds = deltas(parts.e5, kept_at, parts.offsets)
-        for shape in parts.shapes:
-            arrays = [
-                flat[bounds[p] : bounds[p + 1]]
-                for p in range(shape.first_part, shape.first_part + shape.count)
-            ]
-            if shape.depth == 0:
-                shape.geometry["e5"] = arrays[0]
-            elif shape.depth == 1:
-                shape.geometry["e5"] = arrays
-            else:
-                nested, i = [], 0
-                for rings in shape.layout or ():
-                    nested.append(arrays[i : i + rings])
-                    i += rings
-                shape.geometry["e5"] = nested
+        lines = self._write_lines(kept_at)
+        parts = self.parts
         if parts.slots:
             values = np.searchsorted(kept_at, parts.slot_vertex) - np.searchsorted(
                 kept_at, parts.slot_base
@@ -381,3 +484,31 @@ class _Fitter:
             values = values.tolist()
             for (item, key), value in zip(parts.slots, values, strict=True):
                 item[key] = value
+        return lines
+
+    def _write_lines(self, kept_at: np.ndarray) -> np.ndarray | None:
+        """Varint deltas of the kept vertices; each geometry gets its byte ranges as "e5v"."""
+        parts = self.parts
+        if not parts.shapes:
+            return None
+        lines, bounds = _varint.encode(self.units, kept_at, parts.offsets)
+        ranges = np.column_stack([bounds[:-1], bounds[1:]]).tolist()
+        for shape in parts.shapes:
+            place(shape, "e5v", ranges[shape.first_part : shape.first_part + shape.count])
+            if self.q != 1:
+                shape.geometry["q"] = self.q
+        return lines
+
+
+def place(shape: Shape, key: str, parts: list[Any]) -> None:
+    """Puts one value per part into `shape.geometry[key]`, nested as its coordinates are."""
+    if shape.depth == 0:
+        shape.geometry[key] = parts[0]
+    elif shape.depth == 1:
+        shape.geometry[key] = parts
+    else:
+        nested, i = [], 0
+        for rings in shape.layout or ():
+            nested.append(parts[i : i + rings])
+            i += rings
+        shape.geometry[key] = nested

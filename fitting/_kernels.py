@@ -229,16 +229,7 @@ def rank(
 
 @njit(cache=True)
 def _rank_into(sig, x, y, offsets, anchor, capacity: int, cutoff: float) -> bool:
-    """Fills `sig`; False if the stack of `capacity` segments overflowed (then retry larger).
-
-    Depth first, so short segments are ranked while their vertices are in
-    cache. Each vertex of a segment is the first farthest from it when its
-    squared distance is the largest, ties going to the lower index.
-    """
-    buf = np.empty(_BLOCK)
-    bits = buf.view(np.int64)
-    radius = _block_radii(x, y, buf, bits)
-    bound = np.empty(radius.shape[0] + 1)
+    """Fills `sig`; False if the stack of `capacity` segments overflowed (then retry larger)."""
     st_a = np.empty(capacity, dtype=np.int64)
     st_b = np.empty(capacity, dtype=np.int64)
     st_s = np.empty(capacity, dtype=np.float64)
@@ -258,6 +249,56 @@ def _rank_into(sig, x, y, offsets, anchor, capacity: int, cutoff: float) -> bool
                     st_s[top] = np.inf
                     top += 1
                 prev = i
+    return _descend(sig, x, y, st_a, st_b, st_s, top, cutoff)
+
+
+def rank_deeper(x: np.ndarray, y: np.ndarray, sig: np.ndarray, cutoff: float) -> None:
+    """Continues a ranking cut off at some tolerance down to `cutoff` (< it), in place.
+
+    Every run of unranked (NaN) vertices between ranked ones is a segment DP
+    stopped at; its parent significance is the smaller of its ends' (the later
+    split), so splitting those segments on gives exactly what ranking from the
+    start with `cutoff` gives, for the cost of the new levels only.
+    """
+    runs = int(np.count_nonzero(np.isnan(sig[1:]) & ~np.isnan(sig[:-1])))
+    if not _deepen_into(sig, x, y, runs + 4096, cutoff):
+        _deepen_into(sig, x, y, x.shape[0] + 1, cutoff)
+
+
+@njit(cache=True)
+def _deepen_into(sig, x, y, capacity: int, cutoff: float) -> bool:
+    st_a = np.empty(capacity, dtype=np.int64)
+    st_b = np.empty(capacity, dtype=np.int64)
+    st_s = np.empty(capacity, dtype=np.float64)
+    top = 0
+    prev = 0
+    for i in range(1, sig.shape[0]):
+        if np.isnan(sig[i]):
+            continue
+        if i > prev + 1:
+            if top == capacity:
+                return False
+            st_a[top] = prev
+            st_b[top] = i
+            st_s[top] = min(sig[prev], sig[i])
+            top += 1
+        prev = i
+    return _descend(sig, x, y, st_a, st_b, st_s, top, cutoff)
+
+
+@njit(cache=True)
+def _descend(sig, x, y, st_a, st_b, st_s, top: int, cutoff: float) -> bool:
+    """Splits the `top` pending segments depth first; False if the stack overflowed.
+
+    Depth first, so short segments are ranked while their vertices are in
+    cache. Each vertex of a segment is the first farthest from it when its
+    squared distance is the largest, ties going to the lower index.
+    """
+    capacity = st_a.shape[0]
+    buf = np.empty(_BLOCK)
+    bits = buf.view(np.int64)
+    radius = _block_radii(x, y, buf, bits)
+    bound = np.empty(radius.shape[0] + 1)
     while top > 0:
         top -= 1
         a = st_a[top]
@@ -319,66 +360,80 @@ def _rank_into(sig, x, y, offsets, anchor, capacity: int, cutoff: float) -> bool
     return True
 
 
-@njit(cache=True, inline="always")
-def _segment_distance2(ax, ay, bx, by) -> float:
-    """Squared distance from the origin to segment a-b."""
-    dx = bx - ax
-    dy = by - ay
-    len2 = dx * dx + dy * dy
-    t = -(ax * dx + ay * dy)
-    if t <= 0.0 or len2 == 0.0:
-        return ax * ax + ay * ay
-    if t >= len2:
-        return bx * bx + by * by
-    c = ax * dy - ay * dx
-    return c * c / len2
-
-
-@njit(cache=True)
-def max_error(
-    lonlat: np.ndarray,
-    dedup_of: np.ndarray,
-    e5: np.ndarray,
-    keep: np.ndarray,
-) -> float:
+def max_error(lonlat: np.ndarray, dedup_of: np.ndarray, e5: np.ndarray, keep: np.ndarray) -> float:
     """Largest distance in metres from any original vertex to the kept segment spanning it.
 
     `lonlat` are the original (unrounded) vertices, `dedup_of` maps each to its
     merged vertex (non-decreasing, steps of 0 or 1), `e5` are the merged
-    vertices as sent and `keep` marks the kept ones (every part's ends among
-    them, so a span never crosses parts). Each distance is measured in an
-    equirectangular frame about the spanning segment's own latitude, so the
-    figure stays honest on long routes far from any part's mean latitude.
+    vertices as sent (any quantisation applied) and `keep` marks the kept ones
+    (every part's ends among them, so a segment never crosses parts). An
+    original vertex of a kept merged vertex is measured to that vertex, every
+    other one to the kept segment around it. Each distance is measured in an
+    equirectangular frame about the segment's own latitude, so the figure
+    stays honest on long routes far from any part's mean latitude.
     """
+    first = np.empty(e5.shape[0] + 1, dtype=np.int64)
+    return _max_error(lonlat, dedup_of, e5, np.flatnonzero(keep), first)
+
+
+@njit(cache=True)
+def _max_error(lonlat, dedup_of, e5, kept_at, first) -> float:
+    # first[d]: the first original vertex of merged vertex d (dedup_of is non-decreasing).
+    n = lonlat.shape[0]
     m = e5.shape[0]
+    for j in range(n - 1, -1, -1):
+        first[dedup_of[j]] = j
+    first[m] = n
     worst = 0.0
-    a = -1  # last kept merged vertex at or before d
-    b = -1  # first kept merged vertex at or after d
-    alon = alat = blon = blat = 0.0
-    kx = M_PER_DEG
-    for j in range(lonlat.shape[0]):
-        d = dedup_of[j]
-        if d > b or (keep[d] and d != a):
-            a = d if keep[d] else b
-            b = d
-            while b < m - 1 and not keep[b]:
-                b += 1
-            alon = e5[a, 0] / 1e5
-            alat = e5[a, 1] / 1e5
-            blon = e5[b, 0] / 1e5
-            blat = e5[b, 1] / 1e5
-            kx = M_PER_DEG * math.cos(math.radians(0.5 * (alat + blat)))
-        plon = lonlat[j, 0]
-        plat = lonlat[j, 1]
-        dist2 = _segment_distance2(
-            _wrap(alon - plon) * kx,
-            (alat - plat) * M_PER_DEG,
-            _wrap(blon - plon) * kx,
-            (blat - plat) * M_PER_DEG,
-        )
-        if dist2 > worst:
-            worst = dist2
+    # cos of latitudes from a cached cos/sin pair and a Taylor step (kept vertices are
+    # close: one libm call per ~0.6 degrees of latitude, not two per kept vertex).
+    cache = np.array([1e9, 0.0, 0.0])
+    for k in range(kept_at.shape[0]):
+        a = kept_at[k]
+        alon = e5[a, 0] / 1e5
+        alat = e5[a, 1] / 1e5
+        # The originals of kept vertex a: distances to a itself, in a frame about a.
+        kx = M_PER_DEG * _cos(math.radians(alat), cache)
+        for j in range(first[a], first[a + 1]):
+            px = _wrap(lonlat[j, 0] - alon) * kx
+            py = (lonlat[j, 1] - alat) * M_PER_DEG
+            d2 = px * px + py * py
+            worst = d2 if d2 > worst else worst
+        b = kept_at[k + 1] if k + 1 < kept_at.shape[0] else a
+        if b <= a + 1:
+            continue  # nothing dropped between them (or b starts the next part)
+        # The originals of the dropped vertices between a and b: distances to segment a-b.
+        blat = e5[b, 1] / 1e5
+        kx = M_PER_DEG * _cos(math.radians(0.5 * (alat + blat)), cache)
+        dx = _wrap(e5[b, 0] / 1e5 - alon) * kx
+        dy = (blat - alat) * M_PER_DEG
+        len2 = dx * dx + dy * dy
+        inv = 1.0 / len2 if len2 > 0.0 else 0.0  # a point segment: the distance to a
+        for j in range(first[a + 1], first[b]):
+            px = _wrap(lonlat[j, 0] - alon) * kx
+            py = (lonlat[j, 1] - alat) * M_PER_DEG
+            d2 = _d2(px, py, dx, dy, len2, inv)
+            worst = d2 if d2 > worst else worst
     return math.sqrt(worst)
+
+
+# Largest latitude step (radians) taken by Taylor from a cached cos/sin: truncation ~1e-17.
+_TAYLOR_RAD = 0.01
+
+
+@njit(cache=True, inline="always")
+def _cos(phi: float, cache: np.ndarray) -> float:
+    """cos(phi) from `cache` = [base, cos(base), sin(base)], refreshed when phi is far from base."""
+    h = phi - cache[0]
+    if abs(h) > _TAYLOR_RAD:
+        cache[0] = phi
+        cache[1] = math.cos(phi)
+        cache[2] = math.sin(phi)
+        h = 0.0
+    h2 = h * h
+    cos_h = 1.0 - h2 * (0.5 - h2 / 24.0)
+    sin_h = h * (1.0 - h2 * (1.0 / 6.0 - h2 / 120.0))
+    return cache[1] * cos_h - cache[2] * sin_h
 
 
 def round_merge(lonlat: np.ndarray, offsets: np.ndarray, is_ring: np.ndarray):
@@ -433,32 +488,6 @@ def _round_merge_into(lonlat, offsets, is_ring, run_id, e5, moffsets) -> tuple[i
                 run_id[i] = m - 1
     moffsets[offsets.shape[0] - 1] = m
     return -1, m
-
-
-@njit(cache=True)
-def deltas(e5: np.ndarray, kept_at: np.ndarray, offsets: np.ndarray):
-    """The kept vertices as one flat e5 delta array, each part starting absolute.
-
-    `kept_at` lists the kept vertices in order (part ends always among them).
-    Returns (flat int64 deltas, start of each part in `flat` plus the end).
-    """
-    count = kept_at.shape[0]
-    flat = np.empty(2 * count, dtype=np.int64)
-    bounds = np.empty(offsets.shape[0], dtype=np.int64)
-    p = 0
-    for k in range(count):
-        i = kept_at[k]
-        if i == offsets[p]:
-            bounds[p] = 2 * k
-            p += 1
-            flat[2 * k] = e5[i, 0]
-            flat[2 * k + 1] = e5[i, 1]
-        else:
-            j = kept_at[k - 1]
-            flat[2 * k] = e5[i, 0] - e5[j, 0]
-            flat[2 * k + 1] = e5[i, 1] - e5[j, 1]
-    bounds[offsets.shape[0] - 1] = 2 * count
-    return flat, bounds
 
 
 @njit(cache=True, inline="always")

@@ -160,7 +160,7 @@ def _decode(app_data: str, tool: str) -> dict[str, Any]:
         envelope = fitting.decode(app_data)
     except Exception as exc:  # any decode failure leaves the widget empty
         raise _Miss(f"the app data does not decode: {type(exc).__name__}: {exc}") from exc
-    if envelope.get("v") != 1 or envelope.get("tool") != tool:
+    if envelope.get("v") != fitting.VERSION or envelope.get("tool") != tool:
         raise _Miss(f"unexpected envelope v={envelope.get('v')} tool={envelope.get('tool')}")
     data = envelope.get("data") or {}
     features = (

@@ -129,11 +129,16 @@ def build_app(settings: Settings) -> Starlette:
     ]
     if settings.preview:
         page = widgets.preview_html()
+        sandbox = widgets.preview_sandbox_html()
 
         async def preview(_: Request) -> HTMLResponse:
             return HTMLResponse(page)
 
+        async def preview_sandbox(_: Request) -> HTMLResponse:
+            return HTMLResponse(sandbox)
+
         routes.append(Route("/preview", preview, methods=["GET"]))
+        routes.append(Route("/preview/sandbox", preview_sandbox, methods=["GET"]))
 
     middleware = []
     if settings.allowed_origins:

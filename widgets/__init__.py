@@ -1,9 +1,9 @@
-"""MCP Apps views and the code that assembles each into one HTML document.
+"""MCP Apps views, built into one HTML document each (`dist/`, ADR 0043).
 
 Each view's `ui://` URI carries a short hash of its built document
 (`ui://tomtom/map-<hash>.html`), so hosts that cache views by URI (ChatGPT does)
 fetch a new build; the server still answers the URIs of earlier builds and the
-unversioned ones (`widgets.view_for_uri`), so a rolling update breaks no view.
+unversioned ones (`view_for_uri`), so a rolling update breaks no view (ADR 0062).
 """
 
 from __future__ import annotations
@@ -11,36 +11,38 @@ from __future__ import annotations
 import hashlib
 import re
 
-from widgets._document import View, _map_document, pinned_versions, preview_document
+from widgets._document import MissingBuild, View, built, pinned_versions
 
 __all__ = [
     "DATA_VIZ_URI",
     "MAP_URI",
     "TRAFFIC_URI",
+    "MissingBuild",
     "View",
     "pinned_versions",
     "preview_html",
+    "preview_sandbox_html",
     "view_for_uri",
     "views",
 ]
 
 # fmt: off
 _VIEWS = (
-    # stem, name, title, description, page id, entry script
+    # stem, name, title, description, built document
     ("map", "tomtom-map", "TomTom map",
-     "Places, routes with sections, reachable ranges and composed maps.", "map", "map/main.js"),
+     "Places, routes with sections, reachable ranges and composed maps.", "map.html"),
     ("data-viz", "tomtom-data-viz", "TomTom data map",
-     "The caller's GeoJSON drawn with the caller's layers.", "data-viz", "data_viz/main.js"),
+     "The caller's GeoJSON drawn with the caller's layers.", "data-viz.html"),
     ("traffic", "tomtom-traffic", "TomTom traffic",
-     "Live traffic flow and incidents for an area.", "traffic", "traffic/main.js"),
+     "Traffic incidents for an area over live traffic flow.", "traffic.html"),
 )
 # fmt: on
-_HTML = {stem: _map_document(page, title, entry) for stem, _, title, _, page, entry in _VIEWS}
+_DOCUMENTS = {stem: document for stem, _, _, _, document in _VIEWS}
 _EARLIER = re.compile(r"ui://tomtom/(?P<stem>map|data-viz|traffic)(-[0-9a-f]{4,32})?\.html")
 
 
 def _versioned_uri(stem: str) -> str:
-    digest = hashlib.sha256(_HTML[stem].encode("utf-8")).hexdigest()[:12]
+    digest = hashlib.sha256(built(_DOCUMENTS[stem]).encode("utf-8")).hexdigest()[:12]
     return f"ui://tomtom/{stem}-{digest}.html"
 
 
@@ -59,11 +61,11 @@ def views(tiles_origin: str | None = None) -> list[View]:
             name=name,
             title=title,
             description=description,
-            html=_HTML[stem],
+            html=built(document),
             connect_domains=origins,
             resource_domains=origins,
         )
-        for stem, name, title, description, _, _ in _VIEWS
+        for stem, name, title, description, document in _VIEWS
     ]
 
 
@@ -73,10 +75,15 @@ def view_for_uri(uri: str, tiles_origin: str | None = None) -> View | None:
     match = _EARLIER.fullmatch(uri)
     if match is None:
         return None
-    stem = match["stem"]
-    return next(v for v in views(tiles_origin) if v.uri == _versioned_uri(stem))
+    current = _versioned_uri(match["stem"])
+    return next(v for v in views(tiles_origin) if v.uri == current)
 
 
 def preview_html() -> str:
     """The `/preview` page: a real MCP Apps host on the same server's `/mcp`."""
-    return preview_document()
+    return built("preview.html")
+
+
+def preview_sandbox_html() -> str:
+    """The `/preview/sandbox` page: the proxy the preview mounts views in, on another origin."""
+    return built("preview-sandbox.html")

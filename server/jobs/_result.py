@@ -10,6 +10,7 @@ counts the outcome.
 from __future__ import annotations
 
 import time
+import uuid
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +21,8 @@ import fitting
 
 APP_DATA_KEY = "com.tomtom/app-data"
 OMITTED_KEY = "com.tomtom/app-data-omitted"
+VIEW_UUID_KEY = "viewUUID"
+"""A fresh id per result: the view keeps its camera and selection under it (ADR 0045)."""
 DATA_SOURCE_KEY = "com.tomtom/data-source"
 """`"offline"` in `_meta` when the built-in offline upstream answered (the views say so)."""
 OFFLINE_NOTE = "offline demo data, not real TomTom results"
@@ -76,6 +79,7 @@ def prepare(
     meta: dict[str, Any] = {
         "show_ui": show_ui,
         "tool": tool,
+        VIEW_UUID_KEY: str(uuid.uuid4()),
         MAX_RESULT_CHARS_KEY: MAX_RESULT_CHARS,
     }
     if not has_data:

@@ -1,8 +1,12 @@
-"""`tomtom-traffic`: traffic incidents in a bounding box, as text.
+"""`tomtom-traffic`: traffic incidents in a bounding box.
 
-It sends no app data: the traffic widget draws TomTom's live traffic tiles for
-the `bbox` of its tool input (a list `[minLon, minLat, maxLon, maxLat]`, or the
-TomTom MCP server's `'minLon,minLat,maxLon,maxLat'` text, normalised here).
+The model reads the worst `maxIncidents` as text; the widget gets every incident
+as app data (ADR 0048): a FeatureCollection of `kind: "incident"` features with
+TomTom's geometry (lines as e5 deltas, like every line) and compact properties
+(category and magnitude codes, delay, from/to, roads, times), plus the requested
+`area` and the `count`. It draws them over TomTom's live flow tiles when a key
+exists. The `bbox` is a list `[minLon, minLat, maxLon, maxLat]`, or the TomTom MCP
+server's `'minLon,minLat,maxLon,maxLat'` text, normalised here.
 """
 
 from __future__ import annotations
@@ -26,8 +30,8 @@ MAX_AREA_KM2 = 10_000
 """TomTom's limit on the incidentDetails bounding box."""
 
 _FIELDS = (
-    "{incidents{properties{id,iconCategory,magnitudeOfDelay,events{description,code},"
-    "startTime,endTime,from,to,length,delay,roadNumbers,timeValidity}}}"
+    "{incidents{type,geometry{type,coordinates},properties{id,iconCategory,magnitudeOfDelay,"
+    "events{description,code},startTime,endTime,from,to,length,delay,roadNumbers,timeValidity}}}"
 )
 _CATEGORIES = {
     0: "unknown",
@@ -102,7 +106,8 @@ def register(apps: Apps, runtime: Runtime) -> None:
         title="Traffic incidents",
         description=(
             "Current traffic incidents (jams, accidents, closures, road works) in a bounding "
-            "box, worst first, with roads, delays and descriptions. The map shows live traffic."
+            "box, worst first, with roads, delays and descriptions. The map draws every "
+            "incident over live traffic flow."
         ),
     )
     async def traffic(
@@ -141,8 +146,12 @@ def register(apps: Apps, runtime: Runtime) -> None:
             params.append(("language", language))
         key = caller_key(ctx)
         body = await runtime.tomtom.incident_details(bbox, key=key, params=params)
-        incidents = [_incident(i.get("properties") or {}) for i in body.get("incidents") or []]
-        incidents.sort(key=lambda i: (-_severity(i), -(i.get("delay_s") or 0)))
+        raw = [i for i in body.get("incidents") or [] if isinstance(i, dict)]
+        incidents = [_incident(i.get("properties") or {}) for i in raw]
+        order = sorted(
+            range(len(raw)), key=lambda k: (-_severity(incidents[k]), -_delay(incidents[k]))
+        )
+        incidents = [incidents[k] for k in order]
         answer: dict[str, Any] = {
             "bbox": [round(v, 5) for v in bbox],
             "count": len(incidents),
@@ -152,11 +161,12 @@ def register(apps: Apps, runtime: Runtime) -> None:
             answer["incidents_omitted"] = len(incidents) - maxIncidents
         if not incidents:
             answer["note"] = "No incidents reported in this area."
+        data = incident_collection([raw[k] for k in order], bbox)
         return await deliver(
             runtime,
             tool=TRAFFIC,
             answer=answer,
-            data=None,
+            data=data,
             show_ui=show_ui,
             offline=runtime.tomtom.serves_offline(key),
         )
@@ -183,6 +193,77 @@ def _incident(props: dict[str, Any]) -> dict[str, Any]:
         if value not in (None, [], ""):
             out[dst] = round(value) if src == "length" else value
     return out
+
+
+def incident_collection(incidents: list[dict[str, Any]], bbox: list[float]) -> dict[str, Any]:
+    """The widget's data: every incident with a usable geometry, worst first, in the `area`."""
+    features = []
+    for incident in incidents:
+        geometry = _geometry(incident.get("geometry"))
+        if geometry is None:
+            continue
+        props = incident.get("properties") or {}
+        out: dict[str, Any] = {
+            "kind": "incident",
+            "category": _int(props.get("iconCategory")),
+            "magnitude": _int(props.get("magnitudeOfDelay")),
+        }
+        events = [e.get("description") for e in props.get("events") or [] if isinstance(e, dict)]
+        if any(isinstance(e, str) and e for e in events):
+            out["description"] = "; ".join(e for e in events if isinstance(e, str) and e)[:300]
+        for src, dst in (("delay", "delay_s"), ("length", "length_m")):
+            if isinstance(props.get(src), int | float) and math.isfinite(props[src]):
+                out[dst] = round(props[src])
+        for src, dst in (("from", "from"), ("to", "to"), ("startTime", "start"),
+                         ("endTime", "end"), ("id", "id")):  # fmt: skip
+            if isinstance(props.get(src), str) and props[src]:
+                out[dst] = props[src][:200]
+        roads = [r for r in props.get("roadNumbers") or [] if isinstance(r, str)]
+        if roads:
+            out["roads"] = roads[:5]
+        features.append({"type": "Feature", "geometry": geometry, "properties": out})
+    return {
+        "type": "FeatureCollection",
+        "features": features,
+        "area": [round(v, 6) for v in bbox],
+        "count": len(incidents),
+    }
+
+
+def _geometry(geometry: Any) -> dict[str, Any] | None:
+    """TomTom's Point or LineString `[lon, lat]` geometry, checked; a one-place line is a Point."""
+    if not isinstance(geometry, dict):
+        return None
+    kind, coords = geometry.get("type"), geometry.get("coordinates")
+    if kind == "Point":
+        coords = [coords]
+    elif kind != "LineString" or not isinstance(coords, list):
+        return None
+    positions = []
+    for position in coords:
+        if not (isinstance(position, list | tuple) and len(position) >= 2):
+            return None
+        lon, lat = position[0], position[1]
+        if not all(isinstance(v, int | float) and math.isfinite(v) for v in (lon, lat)):
+            return None
+        if not (-180 <= lon <= 180 and -90 <= lat <= 90):
+            return None
+        positions.append([round(float(lon), 6), round(float(lat), 6)])
+    distinct = {tuple(p) for p in positions}
+    if not positions:
+        return None
+    if len(distinct) == 1:
+        return {"type": "Point", "coordinates": positions[0]}
+    return {"type": "LineString", "coordinates": positions}
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _delay(incident: dict[str, Any]) -> float:
+    delay = incident.get("delay_s")
+    return delay if isinstance(delay, int | float) else 0
 
 
 def _severity(incident: dict[str, Any]) -> int:

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import base64
+import gzip
 from typing import Any
 
 import numpy as np
+import orjson
+import shapely
 
 import fitting
 
@@ -12,8 +16,7 @@ M_PER_DEG = 6_371_008.8 * np.pi / 180.0
 
 
 def envelope(*features: dict[str, Any], tool: str = "tomtom-routing") -> dict[str, Any]:
-    data = {"type": "FeatureCollection", "features": list(features)}
-    return {"v": 1, "tool": tool, "data": data, "fitted": None}
+    return fitting.envelope(tool, {"type": "FeatureCollection", "features": list(features)})
 
 
 def line_feature(coords: Any, **properties: Any) -> dict[str, Any]:
@@ -42,3 +45,60 @@ def metres(lonlat: np.ndarray, lat0: float) -> np.ndarray:
     return np.column_stack(
         [lonlat[:, 0] * np.cos(np.radians(lat0)) * M_PER_DEG, lonlat[:, 1] * M_PER_DEG]
     )
+
+
+def step(app_data: str) -> int:
+    """The grid q (in e5 steps) the app data's lines were sent on, read from the raw v2 header."""
+    head = gzip.decompress(base64.b64decode(app_data)).partition(b"\0")[0]
+    steps = {
+        f["geometry"].get("q", 1)
+        for f in orjson.loads(head)["data"]["features"]
+        if f.get("geometry") and "e5v" in f["geometry"]
+    }
+    assert len(steps) <= 1, f"one grid per fit, got {steps}"
+    return steps.pop() if steps else 1
+
+
+def as_sent(lonlat: Any, q: int) -> np.ndarray:
+    """Where vertices land when sent: rounded to 1e-5 degrees, then to the grid of q steps."""
+    e5 = np.rint(np.asarray(lonlat, dtype=np.float64) * 1e5)
+    return np.rint(e5 / q) * q / 1e5
+
+
+def spanning_error(route: np.ndarray, sent: np.ndarray, q: int) -> tuple[float, float]:
+    """An independent max error of `sent` against `route` (one line), with shapely.
+
+    Returns (largest distance of an original vertex to the sent segment spanning
+    it, largest distance to the nearest of the sent segments around it). Each
+    original vertex gets a frame of its own (equirectangular about its own
+    latitude), so long routes are measured as exactly as short ones; kept
+    vertices are located as the subsequence of the route as sent.
+    """
+    on_grid = as_sent(route, q)
+    at, j = [], 0
+    for vertex in sent:
+        while not np.allclose(on_grid[j], vertex, rtol=0, atol=1e-9):
+            j += 1
+        at.append(j)
+    at = np.array(at)
+    # An original whose rounded vertex was kept is measured to it; others to the span.
+    start = np.searchsorted(at, np.arange(len(route)), side="right") - 1
+    start = np.minimum(start, len(at) - 1)
+    end = np.where(at[start] == np.arange(len(route)), start, np.minimum(start + 1, len(at) - 1))
+    kx = np.cos(np.radians(route[:, 1])) * M_PER_DEG
+
+    def frame(lonlat: np.ndarray) -> np.ndarray:
+        dlon = (lonlat[:, 0] - route[:, 0] + 180.0) % 360.0 - 180.0
+        return np.column_stack([dlon * kx, (lonlat[:, 1] - route[:, 1]) * M_PER_DEG])
+
+    origin = shapely.points(np.zeros((len(route), 2)))
+
+    def distance(i: np.ndarray, k: np.ndarray) -> np.ndarray:
+        return shapely.distance(
+            origin, shapely.linestrings(np.stack([frame(sent[i]), frame(sent[k])], 1))
+        )
+
+    spanning = distance(start, end)
+    before = distance(np.maximum(start - 1, 0), start)
+    after = distance(end, np.minimum(end + 1, len(at) - 1))
+    return float(spanning.max()), float(np.minimum(spanning, np.minimum(before, after)).max())

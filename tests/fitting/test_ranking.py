@@ -181,3 +181,25 @@ def test_a_long_line_ranks_exactly_as_geos_through_every_search_regime() -> None
             shapely.simplify(shapely.linestrings(xy), tolerance, preserve_topology=False)
         )
         np.testing.assert_array_equal(xy[sig > tolerance], geos)
+
+
+@settings(max_examples=40, deadline=None)
+@given(step=steps, data=st.data())
+def test_a_cut_off_ranking_taken_deeper_is_the_ranking_cut_off_there(
+    step: np.ndarray, data: st.DataObject
+) -> None:
+    lonlat = walk(step)
+    n = len(lonlat)
+    parts = _parts.collect(envelope(line_feature(lonlat))["data"])
+    anchor = parts.anchor.copy()
+    anchor[list(data.draw(st.sets(st.integers(0, n - 1), max_size=3)))] = True
+    x, y = _kernels.project(parts.e5, parts.offsets)
+    full = _kernels.rank(x, y, parts.offsets, anchor, -1.0)
+    levels = np.unique(full[np.isfinite(full)])
+    first, second = sorted(
+        data.draw(st.lists(st.sampled_from([-1.0, *levels]), min_size=2, max_size=2))
+    )
+    sig = _kernels.rank(x, y, parts.offsets, anchor, max(second, 0.0))
+    _kernels.rank_deeper(x, y, sig, first)
+    expected = _kernels.rank(x, y, parts.offsets, anchor, first) if first >= 0 else full
+    np.testing.assert_array_equal(sig, expected)

@@ -91,13 +91,19 @@ class ToolClient:
 
 @asynccontextmanager
 async def tool_client(
-    *, key: str | None = None, downloads: httpx.AsyncClient | None = None, **settings: Any
+    *,
+    key: str | None = None,
+    downloads: httpx.AsyncClient | None = None,
+    transport: httpx.AsyncBaseTransport | None = None,
+    **settings: Any,
 ) -> AsyncIterator[ToolClient]:
-    """The server's tools in process; `key` is the configured key. The offline upstream
-    stands in for TomTom too: keyed requests reach it at the TomTom base URL, with the key."""
+    """The server's tools in process, over the offline upstream (or `transport`, for answers
+    shaped as TomTom documents them); `key` is the configured key. Keyed requests reach
+    the same upstream at the TomTom base URL, with the key."""
     settings.setdefault("fit_inline", True)  # no process pool needed in process
     upstream = httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=build_upstream_app(slow_answer_s=2.0)), timeout=5
+        transport=transport or httpx.ASGITransport(app=build_upstream_app(slow_answer_s=2.0)),
+        timeout=5,
     )
     async with upstream, httpx.AsyncClient(follow_redirects=False) as default_downloads:
         config = Settings(api_key=key, **settings)

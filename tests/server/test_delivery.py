@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import re
 from collections.abc import AsyncIterator
 
 import httpx
@@ -85,7 +86,7 @@ async def test_a_short_route_rides_inline_as_is(runtime: Runtime) -> None:
     text = orjson.loads(result.content[0].text)
     assert text == {"km": 12, "show_ui": True, "tool": "tomtom-routing"}
     envelope = fitting.decode(result.meta[APP_DATA_KEY])
-    assert envelope["v"] == 1 and envelope["tool"] == "tomtom-routing"
+    assert envelope["v"] == 2 and envelope["tool"] == "tomtom-routing"
     assert envelope["fitted"] is None
     assert result.meta["show_ui"] is True and result.meta["tool"] == "tomtom-routing"
 
@@ -94,7 +95,7 @@ async def test_an_offline_answer_is_flagged_for_model_and_view_and_stays_under_t
     runtime: Runtime,
 ) -> None:
     result = await deliver(
-        runtime, tool="tomtom-routing", answer={}, data=route_data(40_000), show_ui=True,
+        runtime, tool="tomtom-routing", answer={}, data=route_data(80_000), show_ui=True,
         offline=True,
     )  # fmt: skip
     assert wire_size(result) < runtime.settings.budget
@@ -103,17 +104,38 @@ async def test_an_offline_answer_is_flagged_for_model_and_view_and_stays_under_t
     assert fitting.decode(result.meta[APP_DATA_KEY])["fitted"] is not None
 
 
-async def test_a_40000_point_route_is_fitted_in_the_pool_under_the_budget(
+async def test_every_result_carries_its_own_view_uuid_for_the_views_stored_state(
     runtime: Runtime,
 ) -> None:
-    data = route_data(40_000)
+    results = [
+        await deliver(
+            runtime,
+            tool="tomtom-routing",
+            answer={},
+            data=route_data(50),
+            show_ui=ui,
+            offline=False,
+        )
+        for ui in (True, True, False)
+    ]
+    uuids = [r.meta["viewUUID"] for r in results]
+    assert len(set(uuids)) == 3
+    uuid4 = r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}"
+    assert all(re.fullmatch(uuid4, u) for u in uuids)
+    assert all("viewUUID" not in r.content[0].text for r in results), "the model needs no view id"
+
+
+async def test_an_80000_point_route_is_fitted_in_the_pool_under_the_budget(
+    runtime: Runtime,
+) -> None:
+    data = route_data(80_000)
     result = await deliver(
         runtime, tool="tomtom-routing", answer={}, data=data, show_ui=True, offline=False
     )
     assert wire_size(result) < runtime.settings.budget
     envelope = fitting.decode(result.meta[APP_DATA_KEY])
     report = envelope["fitted"]
-    assert report["original_points"] >= 30_000
+    assert report["original_points"] >= 70_000
     assert 1_000 < report["points"] < report["original_points"]
     route = envelope["data"]["features"][0]
     coords = fitting.to_geojson(route["geometry"])["coordinates"]

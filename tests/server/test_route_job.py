@@ -54,7 +54,11 @@ async def test_a_job_in_a_worker_gives_exactly_the_result_of_the_same_job_inline
         pooled = await pool.run_in_process(jobs.routing, raw, [MADRID, WARSAW], True, BUDGET)
     finally:
         pool.close()
-    assert dataclasses.replace(pooled, fit_ms=0) == dataclasses.replace(inline, fit_ms=0)
+    # Every result has a fresh viewUUID (ADR 0045); everything else is the same.
+    assert pooled.meta["viewUUID"] != inline.meta["viewUUID"]
+    assert dataclasses.replace(pooled, fit_ms=0, meta={**pooled.meta, "viewUUID": ""}) == (
+        dataclasses.replace(inline, fit_ms=0, meta={**inline.meta, "viewUUID": ""})
+    )
     assert inline.outcome == "fitted"
     assert fitting.decode(inline.meta[APP_DATA_KEY])["fitted"]["original_points"] > 30_000
 

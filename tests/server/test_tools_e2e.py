@@ -73,7 +73,7 @@ async def test_every_tool_answers_over_http_within_the_contract(
     assert coordinate_lists(answer) == []
     assert wire_size(result) <= BUDGET
     envelope = fitting.decode(result.meta[APP_DATA_KEY])
-    assert envelope["v"] == 1 and envelope["tool"] == tool
+    assert envelope["v"] == 2 and envelope["tool"] == tool
     data = envelope["data"]
     if tool == "tomtom-data-viz":
         assert data["geojson"] == arguments["geojson"]
@@ -107,12 +107,14 @@ async def test_long_routes_are_fitted_in_the_pool_under_the_budget_with_indices_
         assert_indices_hit_their_vertices(route)
 
 
-async def test_traffic_over_http_answers_in_text_only(mcp_url: str) -> None:
+async def test_traffic_over_http_sends_its_incidents_as_app_data(mcp_url: str) -> None:
     async with connected(mcp_url) as client:
         result = await client.call_tool("tomtom-traffic", {"bbox": [4.8, 52.3, 5.0, 52.42]})
     assert not result.is_error
-    assert APP_DATA_KEY not in (result.meta or {})
-    assert orjson.loads(result.content[0].text)["count"] >= 1
+    count = orjson.loads(result.content[0].text)["count"]
+    assert count >= 1
+    data = fitting.decode(result.meta[APP_DATA_KEY])["data"]
+    assert len(data["features"]) == data["count"] == count
 
 
 async def test_show_ui_false_over_http_sends_no_app_data(mcp_url: str) -> None:

@@ -21,7 +21,7 @@ async def test_geocode_answers_with_positions_the_model_can_route_to() -> None:
     first = answer["results"][0]
     assert first["address"] and len(first["position"]) == 2
     envelope = outcome.envelope
-    assert envelope["v"] == 1 and envelope["tool"] == "tomtom-geocode"
+    assert envelope["v"] == 2 and envelope["tool"] == "tomtom-geocode"
     assert envelope["fitted"] is None
     results = features_of(envelope, "result")
     assert len(results) == answer["count"]

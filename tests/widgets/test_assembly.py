@@ -1,15 +1,19 @@
-"""Each view is one self-contained document, with a CSP that names only the tiles origin,
-under a `ui://` URI versioned by its content."""
+"""Each view is one self-contained document built from the current sources; CSP: tiles only."""
 
 from __future__ import annotations
 
 import json
 import re
+import shutil
+import subprocess
 
 import pytest
 
 import widgets
+from tests.processes import ROOT
 from widgets import _document
+
+WIDGETS = ROOT / "widgets"
 
 
 def test_there_are_three_views_with_the_uris_the_tools_link_to() -> None:
@@ -25,9 +29,9 @@ def test_a_view_loads_nothing_from_outside_its_document(view: widgets.View) -> N
     assert html.startswith("<!doctype html>")
     assert not re.search(r"<script[^>]+src=", html), "scripts must be inline"
     assert not re.search(r"<link[^>]+stylesheet", html), "styles must be inline"
+    assert not re.search(r"https?://[^\"'\s]*\.(js|css|woff2?|pbf)\b", html), "no asset from a CDN"
     assert "{{" not in html, "every template slot is filled"
-    for needle in ("maplibregl", "McpApps", "widgets/core/envelope.js", "widgets/core/e5.js"):
-        assert needle in html
+    assert html.count("<script>") == 1 and html.count("</script>") == 1, "one inline bundle"
 
 
 def test_the_csp_names_exactly_the_tiles_origin_given_or_nothing() -> None:
@@ -44,27 +48,44 @@ def test_an_earlier_uri_of_a_view_finds_its_current_build_and_others_find_none()
         assert widgets.view_for_uri(uri) is None
 
 
-def test_the_preview_page_inlines_the_host_bundle_and_its_script() -> None:
+def test_the_preview_page_and_its_sandbox_are_built_documents_too() -> None:
     page = widgets.preview_html()
-    assert "McpHost" in page and "AppBridge" in page
-    assert "widgets/preview/preview.js" in page
+    assert "AppBridge" in page or "sandbox-resource-ready" in page
     assert not re.search(r"<script[^>]+src=", page)
     assert "{{" not in page
+    assert "sandbox-proxy-ready" in widgets.preview_sandbox_html()
 
 
-def test_a_source_that_would_close_its_inline_tag_is_refused(tmp_path, monkeypatch) -> None:
-    (tmp_path / "bad.js").write_text('const s = "</script>";')
-    monkeypatch.setattr(_document, "_ROOT", tmp_path)
-    with pytest.raises(_document.AssemblyError, match=r"widgets/bad.js contains </script"):
-        _document._inline("script", "bad.js")
+def test_a_missing_build_says_how_to_make_it(tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(_document, "DIST", tmp_path)
+    _document.built.cache_clear()
+    try:
+        with pytest.raises(widgets.MissingBuild, match=r"npm ci && npm run build"):
+            _document.built("map.html")
+    finally:
+        _document.built.cache_clear()
 
 
-def test_the_vendored_versions_match_the_pins_of_the_refresh_script() -> None:
-    script = (_document._ROOT / "vendor" / "refresh.sh").read_text()
-    pins = dict(re.findall(r"^([A-Z_]+)=([0-9.]+)", script, re.MULTILINE))
+def test_every_npm_dependency_is_pinned_exactly_and_locked() -> None:
     versions = widgets.pinned_versions()
-    assert versions["@modelcontextprotocol/ext-apps"] == pins["EXT_APPS"]
-    assert versions["@modelcontextprotocol/client"] == pins["MCP_CLIENT"]
-    assert versions["maplibre-gl"] == pins["MAPLIBRE"]
-    bundle = (_document._ROOT / "vendor" / "maplibre-gl.js").read_text()[:400]
-    assert f"v{pins['MAPLIBRE']}" in bundle, json.dumps(bundle[:200])
+    assert all(re.fullmatch(r"\d+\.\d+\.\d+", v) for v in versions.values()), versions
+    lock = json.loads((WIDGETS / "package-lock.json").read_text())
+    for name, version in versions.items():
+        assert lock["packages"][f"node_modules/{name}"]["version"] == version, name
+    assert versions["@modelcontextprotocol/ext-apps"] == "2.0.4"
+
+
+def test_the_committed_views_are_the_build_of_the_current_sources() -> None:
+    node = shutil.which("node")
+    assert node, "Node.js 20+ must be on PATH to check the built views"
+    if not (WIDGETS / "node_modules" / "esbuild").is_dir():
+        pytest.fail("widgets/node_modules is missing: scripts/install runs `npm ci` in widgets/")
+    done = subprocess.run(
+        [node, "build.mjs", "--check"],
+        cwd=WIDGETS,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:] + done.stdout[-1000:]

@@ -1,22 +1,78 @@
-"""The views' pure JavaScript helpers (e5, bounds, styling, envelopes) under `node --test`."""
+"""The views' pure JavaScript helpers (e5, bounds, style, words, state...) under `node --test`,
+and the views' decoder against what fitting sends."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
+from pathlib import Path
 
+import fitting
+from loadtest import recorded
 from tests.processes import ROOT
 
-CORE = ROOT / "widgets" / "core"
+WIDGETS = ROOT / "widgets"
+
+# Decodes app data (argv[2]) the way every view does: envelope.decode, then e5.decodeGeoJSON.
+_DECODE = """
+const fs = require("node:fs");
+const { pathToFileURL } = require("node:url");
+const load = async (name) => (await import(pathToFileURL(process.argv[1] + name))).default;
+(async () => {
+  const envelope = await load("/envelope.js");
+  const e5 = await load("/e5.js");
+  const env = await envelope.decode(fs.readFileSync(process.argv[2], "utf8"));
+  const fc = e5.decodeGeoJSON(env.data);
+  process.stdout.write(JSON.stringify({ v: env.v, fitted: env.fitted, features: fc.features }));
+})().catch((err) => { console.error(err.message); process.exit(1); });
+"""
+
+
+def node() -> str:
+    found = shutil.which("node")
+    assert found, "Node.js 20+ must be on PATH to run the widgets' unit tests"
+    return found
 
 
 def test_the_javascript_helpers_pass_their_node_unit_tests() -> None:
-    node = shutil.which("node")
-    assert node, "Node.js 20+ must be on PATH to run the widgets' unit tests"
-    tests = sorted(str(p) for p in CORE.glob("*.test.js"))
-    assert len(tests) >= 4, f"expected the helper tests beside their files, found {tests}"
+    tests = sorted(str(p.relative_to(WIDGETS)) for p in (WIDGETS / "core").glob("*.test.js"))
+    assert len(tests) >= 9, f"expected the helper tests beside their files, found {tests}"
     done = subprocess.run(
-        [node, "--test", *tests], capture_output=True, text=True, timeout=60, check=False
+        [node(), "--test", *tests],
+        cwd=WIDGETS,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     assert "# fail 0" in done.stdout
+
+
+def test_the_views_decode_a_fitted_recorded_route_to_the_vertices_fitting_sent(
+    tmp_path: Path,
+) -> None:
+    # The recorded trip (OpenStreetMap contributors, ODbL) fitted as the server sends it.
+    env = recorded.route_envelope(recorded.legs())
+    result = fitting.fit(env, 60_000)
+    assert result.report is not None
+    path = tmp_path / "app-data.txt"
+    path.write_text(result.app_data)
+    done = subprocess.run(
+        [node(), "-e", _DECODE, str(WIDGETS / "core"), str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    seen = json.loads(done.stdout)
+    sent = fitting.decode(result.app_data)
+    assert seen["v"] == 2 and seen["fitted"] == result.report
+    (route,) = seen["features"]
+    expected = fitting.to_geojson(sent["data"]["features"][0]["geometry"])["coordinates"]
+    assert route["geometry"]["type"] == "LineString"
+    assert route["geometry"]["coordinates"] == expected
+    assert len(expected) == result.report["points"]
+    assert route["properties"]["legs"] == sent["data"]["features"][0]["properties"]["legs"]

@@ -1,9 +1,9 @@
 """Every view, driven through the real `/preview` host against a keyless offline server.
 
-Debian's chromium runs the page; the page speaks MCP to the server, renders the
-tool's `ui://` view in a sandboxed iframe with AppBridge, and the view reports
-its outcome back to the server, whose JSON log the tests read. Screenshots of
-each view land in test-artifacts/.
+Debian's chromium runs the page; the page speaks MCP to the server, mounts the
+tool's `ui://` view in its sandbox proxy (the other loopback name, so another
+origin) with AppBridge, and the view reports its outcome back to the server,
+whose JSON log the tests read. Screenshots of each view land in test-artifacts/.
 """
 
 from __future__ import annotations
@@ -11,11 +11,12 @@ from __future__ import annotations
 import json
 import urllib.parse
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, Frame, Page, sync_playwright
+from playwright.sync_api import Browser, Frame, Page, Playwright, sync_playwright
 
 from loadtest.topology import Service
 from server.tomtom._errors import key_forms
@@ -43,7 +44,8 @@ SETTLED = """() => {
   return d && d.status !== "loading" && (d.reported || d.status === "error")
     && (d.status === "error" || d.reason === "empty" || d.idle === "1");
 }"""
-# Pixels that are neither the plain background nor the graticule, light and dark.
+# Pixels that are none of the offline basemap's colours (water, land, borders, labels), light
+# and dark: what the data put on the canvas.
 INK = """() => {
   const c = document.querySelector("#map canvas");
   const g = document.createElement("canvas");
@@ -51,7 +53,8 @@ INK = """() => {
   const x = g.getContext("2d");
   x.drawImage(c, 0, 0);
   const d = x.getImageData(0, 0, g.width, g.height).data;
-  const plain = [[238, 241, 244], [213, 219, 226], [32, 37, 43], [46, 53, 61]];
+  const plain = [[169, 200, 220], [242, 239, 233], [140, 127, 168], [51, 58, 68], [143, 176, 198],
+    [15, 26, 38], [43, 48, 54], [139, 143, 184], [213, 219, 226], [27, 31, 36], [31, 58, 82]];
   let ink = 0;
   for (let i = 0; i < d.length; i += 16) {
     const off = ([r, gg, b]) =>
@@ -63,13 +66,43 @@ INK = """() => {
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
+def playwright() -> Iterator[Playwright]:
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield b
-        finally:
-            b.close()
+        yield p
+
+
+@pytest.fixture(scope="module")
+def browser(playwright: Playwright) -> Iterator[Browser]:
+    b = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    try:
+        yield b
+    finally:
+        b.close()
+
+
+@pytest.fixture
+def storage_page(playwright: Playwright, tmp_path: Path) -> Iterator[Page]:
+    """A page in a browser profile that allows third-party storage, as desktop browsers do
+    outside private windows: the view's sandbox origin is third-party to the host page.
+    (Playwright's own contexts are private windows, which deny it.)"""
+    (tmp_path / "Default").mkdir()
+    prefs = {"profile": {"cookie_controls_mode": 0, "block_third_party_cookies": False}}
+    (tmp_path / "Default" / "Preferences").write_text(json.dumps(prefs))
+    context = playwright.chromium.launch_persistent_context(
+        tmp_path,
+        executable_path=CHROMIUM,
+        args=CHROMIUM_ARGS,
+        viewport={"width": 1100, "height": 760},
+    )
+    p = context.pages[0] if context.pages else context.new_page()
+    p.set_default_timeout(WAIT_MS)
+    errors: list[str] = []
+    p.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        yield p
+    finally:
+        context.close()
+    assert not errors, f"uncaught errors in the page: {errors}"
 
 
 @pytest.fixture
@@ -146,10 +179,40 @@ def open_view(
     )
     host = page.evaluate("({status: previewHost.status, error: previewHost.error})")
     assert host["status"] == "done", host
-    frame = page.wait_for_selector("iframe#view").content_frame()
-    assert frame is not None
+    frame = view_frame(page)
     frame.wait_for_function(SETTLED)
     return frame, frame.evaluate("({...document.body.dataset})")
+
+
+def view_frame(page: Page) -> Frame:
+    """The view's document: inside the sandbox proxy's frame, which is on the other origin."""
+    proxy = page.wait_for_selector("iframe#view").content_frame()
+    assert proxy is not None
+    inner = proxy.wait_for_selector("iframe").content_frame()
+    assert inner is not None
+    inner.wait_for_function("document.body && document.body.dataset.view")
+    return inner
+
+
+def share(frame: Frame, rgb: tuple[int, int, int], tolerance: int = 12) -> float:
+    """The share of canvas pixels within `tolerance` of `rgb`."""
+    return frame.evaluate(
+        """([rgb, tol]) => {
+  const c = document.querySelector("#map canvas");
+  const g = document.createElement("canvas");
+  g.width = c.width; g.height = c.height;
+  const x = g.getContext("2d");
+  x.drawImage(c, 0, 0);
+  const d = x.getImageData(0, 0, g.width, g.height).data;
+  let n = 0;
+  for (let i = 0; i < d.length; i += 16) {
+    const off = Math.abs(d[i] - rgb[0]) + Math.abs(d[i + 1] - rgb[1]) + Math.abs(d[i + 2] - rgb[2]);
+    if (off <= tol) n++;
+  }
+  return n / (d.length / 16);
+}""",
+        [list(rgb), tolerance],
+    )
 
 
 def shoot(page: Page, name: str) -> None:
@@ -174,11 +237,11 @@ def test_routing_draws_the_route_its_sections_and_waypoints(
     assert int(drawn["sections"]) > 0
     assert int(drawn["points"]) == 3  # the three waypoints
     assert frame.evaluate(INK) > 0.002, "the route should put ink on the canvas"
-    assert "km" in frame.inner_text("#title")
+    assert " mi" in frame.inner_text("#title"), "the preview's chromium says en-US: miles"
     legend = frame.inner_text("#legend")
-    assert "Route" in legend and "Waypoints (3)" in legend
+    assert "Route" in legend and "Stops (3)" in legend
     notes = frame.inner_text("#notes")
-    assert "Offline demo data: no map tiles." in notes
+    assert "Offline map (Natural Earth): no TomTom key, so no street tiles." in notes
     assert drawn["dataSource"] == "offline"
     assert "Offline demo data: not real TomTom results." in notes
     shoot(page, "routing")
@@ -249,6 +312,26 @@ def test_a_route_too_long_to_send_whole_is_drawn_simplified_with_a_note(
     shoot(page, "routing-fitted")
 
 
+@pytest.fixture(scope="module")
+def tight_preview_server() -> Iterator[Service]:
+    """A keyless replica whose budget forces long routes onto a grid coarser than 1e-5 degrees."""
+    with running(["serve", "--preview", "--fit-workers", "1"], {"APP_DATA_BUDGET": "50000"}) as p:
+        yield p
+
+
+def test_a_long_route_fitted_onto_a_coarse_grid_is_drawn_whole_with_a_note(
+    page: Page, tight_preview_server: Service
+) -> None:
+    # Lisbon to Warsaw in 50,000 characters: varint lines on a grid of q e5 steps (ADR 0016).
+    args = {"locations": [[-9.14, 38.72], [21.01, 52.23]]}
+    frame, drawn = open_view(page, tight_preview_server.url, "tomtom-routing", args)
+    assert drawn["status"] == "ok" and drawn["reason"] == "drawn", drawn
+    assert drawn["fitted"] == drawn["routePoints"], "the note counts the points actually drawn"
+    assert f"Simplified to {int(drawn['fitted']):,} of" in frame.inner_text("#notes")
+    assert frame.evaluate(INK) > 0.0005, "the fitted route left the canvas blank"
+    shoot(page, "routing-fitted-coarse-grid")
+
+
 def test_data_viz_draws_the_callers_layers_from_inline_app_data(
     page: Page, preview_server: Service
 ) -> None:
@@ -313,7 +396,7 @@ def test_data_viz_without_meta_fetches_its_data_with_its_own_tool_input(
     assert frame.evaluate(INK) > 0.0005
 
 
-def test_traffic_draws_the_requested_area_and_says_tiles_need_a_key(
+def test_traffic_draws_lists_and_counts_every_incident_of_the_area(
     page: Page, preview_server: Service
 ) -> None:
     frame, drawn = open_view(
@@ -321,11 +404,19 @@ def test_traffic_draws_the_requested_area_and_says_tiles_need_a_key(
     )
     assert drawn["status"] == "ok", drawn
     assert drawn["view"] == "traffic"
-    assert drawn["features"] == "1"
+    count = page.evaluate("JSON.parse(previewHost.result.content[0].text).count")
+    assert count >= 1
+    assert int(drawn["incidents"]) == count == int(drawn["items"])
+    assert f"{count} incident" in frame.inner_text("#title")
+    assert frame.locator("#list [role=option]").count() == count
     assert drawn["trafficTiles"] == "0"
     assert "no live traffic tiles" in frame.inner_text("#notes")
-    assert frame.evaluate(INK) > 0.002, "the bbox outline and fill are drawn"
-    shoot(page, "traffic")
+    assert frame.evaluate(INK) > 0.002, "the incidents are drawn"
+    frame.locator("#list [role=option]").first.click()
+    popup = frame.locator(".maplibregl-popup-content")
+    popup.wait_for()
+    text = popup.inner_text()
+    assert "From" in text and "delay" in text.lower(), text
 
 
 def test_a_view_whose_host_dropped_meta_says_so_and_reports_the_error(
@@ -339,6 +430,9 @@ def test_a_view_whose_host_dropped_meta_says_so_and_reports_the_error(
     assert "tomtom-preview-host did not pass the tool result's _meta" in message
     assert "open this chat in another MCP Apps host" in message
     frame.wait_for_function("document.body.dataset.reported === 'error'")
+    frame.wait_for_function("document.body.dataset.modelContext === 'degraded'")
+    told = page.evaluate("previewHost.modelContext.at(-1)")
+    assert 'status: "degraded"' in told and 'reason: "meta_dropped"' in told
     events = app_status_events(preview_server, "tomtom-routing")
     assert any(e["status"] == "error" and e["reason"] == "meta_dropped" for e in events), events
     shoot(page, "error-meta-dropped")
@@ -368,7 +462,6 @@ def test_the_view_follows_the_host_dark_theme(page: Page, preview_server: Servic
         return Array.from(g.getContext('2d').getImageData(0, 0, 1, 1).data).slice(0, 3); }"""
     )
     assert sum(corner) < 200, f"dark background expected, got {corner}"
-    shoot(page, "geocode-dark")
 
 
 def test_fullscreen_is_offered_and_granted_by_the_host(page: Page, preview_server: Service) -> None:
@@ -378,6 +471,9 @@ def test_fullscreen_is_offered_and_granted_by_the_host(page: Page, preview_serve
     button.click()
     frame.wait_for_function("document.body.dataset.display === 'fullscreen'")
     assert page.evaluate("document.getElementById('stage').classList.contains('fullscreen')")
+    frame.wait_for_function(
+        "getComputedStyle(document.getElementById('frame')).borderRadius === '0px'"
+    )
 
 
 def test_a_data_viz_layer_maplibre_refuses_is_noted_while_the_rest_draws(
@@ -432,15 +528,17 @@ def test_tiles_refused_by_the_route_leave_the_data_drawn_and_are_reported(
     frame, drawn = open_view(page, throttled_preview_server.url, "tomtom-routing", args)
     assert drawn["status"] == "ok", drawn
     frame.wait_for_function("document.body.dataset.tiles === 'failed'")
-    assert "Map tiles could not load (HTTP 429)" in frame.inner_text("#notes")
+    assert "Map tiles could not load; showing the offline map. (HTTP 429)" in frame.inner_text(
+        "#notes"
+    )
     assert frame.evaluate(INK) > 0.002, "the route still draws without tiles"
     frame.wait_for_function("document.body.dataset.reported === 'ok'")
     events = app_status_events(throttled_preview_server, "tomtom-routing")
     assert any(e["reason"] == "tiles_failed" for e in events), events
 
 
-def test_with_a_key_the_traffic_view_loads_flow_and_incident_tiles_through_the_route(
-    page: Page, keyed_preview_server: Service
+def test_with_a_key_the_traffic_view_draws_its_incidents_over_flow_tiles_from_the_route(
+    page: Page, keyed_preview_server: Service, upstream: Service
 ) -> None:
     requested: list[str] = []
     page.on("request", lambda r: requested.append(r.url))
@@ -449,12 +547,15 @@ def test_with_a_key_the_traffic_view_loads_flow_and_incident_tiles_through_the_r
     )
     assert drawn["status"] == "ok", drawn
     assert drawn["trafficTiles"] == "1"
-    for layer in ("basemap", "traffic_flow", "traffic_incidents"):
+    for layer in ("basemap", "traffic_flow"):
         prefix = f"{keyed_preview_server.url}/tiles/{layer}/"
         frame.wait_for_function(
             "p => performance.getEntriesByType('resource').some(e => e.name.startsWith(p))",
             arg=prefix,
         )
+    assert not any(u.startswith(upstream.url) for u in requested), "nothing from TomTom itself"
+    assert not any("/tiles/traffic_incidents/" in u for u in requested), "incidents come as data"
+    assert int(drawn["incidents"]) >= 1
     assert holds_no_key(page, frame, requested) == []
 
 
@@ -524,3 +625,225 @@ def test_the_view_renews_its_tile_token_before_it_expires(
     if all(token == first for token in tokens):  # the tiles reload with the new token
         page.wait_for_event("request", lambda r: "/tiles/" in r.url and first not in r.url)
     assert len(set(tokens)) == 2
+
+
+ROUTE_ARGS = {"locations": [AMSTERDAM, [6.5665, 53.2194], [13.405, 52.52]]}
+SEARCH_ARGS = {"query": "coffee", "position": AMSTERDAM}
+LAND = {"light": (242, 239, 233), "dark": (43, 48, 54)}
+WATER = {"light": (169, 200, 220), "dark": (15, 26, 38)}
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_the_offline_basemap_draws_land_and_water_without_any_tiles(
+    page: Page, preview_server: Service, theme: str
+) -> None:
+    frame, drawn = open_view(page, preview_server.url, "tomtom-routing", ROUTE_ARGS, theme=theme)
+    assert drawn["status"] == "ok" and drawn["tiles"] == "none", drawn
+    assert share(frame, LAND[theme]) > 0.3, "Natural Earth land fills most of the Netherlands"
+    assert share(frame, WATER[theme]) > 0.02, "and the North Sea is water"
+    assert "Natural Earth" in frame.inner_text(".maplibregl-ctrl-attrib")
+
+
+def test_clicking_a_result_tells_the_model_what_was_selected(
+    page: Page, preview_server: Service
+) -> None:
+    frame, drawn = open_view(page, preview_server.url, "tomtom-fuzzy-search", SEARCH_ARGS)
+    assert drawn["status"] == "ok", drawn
+    option = frame.locator("#list [role=option]").nth(1)
+    name = option.locator(".tt-name").inner_text()
+    option.click()
+    frame.wait_for_function("document.body.dataset.modelContext === 'selection'")
+    told = page.evaluate("previewHost.modelContext.at(-1)")
+    assert told.startswith("---\n")
+    assert 'selected: "search result"' in told
+    assert f"name: {json.dumps(name, ensure_ascii=False)}" in told
+    assert "position: [" in told and 'rank: "2 of' in told
+    assert option.get_attribute("aria-selected") == "true"
+    assert name in page.inner_text("#model-context"), "the preview host shows it to a person"
+
+
+def test_a_click_on_the_map_selects_the_same_thing_the_list_does(
+    page: Page, preview_server: Service
+) -> None:
+    frame, _ = open_view(page, preview_server.url, "tomtom-geocode", {"query": "Dam, Amsterdam"})
+    box = frame.locator(".tt-num").first.bounding_box()
+    assert box is not None
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    frame.wait_for_function("document.body.dataset.selected === 'place-0'")
+    frame.wait_for_function("document.body.dataset.modelContext === 'selection'")
+    assert frame.locator("#list [aria-selected=true]").count() == 1
+
+
+def test_keyboard_alone_reaches_the_list_selects_and_flies_the_map_there(
+    page: Page, preview_server: Service
+) -> None:
+    frame, _ = open_view(page, preview_server.url, "tomtom-fuzzy-search", SEARCH_ARGS)
+    listbox = frame.locator("#list")
+    assert listbox.get_attribute("role") == "listbox" and listbox.get_attribute("aria-label")
+    assert frame.locator("#list [role=group]").count() >= 1
+    before = frame.evaluate("document.body.dataset.camera")
+    listbox.focus()
+    for key in ("ArrowDown", "ArrowDown", "End", "Home", "ArrowDown", "Enter"):
+        page.keyboard.press(key)
+    frame.wait_for_function("document.body.dataset.selected === 'place-1'")
+    active = listbox.get_attribute("aria-activedescendant")
+    assert frame.locator(f"#{active}").get_attribute("aria-selected") == "true"
+    frame.wait_for_function(f"document.body.dataset.camera !== {json.dumps(before)}")
+    frame.wait_for_function("document.body.dataset.popup === 'place-1'")
+    assert frame.locator("#details").is_visible()
+    summary = frame.locator("#map canvas").get_attribute("aria-label")
+    assert summary and "results" in summary.lower(), summary
+
+
+def test_links_go_through_the_host_and_never_open_a_window_themselves(
+    page: Page, preview_server: Service
+) -> None:
+    frame, _ = open_view(page, preview_server.url, "tomtom-fuzzy-search", SEARCH_ARGS)
+    frame.locator("#list [role=option]").first.click()
+    frame.locator("#details button[data-link=place]").click()
+    page.wait_for_function("previewHost.openedLinks.length === 1")
+    url = page.evaluate("previewHost.openedLinks[0]")
+    assert url.startswith("https://plan.tomtom.com/en/?p=52.")
+    assert len(page.context.pages) == 1, "the view opened no window of its own"
+    assert frame.locator("a[target=_blank]").count() == 0
+
+
+def test_partial_input_draws_the_waypoints_before_the_route_arrives(
+    page: Page, preview_server: Service
+) -> None:
+    qs = urllib.parse.urlencode({"tool": "tomtom-routing", "partial": "1", "hold": "1"})
+    page.goto(
+        f"{preview_server.url}/preview?{qs}#"
+        + urllib.parse.urlencode({"args": json.dumps(ROUTE_ARGS)})
+    )
+    page.wait_for_function("window.previewHost && previewHost.status === 'held'")
+    frame = view_frame(page)
+    frame.wait_for_function("document.body.dataset.partial === '3'")
+    assert frame.locator(".tt-pin.tt-pending").count() == 3
+    assert "Computing route" in frame.inner_text("#title")
+    assert "routePoints" not in frame.evaluate("({...document.body.dataset})")
+    page.evaluate("previewHost.release()")
+    frame.wait_for_function(SETTLED)
+    drawn = frame.evaluate("({...document.body.dataset})")
+    assert drawn["status"] == "ok" and "partial" not in drawn
+    assert frame.locator(".tt-pending").count() == 0, "the result replaced the sketch"
+    assert int(drawn["routePoints"]) > 1000
+
+
+def test_the_camera_and_selection_come_back_when_the_same_result_is_shown_again(
+    storage_page: Page, preview_server: Service
+) -> None:
+    page = storage_page
+    frame, drawn = open_view(page, preview_server.url, "tomtom-fuzzy-search", SEARCH_ARGS)
+    assert drawn["stored"] == ""
+    frame.locator("#list [role=option]").nth(2).click()
+    frame.wait_for_function("document.body.dataset.popup === 'place-2'")
+    frame.locator("#map canvas").focus()
+    zoom = json.loads(frame.evaluate("document.body.dataset.camera"))["zoom"]
+    page.keyboard.press("Minus")
+    frame.wait_for_function(f"JSON.parse(document.body.dataset.camera).zoom < {zoom - 0.5}")
+    camera = json.loads(frame.evaluate("document.body.dataset.camera"))
+    page.evaluate("previewHost.reloadView()")
+    again = view_frame(page)
+    again.wait_for_function(SETTLED)
+    restored = again.evaluate("({...document.body.dataset})")
+    assert restored["stored"] == "1" and restored["restored"] == "1", restored
+    assert json.loads(restored["camera"]) == camera
+    assert restored["selected"] == "place-2"
+    again.wait_for_function("document.body.dataset.popup === 'place-2'")
+
+
+def test_a_german_host_gets_kilometres_and_german_words_an_american_one_miles(
+    page: Page, preview_server: Service
+) -> None:
+    frame, _ = open_view(page, preview_server.url, "tomtom-routing", ROUTE_ARGS, locale="de-DE")
+    title = frame.inner_text("#title")
+    assert " km" in title and "Std." in title and " mi" not in title
+    assert "Stopps" in frame.inner_text("#legend") and "ROUTEN" in frame.inner_text("#list").upper()
+    assert frame.evaluate("document.documentElement.lang") == "de-DE"
+    page.fill("#locale", "en-US")
+    page.dispatch_event("#locale", "change")
+    frame.wait_for_function("document.getElementById('title').innerText.includes(' mi')")
+    assert "Stops" in frame.inner_text("#legend")
+    assert '"locale": "en-US"' in (page.text_content("#host-context") or "")
+
+
+def test_at_320_pixels_wide_nothing_overflows_sideways(page: Page, preview_server: Service) -> None:
+    frame, drawn = open_view(
+        page, preview_server.url, "tomtom-fuzzy-search", SEARCH_ARGS, width="320"
+    )
+    assert drawn["status"] == "ok"
+    sizes = frame.evaluate(
+        """() => ({ scroll: document.documentElement.scrollWidth, width: innerWidth,
+        side: document.getElementById('side').getBoundingClientRect().width,
+        map: document.getElementById('map').getBoundingClientRect().height })"""
+    )
+    assert sizes["width"] == 320 and sizes["scroll"] <= 320, sizes
+    assert sizes["side"] == 320, "the list goes under the map, not beside it"
+    assert sizes["map"] > 200, "and leaves the map most of the height"
+    assert frame.evaluate("getComputedStyle(document.getElementById('map')).touchAction") == "none"
+    shoot(page, "search-320px")
+
+
+def test_a_fixed_host_height_is_used_and_never_more_than_500_pixels_inline(
+    page: Page, preview_server: Service
+) -> None:
+    frame, _ = open_view(page, preview_server.url, "tomtom-geocode", {"query": "Dam"}, height="300")
+    assert frame.evaluate("document.getElementById('frame').offsetHeight") == 300
+    page.select_option("#height", "500")
+    frame.wait_for_function("document.getElementById('frame').offsetHeight === 500")
+
+
+def test_scrolled_out_of_sight_the_view_pauses(page: Page, preview_server: Service) -> None:
+    frame, _ = open_view(page, preview_server.url, "tomtom-geocode", {"query": "Dam"})
+    page.evaluate(
+        """() => { const s = document.createElement('div'); s.id = 'spacer';
+        s.style.height = '4000px'; document.getElementById('stage').before(s); scrollTo(0, 0); }"""
+    )
+    # An offscreen cross-origin frame gets no animation frames: poll on a timer instead.
+    frame.wait_for_function("document.body.dataset.paused === '1'", polling=100)
+    page.evaluate("document.getElementById('stage').scrollIntoView()")
+    frame.wait_for_function("document.body.dataset.paused === ''", polling=100)
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+@pytest.mark.parametrize(
+    ("name", "tool", "args"),
+    [
+        ("routing", "tomtom-routing", ROUTE_ARGS),
+        ("search", "tomtom-fuzzy-search", SEARCH_ARGS),
+        ("traffic", "tomtom-traffic", {"bbox": [4.82, 52.33, 4.96, 52.41]}),
+        (
+            "data-viz",
+            "tomtom-data-viz",
+            {
+                "title": "Dam and a canal walk",
+                "geojson": {
+                    "type": "FeatureCollection",
+                    "features": [
+                        {
+                            "type": "Feature",
+                            "properties": {"name": "Canal walk"},
+                            "geometry": {
+                                "type": "LineString",
+                                "coordinates": [[4.884, 52.367], [4.893, 52.376]],
+                            },
+                        },
+                        {
+                            "type": "Feature",
+                            "properties": {"name": "Dam"},
+                            "geometry": {"type": "Point", "coordinates": [4.8932, 52.3731]},
+                        },
+                    ],
+                },
+            },
+        ),
+    ],
+)
+def test_every_view_is_shot_in_both_themes(
+    page: Page, preview_server: Service, theme: str, name: str, tool: str, args: dict
+) -> None:
+    frame, drawn = open_view(page, preview_server.url, tool, args, theme=theme)
+    assert drawn["status"] == "ok", drawn
+    assert frame.evaluate("document.documentElement.dataset.theme") == theme
+    shoot(page, f"{name}-{theme}")

@@ -1,7 +1,6 @@
-"use strict";
-const test = require("node:test");
-const assert = require("node:assert/strict");
-const { boundsOf, union, parseBbox } = require("./bounds.js");
+import test from "node:test";
+import assert from "node:assert/strict";
+import { boundsOf, union, parseBbox } from "./bounds.js";
 
 test("bounds cover points, lines and polygon rings of every feature", () => {
   const fc = {

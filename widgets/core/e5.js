@@ -1,13 +1,53 @@
 "use strict";
 /**
- * e5 deltas back to GeoJSON (DESIGN.md, "Tool result contract").
+ * e5 deltas back to GeoJSON (docs/architecture.md, "The tool result").
  *
- * Lines and rings travel as flat integer arrays in units of 1e-5 degrees:
- * the first pair absolute, the rest differences. Sums stay integers, so
- * decoding is exact; only the final division makes floats.
+ * Lines and rings travel in units of 1e-5 degrees (times the geometry's
+ * `q`, default 1), the first pair absolute, the rest differences: in
+ * envelope v1 as flat integer arrays, in v2 as zigzag varint bytes
+ * (a Uint8Array view, docs/adr/0015). Sums stay integers, so decoding is
+ * exact; only the final division makes floats.
  */
 const e5 = (() => {
-  function decodeLine(flat) {
+  // Zigzag values stay below 2**28: at most 4 varint bytes, so 32-bit integer arithmetic holds.
+  const MAX_SHIFT = 21;
+
+  /** Varint bytes to positions; refuses a cut-off or over-long varint or an odd count. */
+  function decodeVarints(bytes, q) {
+    const n = bytes.length;
+    let count = 0;
+    for (let i = 0; i < n; i++) if (bytes[i] < 128) count++;
+    if (count % 2 !== 0 || (n > 0 && bytes[n - 1] >= 128)) {
+      throw new TypeError(`e5 varint line of ${n} bytes does not end on a whole [lon, lat] pair`);
+    }
+    const out = new Array(count / 2);
+    let lon = 0;
+    let lat = 0;
+    let i = 0;
+    for (let k = 0; k < out.length; k++) {
+      let b = bytes[i++];
+      let u = b & 127;
+      for (let shift = 7; b >= 128; shift += 7) {
+        if (shift > MAX_SHIFT) throw new TypeError(`e5 varint longer than 4 bytes at byte ${i}`);
+        b = bytes[i++];
+        u |= (b & 127) << shift;
+      }
+      lon += (u >>> 1) ^ -(u & 1);
+      b = bytes[i++];
+      u = b & 127;
+      for (let shift = 7; b >= 128; shift += 7) {
+        if (shift > MAX_SHIFT) throw new TypeError(`e5 varint longer than 4 bytes at byte ${i}`);
+        b = bytes[i++];
+        u |= (b & 127) << shift;
+      }
+      lat += (u >>> 1) ^ -(u & 1);
+      out[k] = [(lon * q) / 1e5, (lat * q) / 1e5];
+    }
+    return out;
+  }
+
+  function decodeLine(flat, q = 1) {
+    if (flat instanceof Uint8Array) return decodeVarints(flat, q);
     if (!Array.isArray(flat) || flat.length % 2 !== 0) {
       throw new TypeError(`e5 line must be a flat array of an even length, got ${describe(flat)}`);
     }
@@ -22,18 +62,19 @@ const e5 = (() => {
       }
       lon += dlon;
       lat += dlat;
-      out[i / 2] = [lon / 1e5, lat / 1e5];
+      out[i / 2] = [(lon * q) / 1e5, (lat * q) / 1e5];
     }
     return out;
   }
 
   /** Nested lists of flat arrays (rings, parts, polygons) keep their nesting. */
-  function decodeNested(value) {
+  function decodeNested(value, q) {
+    if (value instanceof Uint8Array) return decodeVarints(value, q);
     if (Array.isArray(value) && (value.length === 0 || typeof value[0] === "number")) {
-      return decodeLine(value);
+      return decodeLine(value, q);
     }
     if (!Array.isArray(value)) throw new TypeError(`e5 must be an array, got ${describe(value)}`);
-    return value.map(decodeNested);
+    return value.map((part) => decodeNested(part, q));
   }
 
   function decodeGeometry(geometry) {
@@ -42,8 +83,9 @@ const e5 = (() => {
       return { ...geometry, geometries: (geometry.geometries || []).map(decodeGeometry) };
     }
     if (!("e5" in geometry)) return geometry;
-    const { e5: packed, ...rest } = geometry;
-    return { ...rest, coordinates: decodeNested(packed) };
+    const { e5: packed, q = 1, ...rest } = geometry;
+    if (!Number.isInteger(q) || q < 1) throw new TypeError(`e5 step q must be a positive integer, got ${q}`);
+    return { ...rest, coordinates: decodeNested(packed, q) };
   }
 
   /** A FeatureCollection (or a lone Feature or geometry) with every e5 geometry decoded. */
@@ -67,4 +109,4 @@ const e5 = (() => {
   return { decodeLine, decodeGeometry, decodeGeoJSON };
 })();
 
-if (typeof module === "object") module.exports = e5;
+export default e5;

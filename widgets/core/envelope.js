@@ -2,6 +2,11 @@
 /**
  * App data from a tool result: base64 -> gunzip -> JSON envelope, and the
  * reason, in words a person can act on, whenever there is none to draw.
+ *
+ * Envelope v2 (docs/adr/0015): the JSON may be followed by a NUL byte and a
+ * binary line section; each geometry's `"e5v"` names its parts' byte ranges
+ * there, and they become `"e5"` byte views that e5.js decodes (zigzag
+ * varints). v1 (`"e5"` integer arrays in the JSON alone) is still read.
  */
 const envelope = (() => {
   const KEY = "com.tomtom/app-data";
@@ -16,6 +21,31 @@ const envelope = (() => {
     }
   }
 
+  const VERSIONS = [1, 2];
+  const DEPTH = { LineString: 0, MultiLineString: 1, Polygon: 1, MultiPolygon: 2 };
+
+  /** `[start, end]` leaves of a v2 `"e5v"` as views of the line section, nesting kept. */
+  function byteRanges(node, depth, lines) {
+    if (!Array.isArray(node)) throw new TypeError("e5v must be an array");
+    if (depth > 0) return node.map((part) => byteRanges(part, depth - 1, lines));
+    const [start, end] = node;
+    if (node.length !== 2 || !Number.isInteger(start) || !Number.isInteger(end) || start < 0 || end < start || end > lines.length) {
+      throw new TypeError(`e5v range ${JSON.stringify(node)} lies outside the ${lines.length}-byte line section`);
+    }
+    return lines.subarray(start, end);
+  }
+
+  function attachLines(env, lines) {
+    const features = env.data && Array.isArray(env.data.features) ? env.data.features : [];
+    for (const feature of features) {
+      const geometry = feature && feature.geometry;
+      if (!geometry || typeof geometry !== "object" || !("e5v" in geometry)) continue;
+      if (!(geometry.type in DEPTH)) throw new TypeError(`e5v on a ${geometry.type} geometry`);
+      geometry.e5 = byteRanges(geometry.e5v, DEPTH[geometry.type], lines);
+      delete geometry.e5v;
+    }
+  }
+
   async function decode(b64) {
     let bytes;
     try {
@@ -25,27 +55,36 @@ const envelope = (() => {
     } catch (err) {
       throw new ViewError("decode_failed", `The map data is not valid base64 (${err.message}).`);
     }
-    let text;
+    let raw;
     try {
       const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-      text = await new Response(stream).text();
+      raw = new Uint8Array(await new Response(stream).arrayBuffer());
     } catch (err) {
       throw new ViewError("decode_failed", `The map data could not be unzipped (${err.message}).`);
     }
+    const end = raw.indexOf(0); // NUL never occurs in JSON text: it ends the JSON of v2
     let env;
     try {
-      env = JSON.parse(text);
+      env = JSON.parse(new TextDecoder().decode(end < 0 ? raw : raw.subarray(0, end)));
     } catch (err) {
       throw new ViewError("decode_failed", `The map data is not valid JSON (${err.message}).`);
     }
-    if (env === null || typeof env !== "object" || env.v !== 1 || typeof env.tool !== "string") {
+    if (env === null || typeof env !== "object" || !VERSIONS.includes(env.v) || typeof env.tool !== "string") {
       throw new ViewError(
         "decode_failed",
-        `The map data has an unknown format (expected envelope v1, got v=${env && env.v}).`,
+        `The map data has an unknown format (expected envelope v1 or v2, got v=${env && env.v}).`,
       );
     }
     if (env.data === null || typeof env.data !== "object") {
       throw new ViewError("decode_failed", `The map data from ${env.tool} has no data object.`);
+    }
+    if (end >= 0) {
+      if (env.v < 2) throw new ViewError("decode_failed", "The map data of envelope v1 has a binary section.");
+      try {
+        attachLines(env, raw.subarray(end + 1));
+      } catch (err) {
+        throw new ViewError("decode_failed", `The map data's line section is malformed (${err.message}).`);
+      }
     }
     return env;
   }
@@ -137,4 +176,4 @@ const envelope = (() => {
   return { KEY, OMITTED, ViewError, decode, fromResult, fetchPaged, resultText };
 })();
 
-if (typeof module === "object") module.exports = envelope;
+export default envelope;

@@ -1,8 +1,9 @@
 "use strict";
-const test = require("node:test");
-const assert = require("node:assert/strict");
-const zlib = require("node:zlib");
-const { KEY, decode, fromResult, fetchPaged } = require("./envelope.js");
+import test from "node:test";
+import assert from "node:assert/strict";
+import zlib from "node:zlib";
+import envelope from "./envelope.js";
+const { KEY, decode, fromResult, fetchPaged } = envelope;
 
 const env = { v: 1, tool: "tomtom-geocode", data: { type: "FeatureCollection", features: [] }, fitted: null };
 const pack = (value) => zlib.gzipSync(Buffer.from(JSON.stringify(value))).toString("base64");
@@ -35,7 +36,7 @@ test("each way of having no data names its own reason", async () => {
     [{ content: [], _meta: { tool: "tomtom-routing", show_ui: false } }, "ui_disabled", /show_ui/],
     [{ content: [], _meta: { [KEY]: "%%%" } }, "decode_failed", /base64/],
     [{ content: [], _meta: { [KEY]: Buffer.from("plain").toString("base64") } }, "decode_failed", /unzipped/],
-    [{ content: [], _meta: { [KEY]: pack({ v: 2 }) } }, "decode_failed", /v=2/],
+    [{ content: [], _meta: { [KEY]: pack({ v: 3, tool: "x", data: {} }) } }, "decode_failed", /v=3/],
   ];
   for (const [result, reason, message] of cases) {
     await assert.rejects(fromResult(result), (err) => err.reason === reason && message.test(err.message));
@@ -66,4 +67,40 @@ test("paging stops with a reason when pages do not line up or the fetch fails", 
   await assert.rejects(fetchPaged(skip, {}), (e) => e.reason === "fetch_failed" && /line up/.test(e.message));
   const refuse = async () => ({ isError: true, content: [{ type: "text", text: "download refused" }] });
   await assert.rejects(fetchPaged(refuse, {}), /download refused/);
+});
+
+/** A v2 gzip member: the envelope's JSON, a NUL byte, then the line section. */
+const packV2 = (value, lines) =>
+  zlib.gzipSync(Buffer.concat([Buffer.from(JSON.stringify(value)), Buffer.from([0]), Buffer.from(lines)])).toString("base64");
+
+test("a v2 envelope's e5v ranges become byte views of its line section", async () => {
+  const value = {
+    v: 2,
+    tool: "tomtom-routing",
+    data: {
+      type: "FeatureCollection",
+      features: [
+        { type: "Feature", properties: {}, geometry: { type: "LineString", e5v: [0, 4] } },
+        { type: "Feature", properties: {}, geometry: { type: "Polygon", e5v: [[4, 12]], q: 2 } },
+        { type: "Feature", properties: {}, geometry: { type: "Point", coordinates: [1, 2] } },
+      ],
+    },
+    fitted: null,
+  };
+  const out = await decode(packV2(value, [2, 4, 1, 3, 0, 0, 20, 0, 0, 20, 19, 19]));
+  assert.equal(out.v, 2);
+  const [line, ring, point] = out.data.features.map((f) => f.geometry);
+  assert.deepEqual([...line.e5], [2, 4, 1, 3]);
+  assert.ok(!("e5v" in line));
+  assert.deepEqual([...ring.e5[0]], [0, 0, 20, 0, 0, 20, 19, 19]);
+  assert.equal(ring.q, 2);
+  assert.deepEqual(point.coordinates, [1, 2]);
+});
+
+test("a v2 range outside its line section, or a line section in v1, is refused", async () => {
+  const base = { tool: "tomtom-routing", fitted: null };
+  const outside = { ...base, v: 2, data: { type: "FeatureCollection", features: [{ type: "Feature", geometry: { type: "LineString", e5v: [0, 9] } }] } };
+  await assert.rejects(decode(packV2(outside, [2, 4])), (e) => e.reason === "decode_failed" && /outside the 2-byte line section/.test(e.message));
+  const v1 = { ...base, v: 1, data: { type: "FeatureCollection", features: [] } };
+  await assert.rejects(decode(packV2(v1, [2, 4])), /v1 has a binary section/);
 });

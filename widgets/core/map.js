@@ -1,414 +1,315 @@
-"use strict";
 /**
- * MapLibre drawing shared by the views: a plain background that always
- * renders, TomTom raster tiles on top when the server serves them (from its
- * own tile route, with a short-lived token it renews), and the tool features
- * styled by `properties.kind`.
+ * MapLibre for the views: the offline basemap (always), TomTom raster tiles
+ * above it when the server serves them (its own tile route, with a
+ * short-lived token renewed before it expires), and the tool features styled by
+ * `properties.kind` in a `Scene` that can be cleared and drawn again (partial
+ * input, then the result; a theme change). Every drawn feature carries the id
+ * of its list item, so a click on the map selects the same thing the list does.
  */
-const mapCore = (() => {
-  const PLAIN = { light: "#eef1f4", dark: "#20252b" };
-  const CASING = { light: "#ffffff", dark: "#0d1117" };
-  const GRID = { light: "#d5dbe2", dark: "#2e353d" };
+import maplibregl from "maplibre-gl";
+import { basemapStyle, setBasemapTheme } from "../basemap/basemap.js";
+import * as style from "./style.js";
+import { escapeHtml } from "./view.js";
 
-  /** Renew the tile token at this share of its lifetime (tiles keep loading across it). */
-  const RENEW_AT = 0.8;
+const CASING = { light: "#ffffff", dark: "#0d1117" };
+const DASH_LAYERS = Object.entries(style.DASHES);
 
-  /** A map on `el` that resolves once its (inline) style has loaded. */
-  function create(el, theme) {
-    const map = new maplibregl.Map({
-      container: el,
-      style: {
-        version: 8,
-        sources: {},
-        layers: [{ id: "plain", type: "background", paint: { "background-color": PLAIN[theme] || PLAIN.light } }],
-      },
-      center: [0, 20],
-      zoom: 1,
-      attributionControl: false,
-      canvasContextAttributes: { preserveDrawingBuffer: true, antialias: true },
-      fadeDuration: 0,
-    });
-    map.addControl(new maplibregl.NavigationControl({ showCompass: false }), "top-right");
-    return new Promise((resolve) => map.once("load", () => resolve(map)));
+/** Renew the tile token at this share of its lifetime (tiles keep loading across it). */
+const RENEW_AT = 0.8;
+
+/** A map on `el` over the basemap in `theme`, resolved once its style has loaded. */
+export function createMap(el, theme) {
+  const map = new maplibregl.Map({
+    container: el,
+    style: basemapStyle(theme),
+    center: [0, 20],
+    zoom: 1,
+    attributionControl: false,
+    canvasContextAttributes: { preserveDrawingBuffer: true, antialias: true },
+    fadeDuration: 0,
+  });
+  map.addControl(new maplibregl.NavigationControl({ showCompass: false }), "top-right");
+  map.addControl(new maplibregl.AttributionControl({ compact: true, customAttribution: "Natural Earth" }), "bottom-right");
+  return new Promise((resolve) => map.once("load", () => resolve(map)));
+}
+
+export function setTheme(map, theme) {
+  setBasemapTheme(map, theme);
+}
+
+/**
+ * Raster layers from `config.tiles[name]` templates, above the basemap and below
+ * the data. `onFail(message, state)` runs once: no tiles ("none") or a tile failed
+ * ("failed"); the basemap shows wherever a tile is missing. Before the templates'
+ * token expires, `config.renew()` swaps fresh ones in.
+ */
+export function addRaster(map, config, names, onFail, t) {
+  if (!names.some((name) => config.tiles[name])) {
+    const why = config.offline
+      ? t(names.includes("traffic_flow") ? "noLiveTraffic" : "offlineBasemap")
+      : `No TomTom tiles: ${config.error || config.reason || "the server sent no tile address"}.`;
+    onFail(why, "none");
+    return false;
   }
-
-  function setTheme(map, theme) {
-    map.setPaintProperty("plain", "background-color", PLAIN[theme] || PLAIN.light);
-    if (map.getLayer("graticule")) map.setPaintProperty("graticule", "line-color", GRID[theme] || GRID.light);
-    for (const id of ["route-casing"]) {
-      if (map.getLayer(id)) map.setPaintProperty(id, "line-color", CASING[theme] || CASING.light);
-    }
+  let added = 0;
+  for (const name of names) {
+    const url = config.tiles[name];
+    if (!url) continue;
+    map.addSource(`tiles-${name}`, { type: "raster", tiles: [url], tileSize: 256, attribution: "© TomTom" });
+    map.addLayer({ id: `tiles-${name}`, type: "raster", source: `tiles-${name}` });
+    added++;
   }
-
-  /**
-   * Raster layers from `config.tiles[name]` templates, below the data. Calls
-   * `onFail(message)` once if the server gave no tiles or a tile fails to load.
-   * Before the token in the templates expires, `config.renew()` swaps in fresh ones.
-   */
-  function addRaster(map, config, names, onFail, attribution) {
-    if (!names.some((name) => config.tiles[name])) {
-      const why = config.offline
-        ? "Offline demo data: no map tiles."
-        : config.error
-          ? `No TomTom tiles: ${config.error}.`
-          : `No map tiles${config.reason ? `: ${config.reason}` : ""}.`;
-      onFail(why, "none");
-      return false;
+  if (added === 0) {
+    onFail("No TomTom tile address was configured, so only the offline map.", "none");
+    return false;
+  }
+  document.body.dataset.tiles = "requested";
+  renewTiles(map, config, names);
+  let failed = false;
+  map.on("error", (e) => {
+    if (!failed && e.sourceId && e.sourceId.startsWith("tiles-")) {
+      failed = true;
+      const status = e.error && e.error.status ? ` (HTTP ${e.error.status})` : "";
+      onFail(`${t("tilesFailed")}${status}`, "failed");
     }
-    let added = 0;
+  });
+  return true;
+}
+
+function renewTiles(map, config, names) {
+  if (!(config.expiresIn > 0 && config.renew)) return;
+  const timer = setTimeout(async () => {
+    const fresh = await config.renew();
     for (const name of names) {
-      const url = config.tiles[name];
-      if (!url) continue;
-      map.addSource(`tiles-${name}`, { type: "raster", tiles: [url], tileSize: 256, attribution });
-      map.addLayer({ id: `tiles-${name}`, type: "raster", source: `tiles-${name}` });
-      added++;
+      const source = map.getSource(`tiles-${name}`);
+      if (source && fresh.tiles?.[name]) source.setTiles([fresh.tiles[name]]);
     }
-    if (added === 0) {
-      onFail("No TomTom tile address was configured, so no map tiles.", "none");
-      return false;
+    document.body.dataset.tilesRenewed = String(Number(document.body.dataset.tilesRenewed || 0) + 1);
+    if (Object.keys(fresh.tiles || {}).length) renewTiles(map, fresh, names);
+  }, config.expiresIn * 1000 * RENEW_AT);
+  map.once("remove", () => clearTimeout(timer));
+}
+
+/** Ask every raster source for fresh tiles (live traffic), cache-busting their URLs. */
+export function refreshRaster(map) {
+  let n = 0;
+  for (const [id, source] of Object.entries(map.getStyle().sources)) {
+    if (!id.startsWith("tiles-") || !source.tiles) continue;
+    const url = source.tiles[0].replace(/([?&])_=\d+&?/, "$1").replace(/[?&]$/, "");
+    map.getSource(id).setTiles([`${url}${url.includes("?") ? "&" : "?"}_=${Date.now()}`]);
+    n++;
+  }
+  return n;
+}
+
+/**
+ * The data drawn on a map: sources, layers and HTML markers added through it
+ * are removed by `clear()`, leaving the basemap and tiles.
+ */
+export function createScene(map) {
+  const sources = [];
+  const layers = new Map(); // id -> group
+  const markers = [];
+  const handlers = [];
+  return {
+    map,
+    source(id, features) {
+      map.addSource(id, { type: "geojson", data: { type: "FeatureCollection", features } });
+      sources.push(id);
+    },
+    layer(spec, group) {
+      map.addLayer(spec);
+      layers.set(spec.id, group);
+    },
+    /** Track a layer added to the map directly (checked caller layers). */
+    adopt(id, group) {
+      layers.set(id, group);
+    },
+    marker(element, lngLat, options = {}) {
+      element.setAttribute("aria-hidden", "true");
+      const m = new maplibregl.Marker({ element, ...options }).setLngLat(lngLat).addTo(map);
+      markers.push({ m, group: options.group });
+      return m;
+    },
+    on(type, layer, fn) {
+      map.on(type, layer, fn);
+      handlers.push([type, layer, fn]);
+    },
+    /** Show or hide every layer and marker of `group`. */
+    setVisible(group, visible) {
+      for (const [id, g] of layers) {
+        if (g === group && map.getLayer(id)) map.setLayoutProperty(id, "visibility", visible ? "visible" : "none");
+      }
+      for (const { m, group: g } of markers) if (g === group) m.getElement().style.display = visible ? "" : "none";
+    },
+    clear() {
+      for (const [type, layer, fn] of handlers.splice(0)) map.off(type, layer, fn);
+      for (const { m } of markers.splice(0)) m.remove();
+      for (const id of layers.keys()) if (map.getLayer(id)) map.removeLayer(id);
+      layers.clear();
+      for (const id of sources.splice(0)) if (map.getSource(id)) map.removeSource(id);
+    },
+  };
+}
+
+/**
+ * Mark the document once every data source (not the tiles: they may never
+ * arrive, and the data draws regardless) is on the canvas. Tests wait for it.
+ */
+export function markIdle(map) {
+  delete document.body.dataset.idle;
+  let ready = false;
+  const check = () => {
+    if (ready) {
+      map.off("render", check);
+      document.body.dataset.idle = "1";
+      return;
     }
-    document.body.dataset.tiles = "requested";
-    renewTiles(map, config, names);
-    let failed = false;
-    map.on("error", (e) => {
-      if (!failed && e.sourceId && e.sourceId.startsWith("tiles-")) {
-        failed = true;
-        const status = e.error && e.error.status ? ` (HTTP ${e.error.status})` : "";
-        onFail(`Map tiles could not load${status}; drawing on a plain background.`, "failed");
-        if (!map.getSource("graticule")) addGraticule(map, document.documentElement.dataset.theme || "light");
-      }
-    });
-    map.addControl(new maplibregl.AttributionControl({ compact: true }), "bottom-right");
-    return true;
-  }
-
-  function renewTiles(map, config, names) {
-    if (!(config.expiresIn > 0 && config.renew)) return;
-    const timer = setTimeout(async () => {
-      const fresh = await config.renew();
-      for (const name of names) {
-        const source = map.getSource(`tiles-${name}`);
-        if (source && fresh.tiles && fresh.tiles[name]) source.setTiles([fresh.tiles[name]]);
-      }
-      document.body.dataset.tilesRenewed = String(Number(document.body.dataset.tilesRenewed || 0) + 1);
-      if (fresh.tiles && Object.keys(fresh.tiles).length) renewTiles(map, fresh, names);
-    }, config.expiresIn * 1000 * RENEW_AT);
-    map.once("remove", () => clearTimeout(timer));
-  }
-
-  /**
-   * Faint latitude/longitude lines around the current view, so that data drawn
-   * without basemap tiles still reads as a place on a map, with a sense of scale.
-   * Call after `fit`.
-   */
-  function addGraticule(map, theme) {
-    const v = map.getBounds();
-    const spanX = v.getEast() - v.getWest();
-    const spanY = v.getNorth() - v.getSouth();
-    const raw = Math.max(spanX, spanY, 1e-5) / 8;
-    const mag = 10 ** Math.floor(Math.log10(raw));
-    const step = [1, 2, 5, 10].map((f) => f * mag).find((x) => x >= raw);
-    const w = Math.max(-180, Math.floor((v.getWest() - 2 * spanX) / step) * step);
-    const e = Math.min(180, v.getEast() + 2 * spanX);
-    const s = Math.max(-85, Math.floor((v.getSouth() - 2 * spanY) / step) * step);
-    const n = Math.min(85, v.getNorth() + 2 * spanY);
-    const lines = [];
-    for (let x = w; x <= e; x += step) lines.push([[x, s], [x, n]]);
-    for (let y = s; y <= n; y += step) lines.push([[w, y], [e, y]]);
-    map.addSource("graticule", { type: "geojson", data: { type: "MultiLineString", coordinates: lines } });
-    const before = map.getStyle().layers[1]?.id;
-    map.addLayer(
-      { id: "graticule", type: "line", source: "graticule", paint: { "line-color": GRID[theme] || GRID.light, "line-width": 1 } },
-      before,
-    );
-  }
-
-  /**
-   * Mark the document once every data source (not the tiles: they may never
-   * arrive, and the data draws regardless) is on the canvas. Tests wait for it.
-   */
-  function markIdle(map) {
-    delete document.body.dataset.idle;
-    let ready = false;
-    const check = () => {
-      if (ready) {
-        map.off("render", check);
-        document.body.dataset.idle = "1";
-        return;
-      }
-      const ids = Object.keys(map.getStyle().sources).filter((id) => !id.startsWith("tiles-"));
-      ready = ids.every((id) => map.isSourceLoaded(id)) && !map.isMoving();
-      map.triggerRepaint();
-    };
-    map.on("render", check);
+    const ids = Object.keys(map.getStyle().sources).filter((id) => !id.startsWith("tiles-"));
+    ready = ids.every((id) => map.isSourceLoaded(id)) && !map.isMoving();
     map.triggerRepaint();
+  };
+  map.on("render", check);
+  map.triggerRepaint();
+}
+
+/** Keep `document.body.dataset.camera` and the stored view state in step with the camera. */
+export function trackCamera(map, onChange) {
+  const read = () => {
+    const c = map.getCenter();
+    return { center: [Math.round(c.lng * 1e6) / 1e6, Math.round(c.lat * 1e6) / 1e6], zoom: Math.round(map.getZoom() * 1000) / 1000, bearing: Math.round(map.getBearing() * 10) / 10 };
+  };
+  map.on("moveend", () => {
+    const camera = read();
+    document.body.dataset.camera = JSON.stringify(camera);
+    onChange(camera);
+  });
+  document.body.dataset.camera = JSON.stringify(read());
+}
+
+/** Put the camera where a stored view state left it. */
+export function restoreCamera(map, camera) {
+  if (!camera || !Array.isArray(camera.center) || !Number.isFinite(camera.zoom)) return false;
+  map.resize();
+  map.jumpTo({ center: camera.center, zoom: camera.zoom, bearing: Number.isFinite(camera.bearing) ? camera.bearing : 0 });
+  return true;
+}
+
+/**
+ * Fit the view to `box`, keeping clear of the title, legend and notes that
+ * float over the map (the legend is avoided on whichever side costs less room).
+ */
+export function fit(map, box, padding = 48) {
+  if (!box) return;
+  map.resize(); // the list beside the map may just have appeared
+  const [w, s, e, n] = box;
+  const single = w === e && s === n;
+  const frame = map.getContainer();
+  const W = frame.clientWidth;
+  const H = frame.clientHeight;
+  const base = Math.max(8, Math.min(padding, W / 8, H / 8));
+  const pad = { top: base, right: base, bottom: base, left: base };
+  const size = (id) => {
+    const el = document.getElementById(id);
+    return el && !el.hidden && el.offsetHeight ? { w: el.offsetWidth + 16, h: el.offsetHeight + 16 } : null;
+  };
+  const title = size("title");
+  if (title) pad.top = Math.max(pad.top, title.h + 8);
+  const legend = size("legend");
+  if (legend) {
+    if (legend.w * H < legend.h * W) pad.left = Math.max(pad.left, legend.w + 8);
+    else pad.bottom = Math.max(pad.bottom, legend.h + 8);
   }
+  const notes = size("notes");
+  if (notes && notes.h > 16) pad.bottom = Math.max(pad.bottom, Math.min(notes.h + 8, H / 4));
+  // Never squeeze the data into less than a third of the frame.
+  if (pad.left + pad.right > (2 * W) / 3) pad.left = pad.right = base;
+  if (pad.top + pad.bottom > (2 * H) / 3) pad.top = pad.bottom = base;
+  map.fitBounds(
+    [
+      [w, s],
+      [e, n],
+    ],
+    { padding: pad, maxZoom: single ? 14 : 16, duration: 0 },
+  );
+}
 
-  function popupAt(map, lngLat, html) {
-    new maplibregl.Popup({ closeButton: true, maxWidth: "260px" }).setLngLat(lngLat).setHTML(html).addTo(map);
+/** Fly to an item (its bbox or position), as a selection from the list does. */
+export function flyTo(map, item) {
+  if (item.bbox) {
+    const [w, s, e, n] = item.bbox;
+    map.fitBounds([[w, s], [e, n]], { padding: 48, maxZoom: 15, duration: 400 });
+  } else if (item.position) {
+    map.easeTo({ center: item.position, zoom: Math.max(map.getZoom(), 13), duration: 400 });
   }
+}
 
-  function popupOnClick(map, layer, render) {
-    map.on("click", layer, (e) => {
-      const f = e.features && e.features[0];
-      if (f) popupAt(map, e.lngLat, render(f.properties));
-    });
-    map.on("mouseenter", layer, () => (map.getCanvas().style.cursor = "pointer"));
-    map.on("mouseleave", layer, () => (map.getCanvas().style.cursor = ""));
-  }
+let openPopup = null;
 
-  /**
-   * Fit the view to `box`, keeping clear of the title, legend and notes that
-   * float over the map (the legend is avoided on whichever side costs less room).
-   */
-  function fit(map, box, padding = 48) {
-    if (!box) return;
-    const [w, s, e, n] = box;
-    const single = w === e && s === n;
-    const frame = map.getContainer();
-    const W = frame.clientWidth;
-    const H = frame.clientHeight;
-    const base = Math.max(8, Math.min(padding, W / 8, H / 8));
-    const pad = { top: base, right: base, bottom: base, left: base };
-    const size = (id) => {
-      const el = document.getElementById(id);
-      return el && !el.hidden && el.offsetHeight ? { w: el.offsetWidth + 16, h: el.offsetHeight + 16 } : null;
-    };
-    const title = size("title");
-    if (title) pad.top = Math.max(pad.top, title.h + 8);
-    const legend = size("legend");
-    if (legend) {
-      if (legend.w * H < legend.h * W) pad.left = Math.max(pad.left, legend.w + 8);
-      else pad.bottom = Math.max(pad.bottom, legend.h + 8);
-    }
-    const notes = size("notes");
-    if (notes && notes.h > 16) pad.bottom = Math.max(pad.bottom, Math.min(notes.h + 8, H / 4));
-    // Never squeeze the data into less than a third of the frame.
-    if (pad.left + pad.right > (2 * W) / 3) pad.left = pad.right = base;
-    if (pad.top + pad.bottom > (2 * H) / 3) pad.top = pad.bottom = base;
-    map.fitBounds(
-      [
-        [w, s],
-        [e, n],
-      ],
-      { padding: pad, maxZoom: single ? 14 : 16, duration: 0 },
-    );
-  }
+/** One popup at a time, for the selected item: its name, facts and links (buttons through `onLink`). */
+export function showPopup(map, item, t, onLink) {
+  openPopup?.remove();
+  const at = item.position || (item.bbox ? [(item.bbox[0] + item.bbox[2]) / 2, (item.bbox[1] + item.bbox[3]) / 2] : null);
+  if (!at) return;
+  const el = document.createElement("div");
+  const facts = Object.entries(item.facts || {})
+    .filter(([, v]) => v)
+    .map(([k, v]) => `<div><span class="muted">${escapeHtml(k)}</span> ${escapeHtml(v)}</div>`)
+    .join("");
+  el.innerHTML =
+    `<strong>${escapeHtml(item.name)}</strong>${item.address ? `<div>${escapeHtml(item.address)}</div>` : ""}` +
+    (item.sub ? `<div class="muted">${escapeHtml(item.sub)}</div>` : "") +
+    facts +
+    (item.position
+      ? `<div class="tt-links"><button type="button" data-link="place">${escapeHtml(t("openInTomTom"))}</button>` +
+        `<button type="button" data-link="directions">${escapeHtml(t("directions"))}</button></div>`
+      : "");
+  el.addEventListener("click", (e) => {
+    const b = e.target.closest("button[data-link]");
+    if (b) onLink(b.dataset.link, item);
+  });
+  openPopup = new maplibregl.Popup({ closeButton: true, maxWidth: "260px", focusAfterOpen: false }).setLngLat(at).setDOMContent(el).addTo(map);
+  document.body.dataset.popup = item.id;
+  openPopup.on("close", () => {
+    if (document.body.dataset.popup === item.id) delete document.body.dataset.popup;
+  });
+}
 
-  /** The flat vertex list of a route feature, parts concatenated (ADR 0001). */
-  function routeCoords(geometry) {
-    if (!geometry) return [];
-    if (geometry.type === "LineString") return geometry.coordinates;
-    if (geometry.type === "MultiLineString") return geometry.coordinates.flat();
-    return [];
-  }
+/** Clicking a feature of `layer` selects its item; the pointer says it can. */
+export function selectOnClick(scene, layer, select) {
+  scene.on("click", layer, (e) => {
+    const f = e.features && e.features[0];
+    if (f?.properties?.item) select(f.properties.item);
+  });
+  scene.on("mouseenter", layer, () => (scene.map.getCanvas().style.cursor = "pointer"));
+  scene.on("mouseleave", layer, () => (scene.map.getCanvas().style.cursor = ""));
+}
 
-  function asText(value) {
-    return typeof value === "string" ? value : value === undefined || value === null ? "" : JSON.stringify(value);
-  }
-
-  /**
-   * Draw a tool FeatureCollection. Returns what was drawn: counts, legend
-   * rows and warnings (e.g. sections whose indices fall outside their route).
-   */
-  function drawFeatures(map, fc, theme) {
-    const esc = view.escapeHtml;
-    const routes = [];
-    const sections = [];
-    const areas = [];
-    const points = [];
-    const waypoints = [];
-    const crossings = [];
-    const warnings = [];
-    let routePoints = 0;
-    let routeN = 0;
-    let areaN = 0;
-    for (const f of fc.features) {
-      const p = f.properties || {};
-      const kind = p.kind || "feature";
-      const g = f.geometry;
-      if (!g) continue;
-      if (kind === "route" || (kind === "feature" && /LineString/.test(g.type))) {
-        const coords = routeCoords(g);
-        const color = p.color || style.PALETTE[routeN % style.PALETTE.length];
-        routeN++;
-        routePoints += coords.length;
-        const s = p.summary || {};
-        const label = p.label || (routeN > 1 || p.route_index ? `Route ${(p.route_index ?? routeN - 1) + 1}` : "Route");
-        routes.push({
-          type: "Feature",
-          geometry: g,
-          properties: {
-            color,
-            label,
-            length: s.lengthInMeters,
-            time: s.travelTimeInSeconds,
-            delay: s.trafficDelayInSeconds,
-          },
-        });
-        const cut = style.sectionSegments(coords, p.sections, { route: routeN - 1 });
-        sections.push(...cut.features);
-        warnings.push(...cut.skipped);
-        crossings.push(...style.countryCrossings(coords, p.sections));
-      } else if (/Polygon/.test(g.type)) {
-        const base = style.kindStyle(kind);
-        const color = p.color || (kind === "area" ? style.PALETTE[(areaN + 2) % style.PALETTE.length] : base.color);
-        areaN++;
-        areas.push({ type: "Feature", geometry: g, properties: { color, kind, label: p.label || base.label } });
-      } else if (kind === "waypoint") {
-        waypoints.push(f);
-      } else if (/Point/.test(g.type)) {
-        const base = style.kindStyle(kind);
-        points.push({
-          type: "Feature",
-          geometry: g,
-          properties: {
-            kind,
-            color: p.color || base.color,
-            name: asText(p.name || p.label || base.label),
-            address: asText(p.address),
-            category: asText(p.category),
-            distance: Number.isFinite(p.distance_m) ? style.formatDistance(p.distance_m) : "",
-          },
-        });
-      }
-    }
-
-    const casing = CASING[theme] || CASING.light;
-    const source = (id, features) => map.addSource(id, { type: "geojson", data: { type: "FeatureCollection", features } });
-    source("areas", areas);
-    map.addLayer({
-      id: "area-fill",
-      type: "fill",
-      source: "areas",
-      paint: { "fill-color": ["get", "color"], "fill-opacity": 0.18 },
-    });
-    map.addLayer({
-      id: "area-line",
-      type: "line",
-      source: "areas",
-      paint: { "line-color": ["get", "color"], "line-width": 2, "line-opacity": 0.9 },
-    });
-    source("routes", routes);
-    map.addLayer({
-      id: "route-casing",
-      type: "line",
-      source: "routes",
-      layout: { "line-join": "round", "line-cap": "round" },
-      paint: { "line-color": casing, "line-width": 9 },
-    });
-    map.addLayer({
-      id: "route-line",
-      type: "line",
-      source: "routes",
-      layout: { "line-join": "round", "line-cap": "round" },
-      paint: { "line-color": ["get", "color"], "line-width": 5.5 },
-    });
-    source("sections", sections);
-    map.addLayer({
-      id: "sections-solid",
-      type: "line",
-      source: "sections",
-      filter: ["!", ["get", "dashed"]],
-      layout: { "line-join": "round", "line-cap": "round" },
-      paint: { "line-color": ["get", "color"], "line-width": ["get", "width"] },
-    });
-    map.addLayer({
-      id: "sections-dashed",
-      type: "line",
-      source: "sections",
-      filter: ["get", "dashed"],
-      paint: { "line-color": ["get", "color"], "line-width": ["get", "width"], "line-dasharray": [1.5, 1] },
-    });
-    source("points", points);
-    map.addLayer({
-      id: "points",
-      type: "circle",
-      source: "points",
-      paint: {
-        "circle-radius": ["case", ["==", ["get", "kind"], "result"], 10, 7],
-        "circle-color": ["get", "color"],
-        "circle-stroke-color": "#ffffff",
-        "circle-stroke-width": 2,
+/** One line layer per dash pattern (`dash` property), so patterns need no data-driven dasharray. */
+export function dashedLines(scene, id, source, group, width, extraFilter = null) {
+  for (const [dash, array] of DASH_LAYERS) {
+    const filter = ["==", ["get", "dash"], dash];
+    scene.layer(
+      {
+        id: `${id}-${dash}`,
+        type: "line",
+        source,
+        filter: extraFilter ? ["all", filter, extraFilter] : filter,
+        layout: dash === "solid" ? { "line-join": "round", "line-cap": "round" } : {},
+        paint: { "line-color": ["get", "color"], "line-width": width, ...(array ? { "line-dasharray": array } : {}) },
       },
-    });
-
-    popupOnClick(map, "points", (p) =>
-      `<strong>${esc(p.name)}</strong>` +
-      (p.address ? `<div>${esc(p.address)}</div>` : "") +
-      (p.category || p.distance ? `<div class="muted">${esc([p.category, p.distance].filter(Boolean).join(" · "))}</div>` : ""),
+      group,
     );
-    popupOnClick(map, "route-line", (p) =>
-      `<strong>${esc(p.label)}</strong><div>${esc(routeSummary(p))}</div>`,
-    );
-    popupOnClick(map, "area-fill", (p) => `<strong>${esc(p.label)}</strong>`);
-    popupOnClick(map, "sections-solid", (p) => `<strong>${esc(p.label)}</strong>`);
-
-    waypoints.forEach((f, i) => {
-      const p = f.properties || {};
-      const idx = Number.isInteger(p.index) ? p.index : i;
-      const el = document.createElement("div");
-      el.className = "tt-pin";
-      el.style.background = style.KIND.waypoint.color;
-      el.textContent = idx < 26 ? String.fromCharCode(65 + idx) : String(idx + 1);
-      const popup = new maplibregl.Popup({ offset: 14 }).setHTML(`<strong>${esc(p.label || `Waypoint ${el.textContent}`)}</strong>`);
-      new maplibregl.Marker({ element: el }).setLngLat(f.geometry.coordinates).setPopup(popup).addTo(map);
-    });
-    let resultNo = 0;
-    points.forEach((f) => {
-      const p = f.properties;
-      if (p.kind === "result" && points.length <= 99) {
-        const el = document.createElement("div");
-        el.className = "tt-num";
-        el.textContent = String(++resultNo);
-        new maplibregl.Marker({ element: el }).setLngLat(f.geometry.coordinates).addTo(map);
-      } else if (p.kind === "marker" && p.name) {
-        const el = document.createElement("div");
-        el.className = "tt-chip";
-        el.textContent = p.name;
-        new maplibregl.Marker({ element: el, anchor: "bottom", offset: [0, -2] }).setLngLat(f.geometry.coordinates).addTo(map);
-      }
-    });
-    for (const c of crossings) {
-      const el = document.createElement("div");
-      el.className = "tt-chip";
-      el.textContent = c.label;
-      new maplibregl.Marker({ element: el, anchor: "bottom" }).setLngLat(c.coordinates).addTo(map);
-    }
-
-    const legend = [];
-    for (const r of routes) legend.push({ label: r.properties.label, color: r.properties.color, shape: "line" });
-    for (const row of style.sectionLegend(sections)) legend.push({ ...row, shape: "line" });
-    const countBy = (items, key) => items.reduce((m, x) => m.set(x[key], (m.get(x[key]) || 0) + 1), new Map());
-    for (const [kind, n] of countBy(points.map((f) => f.properties), "kind")) {
-      const s = style.kindStyle(kind);
-      legend.push({ label: n > 1 ? `${s.label}s (${n})` : s.label, color: s.color, shape: "dot" });
-    }
-    if (waypoints.length) legend.push({ label: `Waypoints (${waypoints.length})`, color: style.KIND.waypoint.color, shape: "dot" });
-    for (const a of areas) legend.push({ label: a.properties.label, color: a.properties.color, shape: "area" });
-    if (crossings.length) legend.push({ label: `Border crossings (${crossings.length})`, color: "#868e96", shape: "dot" });
-
-    return {
-      counts: {
-        features: routes.length + areas.length + points.length + waypoints.length,
-        routes: routes.length,
-        routePoints,
-        sections: sections.length,
-        points: points.length + waypoints.length,
-        places: points.filter((f) => f.properties.kind === "result" || f.properties.kind === "marker").length,
-        areas: areas.length,
-      },
-      legend,
-      warnings,
-      routes: routes.map((r) => r.properties),
-    };
   }
+}
 
-  function routeSummary(p) {
-    const parts = [style.formatDistance(p.length), style.formatDuration(p.time)].filter(Boolean);
-    if (p.delay > 59) parts.push(`+${style.formatDuration(p.delay)} traffic`);
-    return parts.join(" · ");
-  }
+export function casingColor(theme) {
+  return CASING[theme] || CASING.light;
+}
 
-  return { markIdle, addGraticule, create, setTheme, addRaster, drawFeatures, fit, popupAt, popupOnClick, routeSummary, PLAIN };
-})();
+/** The map canvas's text alternative: what is drawn, in words (also read by screen readers from #map-summary). */
+export function describe(map, text) {
+  map.getCanvas().setAttribute("aria-label", text);
+  map.getCanvas().setAttribute("role", "img");
+  document.getElementById("map-summary").textContent = text;
+}

@@ -1,75 +1,143 @@
-"use strict";
 /** Map view: every tool whose envelope `data` is a FeatureCollection (ADR 0001). */
-(() => {
-  const TITLES = {
-    "tomtom-geocode": "Geocoding",
-    "tomtom-reverse-geocode": "Address",
-    "tomtom-fuzzy-search": "Search results",
-    "tomtom-poi-search": "Places",
-    "tomtom-nearby": "Nearby",
-    "tomtom-search-along-route": "Along the route",
-    "tomtom-routing": "Route",
-    "tomtom-reachable-range": "Reachable range",
-    "tomtom-dynamic-map": "Map",
-  };
-  let map = null;
+import e5 from "../core/e5.js";
+import envelope from "../core/envelope.js";
+import { boundsOf } from "../core/bounds.js";
+import * as mapCore from "../core/map.js";
+import { partialFeatures } from "../core/partial.js";
+import { mapSession, links } from "../core/session.js";
+import * as style from "../core/style.js";
+import { startView } from "../core/view.js";
+import { drawFeatures, highlight } from "./draw.js";
 
-  async function onResult(result, ctx) {
-    const env = await envelope.fromResult(result, window.openai?.toolResponseMetadata);
-    ctx.tool = env.tool;
-    let fc;
-    try {
-      fc = e5.decodeGeoJSON(env.data);
-    } catch (err) {
-      throw new envelope.ViewError("decode_failed", `The map data is malformed: ${err.message}`);
-    }
-    if (!Array.isArray(fc.features)) {
-      throw new envelope.ViewError("decode_failed", `The map data from ${env.tool} is not a FeatureCollection.`);
-    }
-    map?.remove();
-    document.getElementById("notes").replaceChildren();
-    const [m, config] = await Promise.all([mapCore.create(document.getElementById("map"), ctx.theme()), ctx.mapConfig(["basemap", "basemap_night"])]);
-    map = m;
-    const dark = ctx.theme() === "dark";
-    const tiles = dark && config.tiles.basemap_night ? ["basemap_night"] : ["basemap"];
-    const basemap = mapCore.addRaster(map, config, tiles, (msg, state) => ctx.tilesFailed(msg, state), "© TomTom");
-    const drawn = mapCore.drawFeatures(map, fc, ctx.theme());
+const TITLES = {
+  "tomtom-geocode": "geocode",
+  "tomtom-reverse-geocode": "address",
+  "tomtom-fuzzy-search": "search",
+  "tomtom-poi-search": "places",
+  "tomtom-nearby": "nearby",
+  "tomtom-search-along-route": "alongRoute",
+  "tomtom-routing": "route",
+  "tomtom-reachable-range": "range",
+  "tomtom-dynamic-map": "map",
+};
 
-    const c = drawn.counts;
-    const first = drawn.routes[0];
-    const subtitle = first
-      ? mapCore.routeSummary(first) + (drawn.routes.length > 1 ? ` · ${drawn.routes.length} routes` : "")
-      : c.places
-        ? `${c.places} ${c.places === 1 ? "place" : "places"}`
-        : "";
-    mapCore.markIdle(map);
-    ctx.setTitle(fc.title || TITLES[env.tool] || "Map", subtitle);
-    ctx.setLegend(drawn.legend);
-    mapCore.fit(map, fc.bbox || bounds.boundsOf(fc));
-    if (!basemap) mapCore.addGraticule(map, ctx.theme());
-    const note = style.fittedNote(env.fitted);
-    if (note) ctx.addNote(note);
-    for (const w of drawn.warnings) console.warn(w);
-    if (drawn.warnings.length) ctx.addNote(`${drawn.warnings.length} section(s) out of range were not drawn`);
-    ctx.onHostContext = (hc) => hc.theme && map && mapCore.setTheme(map, hc.theme);
+const session = mapSession(
+  (theme, config) => (theme === "dark" && config.tiles.basemap_night ? ["basemap_night"] : ["basemap"]),
+  ["basemap", "basemap_night"],
+);
+let shown = null; // {fc, env}: what is drawn, redrawn on a theme or locale change
+let drawn = null;
+let drawnFor = ""; // theme and locale the data was drawn in
 
-    const counts = {
-      features: c.features,
-      routePoints: c.routePoints,
-      sections: c.sections,
-      points: c.points,
-      areas: c.areas,
-      fitted: env.fitted ? env.fitted.points : "",
-    };
-    if (c.features === 0) {
-      return ctx.empty("Nothing found", "The answer has no places, routes or areas to show.", counts);
-    }
-    const parts = [`${c.features} features`];
-    if (c.routePoints) parts.push(`${c.routePoints} route points`, `${c.sections} sections`);
-    parts.push(basemap ? "basemap tiles" : "plain background");
-    if (drawn.warnings.length) parts.push(drawn.warnings.join("; "));
-    ctx.ok(parts.join(", "), counts);
+async function onPartial(args, ctx) {
+  const { scene, map } = await session.open(ctx);
+  if (shown) return;
+  const { features, routing } = partialFeatures(args);
+  scene.clear();
+  const theme = ctx.theme();
+  const pins = features.filter((f) => f.properties.kind !== "area" && f.properties.kind !== "bbox");
+  const areas = features.filter((f) => f.properties.kind === "area");
+  scene.source("partial-areas", areas);
+  scene.layer({ id: "partial-area", type: "line", source: "partial-areas", paint: { "line-color": style.kindStyle("area", ctx.t, theme).color, "line-width": 2, "line-dasharray": [2, 1] } }, "areas");
+  pins.forEach((f, i) => {
+    const el = document.createElement("div");
+    el.className = "tt-pin tt-pending";
+    el.style.background = style.kindStyle(f.properties.kind === "marker" ? "marker" : "waypoint", ctx.t, theme).color;
+    el.textContent = f.properties.kind === "waypoint" ? String.fromCharCode(65 + (i % 26)) : "•";
+    scene.marker(el, f.geometry.coordinates);
+  });
+  document.body.dataset.partial = String(features.length);
+  ctx.hideMessage();
+  ctx.setTitle(ctx.t(routing ? "computingRoute" : "working"), ctx.t("partialNote"));
+  const box = boundsOf({ type: "FeatureCollection", features });
+  if (box) mapCore.fit(map, box);
+  mapCore.describe(map, ctx.t(routing ? "computingRoute" : "working"));
+}
+
+function draw(ctx, stored) {
+  const { fc, env } = shown;
+  const { map, scene } = session.opened;
+  scene.clear();
+  ctx.clearNotes();
+  const l10n = ctx.l10n;
+  drawnFor = `${ctx.theme()} ${l10n.locale}`;
+  drawn = drawFeatures(scene, fc, { theme: ctx.theme(), l10n, select: (id) => ctx.select(id, "map") });
+  const c = drawn.counts;
+  const first = drawn.groups[0].items[0];
+  const subtitle = first
+    ? first.sub + (drawn.routes.length > 1 ? ` · ${ctx.t("routesN", { n: drawn.routes.length })}` : "")
+    : c.places
+      ? ctx.t("places", { n: c.places })
+      : "";
+  ctx.setTitle(fc.title || ctx.t(`titles.${TITLES[env.tool] || "map"}`), subtitle);
+  ctx.setLegend(drawn.legend);
+  ctx.setItems(drawn.groups);
+  for (const group of ["routes", "sections", "places", "areas"]) if (ctx.isHidden(group)) scene.setVisible(group, false);
+  const note = style.fittedNote(env.fitted, l10n);
+  if (note) ctx.addNote(note);
+  for (const w of drawn.warnings) console.warn(w);
+  if (drawn.warnings.length) ctx.addNote(ctx.t("skippedSections", { n: drawn.warnings.length }));
+  if (ctx.tilesProblem()) ctx.addNote(ctx.tilesProblem());
+  const what = drawn.groups.filter((g) => g.items.length).map((g) => `${g.items.length} ${g.title.toLowerCase()}`).join(", ");
+  mapCore.describe(map, what ? ctx.t("summary", { what }) : ctx.t("summaryNone"));
+  mapCore.markIdle(map);
+  if (stored === undefined) return;
+  if (!session.restore(ctx, stored, (g, v) => scene.setVisible(g, v))) mapCore.fit(map, fc.bbox || boundsOf(fc));
+}
+
+async function onResult(result, ctx, stored) {
+  const env = await envelope.fromResult(result, window.openai?.toolResponseMetadata);
+  ctx.tool = env.tool;
+  let fc;
+  try {
+    fc = e5.decodeGeoJSON(env.data);
+  } catch (err) {
+    throw new envelope.ViewError("decode_failed", `The map data is malformed: ${err.message}`);
   }
+  if (!Array.isArray(fc.features)) {
+    throw new envelope.ViewError("decode_failed", `The map data from ${env.tool} is not a FeatureCollection.`);
+  }
+  await session.open(ctx);
+  shown = { fc, env };
+  delete document.body.dataset.partial;
+  draw(ctx, stored);
+  const c = drawn.counts;
+  const counts = {
+    features: c.features,
+    routePoints: c.routePoints,
+    sections: c.sections,
+    points: c.points,
+    areas: c.areas,
+    fitted: env.fitted ? env.fitted.points : "",
+  };
+  if (c.features === 0) return ctx.empty(ctx.t("nothingFound"), ctx.t("noFeatures"), counts);
+  const parts = [`${c.features} features`];
+  if (c.routePoints) parts.push(`${c.routePoints} route points`, `${c.sections} sections`);
+  parts.push(session.opened.tiles ? "basemap tiles" : "offline basemap");
+  if (drawn.warnings.length) parts.push(drawn.warnings.join("; "));
+  ctx.ok(parts.join(", "), counts);
+}
 
-  view.start({ name: "tomtom-map", tool: "tomtom-map", onResult, onTeardown: () => map?.remove() });
-})();
+startView({
+  name: "tomtom-map",
+  tool: "tomtom-map",
+  links,
+  onPartial,
+  onResult,
+  onSelect(item, ctx, via) {
+    if (!session.opened) return;
+    highlight(session.opened.scene, item);
+    session.show(ctx, item, via);
+  },
+  onToggle: (group, visible) => session.opened?.scene.setVisible(group, visible),
+  onHostContext(hc, ctx) {
+    if (!session.opened) return;
+    if (hc.theme) mapCore.setTheme(session.opened.map, hc.theme);
+    if (shown && drawnFor !== `${ctx.theme()} ${ctx.l10n.locale}`) {
+      const selected = document.body.dataset.selected;
+      draw(ctx);
+      if (selected) ctx.restoreSelection(selected);
+    }
+  },
+  onTeardown: () => session.remove(),
+});

@@ -1,311 +1,388 @@
-"use strict";
 /**
- * The /preview page: a real MCP Apps host. It speaks MCP to this server's
- * /mcp with the TypeScript SDK client, renders a tool's linked ui:// view in
- * a sandboxed iframe under the view's declared CSP, and drives it through
- * ext-apps' AppBridge (tool input, tool result, host context; the view's own
- * tool calls are proxied to the server by the bridge).
+ * The /preview page: a real MCP Apps host (ADR 0042). It speaks MCP to this
+ * server's /mcp with the TypeScript SDK client, mounts a tool's linked ui://
+ * view in a sandbox proxy on another origin (or, where it has none, an opaque
+ * srcdoc iframe) under the view's declared CSP, and drives it through
+ * ext-apps' AppBridge: host context, partial and complete tool input, the
+ * tool result; the view's tool calls go to the server, its model-context
+ * updates and link requests are shown and recorded, never acted on blindly.
  *
- * Test hook: ?tool=<name>&args=<json>[&strip_meta=1][&theme=dark] (in the query or
- * the #fragment) runs at once;
- * window.previewHost exposes the state.
+ * Test hook: ?tool=<name>&args=<json>[&strip_meta=1][&theme=dark][&locale=de-DE]
+ * [&time_zone=Europe/Berlin][&width=320][&height=300][&partial=1][&hold=1]
+ * (in the query or the #fragment) runs at once; window.previewHost exposes the
+ * state and `release()` (send a held result) and `reloadView()`.
  */
-(() => {
-  const { AppBridge, Client, PostMessageTransport, StreamableHTTPClientTransport, getToolUiResourceUri } = McpHost;
-  const UI_EXTENSION = "io.modelcontextprotocol/ui";
-  const MIME = "text/html;profile=mcp-app";
-  const INLINE_MAX = 500;
-  const $ = (id) => document.getElementById(id);
-  // The hook reads the query and the fragment (large `args` fit in a fragment:
-  // it never reaches the server's request line).
-  const query = new URLSearchParams(`${location.search.slice(1)}&${location.hash.slice(1)}`);
-  const state = (window.previewHost = {
-    status: "starting",
-    tools: [],
-    result: null,
-    viewCalls: [],
-    error: null,
-  });
+import { AppBridge, PostMessageTransport, getToolUiResourceUri } from "@modelcontextprotocol/ext-apps/app-bridge";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { EXAMPLES } from "./examples.js";
 
-  /** Starting arguments per tool (Amsterdam and around); any tool not here starts from {}. */
-  const EXAMPLES = {
-    "tomtom-geocode": { query: "Damrak 1, Amsterdam" },
-    "tomtom-reverse-geocode": { position: [4.8932, 52.3731] },
-    "tomtom-fuzzy-search": { query: "coffee", position: [4.8897, 52.374] },
-    "tomtom-poi-search": { query: "museum", position: [4.8897, 52.374] },
-    "tomtom-nearby": { position: [4.8897, 52.374], radius: 1500 },
-    "tomtom-search-along-route": { locations: [[4.8897, 52.374], [5.1214, 52.0907]], query: "fuel" },
-    "tomtom-routing": { locations: [[4.8897, 52.374], [6.5665, 53.2194], [13.405, 52.52]] },
-    "tomtom-reachable-range": { origin: [4.8897, 52.374], timeBudgetInSec: 1800 },
-    "tomtom-traffic": { bbox: [4.82, 52.33, 4.96, 52.41] },
-    "tomtom-dynamic-map": {
-      title: "Two routes and a zone",
-      markers: [{ position: [4.8897, 52.374], label: "Start", color: "#e33" }],
-      routes: [
-        { locations: [[4.8897, 52.374], [4.4777, 51.9244]], label: "To Rotterdam" },
-        { locations: [[4.8897, 52.374], [5.1214, 52.0907]], label: "To Utrecht", color: "#8250df" },
-      ],
-      polygons: [{ center: [4.8897, 52.374], radius: 4000, label: "Centre zone" }],
-    },
-    "tomtom-data-viz": {
-      title: "Parks and a canal walk",
-      geojson: {
-        type: "FeatureCollection",
-        features: [
-          { type: "Feature", properties: { name: "Vondelpark" }, geometry: { type: "Polygon", coordinates: [[[4.857, 52.356], [4.881, 52.362], [4.884, 52.359], [4.86, 52.354], [4.857, 52.356]]] } },
-          { type: "Feature", properties: { name: "Canal walk" }, geometry: { type: "LineString", coordinates: [[4.884, 52.367], [4.887, 52.372], [4.893, 52.376], [4.9, 52.377]] } },
-          { type: "Feature", properties: { name: "Dam Square" }, geometry: { type: "Point", coordinates: [4.8932, 52.3731] } },
-        ],
-      },
-      layers: [
-        { type: "fill", paint: { "fill-color": "#2f9e44", "fill-opacity": 0.4 } },
-        { type: "line", paint: { "line-color": "#1f6feb", "line-width": 4 } },
-        { type: "circle", paint: { "circle-color": "#e33", "circle-radius": 7 }, label: "name" },
-      ],
-    },
+const UI_EXTENSION = "io.modelcontextprotocol/ui";
+const MIME = "text/html;profile=mcp-app";
+const INLINE_MAX = 500;
+const $ = (id) => document.getElementById(id);
+// The hook reads the query and the fragment (large `args` fit in a fragment:
+// it never reaches the server's request line).
+const query = new URLSearchParams(`${location.search.slice(1)}&${location.hash.slice(1)}`);
+let releaseHeld = null;
+const state = (window.previewHost = {
+  status: "starting",
+  tools: [],
+  result: null,
+  viewCalls: [],
+  modelContext: [],
+  openedLinks: [],
+  hostContext: null,
+  error: null,
+  release: () => releaseHeld?.(),
+  reloadView: () => reloadView(),
+});
+
+function log(...parts) {
+  const line = `${new Date().toISOString().slice(11, 23)} ${parts.map((p) => (typeof p === "string" ? p : JSON.stringify(p))).join(" ")}`;
+  $("log").textContent += line.slice(0, 2000) + "\n";
+}
+
+function setStatus(status, text, isError = false) {
+  state.status = status;
+  document.body.dataset.status = status;
+  $("call-status").textContent = text;
+  $("call-status").className = isError ? "muted error" : "muted";
+}
+
+/** The CSP a host puts around a view: nothing outside but the origins the view declared. */
+function cspFor(csp = {}) {
+  const connect = (csp.connectDomains || []).join(" ");
+  const resource = (csp.resourceDomains || []).join(" ");
+  return [
+    "default-src 'none'",
+    `script-src 'unsafe-inline' 'unsafe-eval' blob: ${resource}`,
+    `style-src 'unsafe-inline' ${resource}`,
+    `img-src data: blob: ${resource}`,
+    `font-src data: ${resource}`,
+    `connect-src ${connect || "'none'"}`,
+    "worker-src blob:",
+    "child-src blob:",
+    "frame-src 'none'",
+    "object-src 'none'",
+    "base-uri 'none'",
+  ].join("; ");
+}
+
+function withCsp(html, csp) {
+  const meta = `<meta http-equiv="Content-Security-Policy" content="${cspFor(csp).replace(/"/g, "&quot;")}">`;
+  return html.replace(/<head([^>]*)>/i, (m) => `${m}\n${meta}`);
+}
+
+/** The other loopback name for the same port: a different origin for the sandbox, as the spec asks. */
+function sandboxOrigin() {
+  const other = { "127.0.0.1": "localhost", localhost: "127.0.0.1" }[location.hostname];
+  return other ? `${location.protocol}//${other}${location.port ? `:${location.port}` : ""}` : null;
+}
+
+/** Growing "healed" prefixes of `args`, as a host streams a model's arguments: whole values only. */
+export function partialsOf(args) {
+  const out = [];
+  let acc = {};
+  for (const [key, value] of Object.entries(args || {})) {
+    if (Array.isArray(value)) {
+      for (let k = 1; k <= value.length; k++) out.push((acc = { ...acc, [key]: value.slice(0, k) }));
+    } else {
+      out.push((acc = { ...acc, [key]: value }));
+    }
+  }
+  return out;
+}
+
+let client = null;
+let bridge = null;
+let current = null; // {tool, uri, args, result} of the mounted view
+
+async function connect() {
+  client = new Client(
+    { name: "tomtom-preview-host", version: "1.0.0" },
+    { capabilities: { extensions: { [UI_EXTENSION]: { mimeTypes: [MIME] } } } },
+  );
+  await client.connect(new StreamableHTTPClientTransport(new URL("/mcp", location.href)));
+  const { tools } = await client.listTools();
+  state.tools = tools;
+  const info = client.getServerVersion();
+  $("server").textContent = `Connected to ${info?.name ?? "server"} ${info?.version ?? ""} at ${new URL("/mcp", location.href)}`;
+  const select = $("tool");
+  for (const t of tools) {
+    const appOnly = (t._meta?.ui?.visibility || []).every((v) => v === "app") && t._meta?.ui?.visibility;
+    if (appOnly) continue;
+    const opt = document.createElement("option");
+    opt.value = t.name;
+    opt.textContent = t.title ? `${t.name} — ${t.title}` : t.name;
+    select.append(opt);
+  }
+  select.disabled = false;
+  $("run").disabled = false;
+  log(`listed ${tools.length} tools`);
+}
+
+function pickTool(name, args) {
+  $("tool").value = name;
+  const tool = state.tools.find((t) => t.name === name);
+  $("tool-description").textContent = tool?.description?.slice(0, 300) || "";
+  $("args").value = JSON.stringify(args ?? EXAMPLES[name] ?? {}, null, 2);
+}
+
+async function teardownView() {
+  if (bridge) {
+    try {
+      await Promise.race([bridge.teardownResource({}), new Promise((r) => setTimeout(r, 1000))]);
+    } catch (err) {
+      log("teardown failed", err.message);
+    }
+    await bridge.close().catch(() => {});
+    bridge = null;
+  }
+  $("stage").replaceChildren();
+}
+
+/** The host context this page sends: what the controls say, and the stage's real size. */
+function hostContext(tool, displayMode = $("stage").classList.contains("fullscreen") ? "fullscreen" : "inline") {
+  const width = Number($("width").value) || $("stage").clientWidth || 800;
+  const height = Number($("height").value);
+  return {
+    theme: $("theme").value,
+    displayMode,
+    availableDisplayModes: ["inline", "fullscreen"],
+    containerDimensions: height ? { height: Math.min(height, INLINE_MAX), width } : { maxHeight: INLINE_MAX, width },
+    locale: $("locale").value || navigator.language,
+    timeZone: $("time-zone").value || Intl.DateTimeFormat().resolvedOptions().timeZone,
+    platform: "web",
+    userAgent: "tomtom-mcp-apps preview host",
+    toolInfo: { tool },
+    safeAreaInsets: { top: 0, right: 0, bottom: 0, left: 0 },
+    deviceCapabilities: { touch: false, hover: true },
   };
+}
 
-  function log(...parts) {
-    const line = `${new Date().toISOString().slice(11, 23)} ${parts.map((p) => (typeof p === "string" ? p : JSON.stringify(p))).join(" ")}`;
-    $("log").textContent += line.slice(0, 2000) + "\n";
+function showHostContext(context) {
+  state.hostContext = context;
+  const { toolInfo, ...shown } = context;
+  $("host-context").textContent = JSON.stringify({ ...shown, toolInfo: { tool: { name: toolInfo?.tool?.name } } }, null, 2);
+}
+
+function sizeStage() {
+  const width = Number($("width").value);
+  $("stage").style.width = width ? `${width}px` : "";
+}
+
+function sendContextChange(changes) {
+  if (!bridge || !current) return;
+  const context = { ...hostContext(current.tool), ...changes };
+  showHostContext(context);
+  bridge.sendHostContextChange(changes);
+  log("host context changed", changes);
+}
+
+async function run() {
+  const name = $("tool").value;
+  const tool = state.tools.find((t) => t.name === name);
+  let args;
+  try {
+    args = JSON.parse($("args").value || "{}");
+  } catch (err) {
+    return setStatus("error", `Arguments are not valid JSON: ${err.message}`, true);
   }
-
-  function setStatus(status, text, isError = false) {
-    state.status = status;
-    document.body.dataset.status = status;
-    $("call-status").textContent = text;
-    $("call-status").className = isError ? "muted error" : "muted";
-  }
-
-  function theme() {
-    return $("theme").value;
-  }
-
-  /** The CSP a host puts around a view: nothing outside but the origins the view declared. */
-  function cspFor(csp = {}) {
-    const connect = (csp.connectDomains || []).join(" ");
-    const resource = (csp.resourceDomains || []).join(" ");
-    return [
-      "default-src 'none'",
-      `script-src 'unsafe-inline' 'unsafe-eval' blob: ${resource}`,
-      `style-src 'unsafe-inline' ${resource}`,
-      `img-src data: blob: ${resource}`,
-      `font-src data: ${resource}`,
-      `connect-src ${connect || "'none'"}`,
-      "worker-src blob:",
-      "child-src blob:",
-      "frame-src 'none'",
-      "object-src 'none'",
-      "base-uri 'none'",
-    ].join("; ");
-  }
-
-  function withCsp(html, csp) {
-    const meta = `<meta http-equiv="Content-Security-Policy" content="${cspFor(csp).replace(/"/g, "&quot;")}">`;
-    return html.replace(/<head([^>]*)>/i, (m) => `${m}\n${meta}`);
-  }
-
-  let client = null;
-  let bridge = null;
-
-  async function connect() {
-    client = new Client(
-      { name: "tomtom-preview-host", version: "1.0.0" },
-      { capabilities: { extensions: { [UI_EXTENSION]: { mimeTypes: [MIME] } } } },
-    );
-    await client.connect(new StreamableHTTPClientTransport(new URL("/mcp", location.href)));
-    const { tools } = await client.listTools();
-    state.tools = tools;
-    const info = client.getServerVersion();
-    $("server").textContent = `Connected to ${info?.name ?? "server"} ${info?.version ?? ""} at ${new URL("/mcp", location.href)}`;
-    const select = $("tool");
-    for (const t of tools) {
-      const appOnly = (t._meta?.ui?.visibility || []).every((v) => v === "app") && t._meta?.ui?.visibility;
-      if (appOnly) continue;
-      const opt = document.createElement("option");
-      opt.value = t.name;
-      opt.textContent = t.title ? `${t.name} — ${t.title}` : t.name;
-      select.append(opt);
+  $("run").disabled = true;
+  state.viewCalls = [];
+  state.modelContext = [];
+  state.result = null;
+  $("model-context").textContent = "(nothing yet)";
+  try {
+    await teardownView();
+    const uri = getToolUiResourceUri(tool || {});
+    // Like a chat host, mount the view while the call runs: it may draw the streamed arguments.
+    const mounted = uri ? await mountView(tool, uri) : null;
+    if (mounted) await mounted.initialized;
+    if (mounted && $("partial").checked) {
+      for (const partial of partialsOf(args)) await bridge.sendToolInputPartial({ arguments: partial });
+      log(`streamed ${partialsOf(args).length} partial inputs`);
     }
-    select.disabled = false;
+    setStatus("calling", `Calling ${name}…`);
+    const started = performance.now();
+    const result = await client.callTool({ name, arguments: args });
+    const ms = Math.round(performance.now() - started);
+    const size = JSON.stringify(result).length;
+    state.result = result;
+    $("text").textContent = (result.content || []).map((c) => c.text ?? JSON.stringify(c)).join("\n");
+    log(`${name} answered in ${ms} ms, ${size.toLocaleString()} chars${result.isError ? " (tool error)" : ""}`);
+    if (!mounted) return setStatus("done", `${name} answered in ${ms} ms; it has no view.`);
+    const sent = { ...result };
+    if ($("strip-meta").checked) {
+      delete sent._meta;
+      log("stripped _meta from the result sent to the view");
+    }
+    current = { tool, uri, args, result: sent };
+    if (query.get("hold") === "1") {
+      setStatus("held", "Result held: previewHost.release() sends it");
+      await new Promise((resolve) => (releaseHeld = resolve));
+    }
+    deliver(args, sent);
+    setStatus("done", `${name} answered in ${ms} ms (${(size / 1000).toFixed(1)} kB); view ${uri}`);
+  } catch (err) {
+    state.error = err.message;
+    log("error", err.message);
+    setStatus("error", `Failed: ${err.message}`, true);
+  } finally {
     $("run").disabled = false;
-    log(`listed ${tools.length} tools`);
   }
+}
 
-  function pickTool(name, args) {
-    $("tool").value = name;
-    const tool = state.tools.find((t) => t.name === name);
-    $("tool-description").textContent = tool?.description?.slice(0, 300) || "";
-    $("args").value = JSON.stringify(args ?? EXAMPLES[name] ?? {}, null, 2);
-  }
+function deliver(args, result) {
+  bridge.sendToolInput({ arguments: args });
+  bridge.sendToolResult(result);
+  log("sent tool input and result");
+}
 
-  async function teardownView() {
-    if (bridge) {
-      try {
-        await Promise.race([bridge.teardownResource({}), new Promise((r) => setTimeout(r, 1000))]);
-      } catch (err) {
-        log("teardown failed", err.message);
-      }
-      await bridge.close().catch(() => {});
-      bridge = null;
-    }
-    $("stage").replaceChildren();
-  }
+/** The same result shown again in a new view, as a host does when a conversation is reopened. */
+async function reloadView() {
+  if (!current) return;
+  const { tool, uri, args, result } = current;
+  await teardownView();
+  const { initialized } = await mountView(tool, uri);
+  await initialized;
+  deliver(args, result);
+  log("view reloaded with the same result");
+}
 
-  function hostContext(tool, displayMode = "inline") {
-    const stage = $("stage");
-    return {
-      theme: theme(),
-      displayMode,
-      availableDisplayModes: ["inline", "fullscreen"],
-      containerDimensions: { maxHeight: INLINE_MAX, width: stage.clientWidth || 800 },
-      locale: navigator.language,
-      timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
-      platform: "web",
-      userAgent: "tomtom-mcp-apps preview host",
-      toolInfo: { tool },
-      safeAreaInsets: { top: 0, right: 0, bottom: 0, left: 0 },
-      deviceCapabilities: { touch: false, hover: true },
-    };
-  }
-
-  async function run() {
-    const name = $("tool").value;
-    const tool = state.tools.find((t) => t.name === name);
-    let args;
-    try {
-      args = JSON.parse($("args").value || "{}");
-    } catch (err) {
-      return setStatus("error", `Arguments are not valid JSON: ${err.message}`, true);
-    }
-    $("run").disabled = true;
-    state.viewCalls = [];
-    state.result = null;
-    try {
-      await teardownView();
-      setStatus("calling", `Calling ${name}…`);
-      const started = performance.now();
-      const result = await client.callTool({ name, arguments: args });
-      const ms = Math.round(performance.now() - started);
-      const size = JSON.stringify(result).length;
-      state.result = result;
-      $("text").textContent = (result.content || []).map((c) => c.text ?? JSON.stringify(c)).join("\n");
-      log(`${name} answered in ${ms} ms, ${size.toLocaleString()} chars${result.isError ? " (tool error)" : ""}`);
-      const uri = getToolUiResourceUri(tool || {});
-      if (!uri) {
-        return setStatus("done", `${name} answered in ${ms} ms; it has no view.`);
-      }
-      const sent = { ...result };
-      if ($("strip-meta").checked) {
-        delete sent._meta;
-        log("stripped _meta from the result sent to the view");
-      }
-      await showView(tool, uri, args, sent);
-      setStatus("done", `${name} answered in ${ms} ms (${(size / 1000).toFixed(1)} kB); view ${uri}`);
-    } catch (err) {
-      state.error = err.message;
-      log("error", err.message);
-      setStatus("error", `Failed: ${err.message}`, true);
-    } finally {
-      $("run").disabled = false;
-    }
-  }
-
-  async function showView(tool, uri, args, result) {
-    const resource = await client.readResource({ uri });
-    const content = resource.contents.find((c) => c.mimeType === MIME) || resource.contents[0];
-    if (!content || typeof content.text !== "string") throw new Error(`${uri} has no HTML text`);
-    const ui = content._meta?.ui || {};
-    log(`read ${uri}: ${content.text.length.toLocaleString()} chars, csp ${JSON.stringify(ui.csp || {})}`);
-
-    const iframe = document.createElement("iframe");
-    iframe.id = "view";
-    iframe.title = tool.title || tool.name;
+/** Read the view, put it in a frame and connect the bridge; `initialized` resolves when the view is up. */
+async function mountView(tool, uri) {
+  const resource = await client.readResource({ uri });
+  const content = resource.contents.find((c) => c.mimeType === MIME) || resource.contents[0];
+  if (!content || typeof content.text !== "string") throw new Error(`${uri} has no HTML text`);
+  const ui = content._meta?.ui || {};
+  log(`read ${uri}: ${content.text.length.toLocaleString()} chars, csp ${JSON.stringify(ui.csp || {})}`);
+  const html = withCsp(content.text, ui.csp);
+  const proxy = sandboxOrigin();
+  const iframe = document.createElement("iframe");
+  iframe.id = "view";
+  iframe.title = tool.title || tool.name;
+  if (proxy) {
+    iframe.setAttribute("sandbox", "allow-scripts allow-same-origin allow-forms");
+    iframe.src = `${proxy}/preview/sandbox`;
+  } else {
     iframe.setAttribute("sandbox", "allow-scripts allow-forms");
-    iframe.srcdoc = withCsp(content.text, ui.csp);
-    $("stage").replaceChildren(iframe);
-
-    bridge = new AppBridge(
-      client,
-      { name: "tomtom-preview-host", version: "1.0.0" },
-      { openLinks: {}, serverTools: {}, serverResources: {}, logging: {} },
-      { hostContext: hostContext(tool) },
-    );
-    bridge.oninitialized = () => {
-      log("view initialized; sending tool input and result");
-      bridge.sendToolInput({ arguments: args });
-      bridge.sendToolResult(result);
-    };
-    bridge.onsizechange = ({ height }) => {
-      if (Number.isFinite(height) && !$("stage").classList.contains("fullscreen")) {
-        iframe.style.height = `${Math.min(Math.max(height, 120), INLINE_MAX)}px`;
-      }
-    };
-    bridge.onrequestdisplaymode = async ({ mode }) => {
-      const full = mode === "fullscreen";
-      $("stage").classList.toggle("fullscreen", full);
-      const granted = full ? "fullscreen" : "inline";
-      bridge.sendHostContextChange({ displayMode: granted });
-      log(`display mode ${granted}`);
-      return { mode: granted };
-    };
-    bridge.onopenlink = async ({ url }) => {
-      window.open(url, "_blank", "noopener");
-      return {};
-    };
-    bridge.onmessage = async (params) => {
-      log("view message", params);
-      return {};
-    };
-    bridge.onloggingmessage = (params) => log("view log", params);
-    bridge.onrequestteardown = () => teardownView();
-    await bridge.connect(new PostMessageTransport(iframe.contentWindow, iframe.contentWindow));
-    // connect() installs the forwarding of the view's tool calls to the server;
-    // wrap it (before the view can call) to record what the view asked for.
-    const forward = bridge.oncalltool;
-    bridge.oncalltool = async (params, extra) => {
-      state.viewCalls.push(params.name);
-      log("view called", params.name);
-      return forward(params, extra);
-    };
+    iframe.srcdoc = html;
+    log("no second origin for a sandbox here: the view runs without storage");
   }
+  sizeStage();
+  $("stage").replaceChildren(iframe);
 
-  $("tool").addEventListener("change", () => pickTool($("tool").value));
-  $("run").addEventListener("click", run);
-  $("theme").addEventListener("change", () => {
-    document.body.dataset.theme = theme();
-    bridge?.sendHostContextChange({ theme: theme() });
+  const context = hostContext(tool);
+  showHostContext(context);
+  bridge = new AppBridge(
+    client,
+    { name: "tomtom-preview-host", version: "1.0.0" },
+    { openLinks: {}, serverTools: {}, serverResources: {}, logging: {}, updateModelContext: { text: {} } },
+    { hostContext: context },
+  );
+  const initialized = new Promise((resolve) => (bridge.oninitialized = resolve));
+  bridge.addEventListener("sandboxready", () => {
+    bridge.sendSandboxResourceReady({ html, sandbox: "allow-scripts allow-same-origin allow-forms" });
   });
+  bridge.onsizechange = ({ height }) => {
+    if (Number.isFinite(height) && !$("stage").classList.contains("fullscreen")) {
+      iframe.style.height = `${Math.min(Math.max(height, 120), INLINE_MAX)}px`;
+    }
+  };
+  bridge.onrequestdisplaymode = async ({ mode }) => {
+    const full = mode === "fullscreen";
+    $("stage").classList.toggle("fullscreen", full);
+    const granted = full ? "fullscreen" : "inline";
+    sendContextChange({ displayMode: granted });
+    return { mode: granted };
+  };
+  bridge.onopenlink = async ({ url }) => {
+    state.openedLinks.push(url);
+    log("view asked to open", url);
+    const a = document.createElement("a");
+    a.href = url;
+    a.textContent = url;
+    a.rel = "noopener noreferrer";
+    a.target = "_blank";
+    $("links").replaceChildren(a);
+    return {};
+  };
+  bridge.onupdatemodelcontext = async (params) => {
+    const text = (params.content || []).map((c) => c.text ?? JSON.stringify(c)).join("\n");
+    state.modelContext.push(text);
+    $("model-context").textContent = text;
+    log("view updated the model context");
+    return {};
+  };
+  bridge.onmessage = async (params) => {
+    log("view message", params);
+    return {};
+  };
+  bridge.onloggingmessage = (params) => log("view log", params);
+  bridge.onrequestteardown = () => teardownView();
+  await bridge.connect(new PostMessageTransport(iframe.contentWindow, iframe.contentWindow));
+  // connect() installs the forwarding of the view's tool calls to the server;
+  // wrap it (before the view can call) to record what the view asked for.
+  const forward = bridge.oncalltool;
+  bridge.oncalltool = async (params, extra) => {
+    state.viewCalls.push(params.name);
+    log("view called", params.name);
+    return forward(params, extra);
+  };
+  return { initialized };
+}
 
-  (async () => {
-    const initialTheme = query.get("theme") === "dark" ? "dark" : "light";
-    $("theme").value = initialTheme;
-    document.body.dataset.theme = initialTheme;
-    $("strip-meta").checked = query.get("strip_meta") === "1";
+$("tool").addEventListener("change", () => pickTool($("tool").value));
+$("run").addEventListener("click", run);
+$("reload").addEventListener("click", () => reloadView());
+$("theme").addEventListener("change", () => {
+  document.body.dataset.theme = $("theme").value;
+  sendContextChange({ theme: $("theme").value });
+});
+for (const id of ["locale", "time-zone"]) {
+  $(id).addEventListener("change", () => sendContextChange({ locale: $("locale").value, timeZone: $("time-zone").value }));
+}
+for (const id of ["width", "height"]) {
+  $(id).addEventListener("change", () => {
+    sizeStage();
+    if (current) sendContextChange({ containerDimensions: hostContext(current.tool).containerDimensions });
+  });
+}
+
+(async () => {
+  const initialTheme = query.get("theme") === "dark" ? "dark" : "light";
+  $("theme").value = initialTheme;
+  document.body.dataset.theme = initialTheme;
+  $("strip-meta").checked = query.get("strip_meta") === "1";
+  $("partial").checked = query.get("partial") === "1";
+  $("locale").value = query.get("locale") || navigator.language;
+  $("time-zone").value = query.get("time_zone") || Intl.DateTimeFormat().resolvedOptions().timeZone;
+  $("width").value = query.get("width") || "";
+  $("height").value = query.get("height") || "";
+  try {
+    await connect();
+  } catch (err) {
+    state.error = err.message;
+    $("server").textContent = `Could not connect to /mcp: ${err.message}`;
+    $("server").className = "error";
+    return setStatus("error", "Not connected", true);
+  }
+  setStatus("ready", "");
+  const name = query.get("tool");
+  let args;
+  if (query.has("args")) {
     try {
-      await connect();
+      args = JSON.parse(query.get("args"));
     } catch (err) {
-      state.error = err.message;
-      $("server").textContent = `Could not connect to /mcp: ${err.message}`;
-      $("server").className = "error";
-      return setStatus("error", "Not connected", true);
+      return setStatus("error", `?args is not valid JSON: ${err.message}`, true);
     }
-    setStatus("ready", "");
-    const name = query.get("tool");
-    let args;
-    if (query.has("args")) {
-      try {
-        args = JSON.parse(query.get("args"));
-      } catch (err) {
-        return setStatus("error", `?args is not valid JSON: ${err.message}`, true);
-      }
-    }
-    if (name) {
-      if (!state.tools.some((t) => t.name === name)) return setStatus("error", `No tool named ${name}`, true);
-      pickTool(name, args);
-      await run();
-    } else if (state.tools.length) {
-      pickTool($("tool").value);
-    }
-  })();
+  }
+  if (name) {
+    if (!state.tools.some((t) => t.name === name)) return setStatus("error", `No tool named ${name}`, true);
+    pickTool(name, args);
+    await run();
+  } else if (state.tools.length) {
+    pickTool($("tool").value);
+  }
 })();

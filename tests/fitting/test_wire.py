@@ -1,0 +1,176 @@
+"""Envelope v2 on the wire: the line section, zigzag varints, and reading v1 still."""
+
+from __future__ import annotations
+
+import base64
+import gzip
+
+import numpy as np
+import orjson
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import fitting
+from fitting import _varint
+
+from .support import envelope, line_feature, sent_features
+
+
+def wire(head: dict, lines: bytes | None = None) -> str:
+    raw = orjson.dumps(head) if lines is None else orjson.dumps(head) + b"\0" + lines
+    return base64.b64encode(gzip.compress(raw)).decode()
+
+
+def raw_parts(app_data: str) -> tuple[dict, bytes]:
+    head, _, lines = gzip.decompress(base64.b64decode(app_data)).partition(b"\0")
+    return orjson.loads(head), lines
+
+
+coordinates = hnp.arrays(
+    np.int64,
+    st.tuples(st.integers(2, 200), st.just(2)),
+    elements=st.integers(-18_000_000, 18_000_000),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(units=coordinates)
+@example(units=np.array([[-18_000_000, -9_000_000], [18_000_000, 9_000_000]]))  # widest steps
+@example(units=np.array([[0, 0], [0, 0], [63, -64], [64, -65]]))  # 1- and 2-byte edges
+def test_varint_deltas_decode_to_the_deltas_encoded(units: np.ndarray) -> None:
+    offsets = np.array([0, len(units) // 2, len(units)]) if len(units) >= 4 else np.array([0, 2])
+    units = units[: offsets[-1]]
+    data, bounds = _varint.encode(units, np.arange(len(units)), offsets)
+    sig = np.ones(len(units))
+    assert _varint.size(units, sig, offsets, 0.5) == data.shape[0]
+    for p in range(len(offsets) - 1):
+        part = units[offsets[p] : offsets[p + 1]]
+        expected = np.vstack([part[:1], np.diff(part, axis=0)]).ravel()
+        flat = _varint.decode(data, int(bounds[p]), int(bounds[p + 1]))
+        np.testing.assert_array_equal(flat, expected)
+        assert np.all(data[bounds[p] : bounds[p + 1]][-1:] < 0x80)
+
+
+def test_a_fitted_envelope_is_json_then_a_nul_then_the_line_section() -> None:
+    coords = [[4.9, 52.37], [4.90001, 52.37002], [4.90011, 52.36999]]
+    result = fitting.fit(envelope(line_feature(coords)), 10_000)
+    head, lines = raw_parts(result.app_data)
+    assert head["v"] == 2
+    geometry = head["data"]["features"][0]["geometry"]
+    assert geometry == {"type": "LineString", "e5v": [0, len(lines)]}
+    # zigzag: 490000 -> 980000, 5237000 -> 10474000, 1 -> 2, 2 -> 4, 10 -> 20, -3 -> 5
+    assert lines == bytes([0xA0, 0xE8, 0x3B, 0x90, 0xA4, 0xFF, 0x04, 2, 4, 20, 5])
+    assert fitting.decode(result.app_data)["data"]["features"][0]["geometry"] == {
+        "type": "LineString",
+        "e5": [490000, 5237000, 1, 2, 10, -3],
+    }
+
+
+def test_points_only_data_has_no_line_section() -> None:
+    point = {
+        "type": "Feature",
+        "properties": {},
+        "geometry": {"type": "Point", "coordinates": [1, 2]},
+    }
+    result = fitting.fit(envelope(point, tool="tomtom-geocode"), 10_000)
+    assert b"\0" not in gzip.decompress(base64.b64decode(result.app_data))
+    assert fitting.decode(result.app_data)["v"] == 2
+
+
+def test_polygons_and_multilinestrings_name_one_byte_range_per_part() -> None:
+    ring = [[0, 0], [1, 0], [1, 1], [0, 1], [0, 0]]
+    hole = [[0.2, 0.2], [0.4, 0.2], [0.4, 0.4], [0.2, 0.2]]
+    features = [
+        {
+            "type": "Feature",
+            "properties": {},
+            "geometry": {"type": "Polygon", "coordinates": [ring, hole]},
+        },
+        {
+            "type": "Feature",
+            "properties": {},
+            "geometry": {"type": "MultiPolygon", "coordinates": [[ring], [hole]]},
+        },
+    ]
+    result = fitting.fit(envelope(*features, tool="tomtom-reachable-range"), 10_000)
+    head, lines = raw_parts(result.app_data)
+    polygon, multi = (f["geometry"]["e5v"] for f in head["data"]["features"])
+    assert [len(polygon), len(multi), len(multi[0]), len(multi[1])] == [2, 2, 1, 1]
+    assert polygon[0][1] == polygon[1][0] and multi[1][0][1] == len(lines)
+    sent = sent_features(result.app_data)
+    assert sent[0]["geometry"]["coordinates"] == [ring, hole]
+    assert sent[1]["geometry"]["coordinates"] == [[ring], [hole]]
+
+
+def test_a_version_1_envelope_is_still_read() -> None:
+    v1 = {
+        "v": 1,
+        "tool": "tomtom-routing",
+        "data": {
+            "type": "FeatureCollection",
+            "features": [
+                {
+                    "type": "Feature",
+                    "properties": {},
+                    "geometry": {"type": "LineString", "e5": [490000, 5237000, 1, 2]},
+                }
+            ],
+        },
+        "fitted": None,
+    }
+    decoded = fitting.decode(wire(v1))
+    assert decoded == v1
+    assert fitting.to_geojson(decoded["data"]["features"][0]["geometry"])["coordinates"] == [
+        [4.9, 52.37],
+        [4.90001, 52.37002],
+    ]
+
+
+def test_a_grid_step_multiplies_every_unit_when_read() -> None:
+    head = {
+        "v": 2,
+        "tool": "t",
+        "data": {
+            "type": "FeatureCollection",
+            "features": [
+                {"type": "Feature", "geometry": {"type": "LineString", "e5v": [0, 4], "q": 10}}
+            ],
+        },
+    }
+    geometry = fitting.decode(wire(head, bytes([2, 4, 1, 3])))["data"]["features"][0]["geometry"]
+    assert geometry == {"type": "LineString", "e5": [10, 20, -10, -20]}
+
+
+def v2_line(e5v: object, q: object = 1) -> dict:
+    geometry = {"type": "LineString", "e5v": e5v}
+    if q != 1:
+        geometry["q"] = q
+    return {
+        "v": 2,
+        "tool": "t",
+        "data": {
+            "type": "FeatureCollection",
+            "features": [{"type": "Feature", "geometry": geometry}],
+        },
+    }
+
+
+@pytest.mark.parametrize(
+    ("head", "lines", "message"),
+    [
+        (v2_line([0, 9]), bytes([2, 4]), r"bytes 0 to 9 lie outside the 2-byte line section"),
+        (v2_line([0, 3]), bytes([2, 4, 6]), r"hold 3 numbers, not pairs"),
+        (v2_line([0, 2]), bytes([2, 0x84]), r"varint at byte 1 is longer than 4 bytes or cut off"),
+        (v2_line([0, 6]), bytes([0x80] * 5 + [1]), r"varint at byte 0 is longer than 4 bytes"),
+        (v2_line("0-2"), bytes([2, 4]), r"features\[0\]\.e5v is not a list"),
+        (v2_line([0, 2], q=0), bytes([2, 4]), r"features\[0\] has a bad e5v geometry"),
+        ({"v": 2, "tool": "t", "data": {}}, bytes([2, 4]), r"a line section but no features"),
+    ],
+)
+def test_a_malformed_line_section_is_refused_saying_where(
+    head: dict, lines: bytes, message: str
+) -> None:
+    with pytest.raises(fitting.FittingError, match=message):
+        fitting.decode(wire(head, lines))

@@ -1,0 +1,120 @@
+/**
+ * Builds every view into one self-contained HTML document in dist/ (ADR 0043).
+ *
+ * esbuild bundles each view's ES-module entry (with ext-apps, MapLibre and the
+ * basemap data from node_modules, pinned by package-lock.json) into one script
+ * and the view CSS into one stylesheet; both are inlined into shell.html.
+ * The server only reads dist/, so it never needs Node.
+ *
+ *   node build.mjs           write dist/
+ *   node build.mjs --check   exit 1 when a committed file in dist/ differs from a fresh build
+ */
+import { readFile, writeFile, mkdir } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import path from "node:path";
+import * as esbuild from "esbuild";
+import { basemapTopology } from "./basemap/topology.mjs";
+
+const ROOT = path.dirname(fileURLToPath(import.meta.url));
+const DIST = path.join(ROOT, "dist");
+
+/** page file, document title, data-view, script entry, stylesheet entry, template */
+const PAGES = [
+  { file: "map.html", title: "TomTom map", view: "map", script: "map/main.js", style: "core/view.css" },
+  { file: "data-viz.html", title: "TomTom data map", view: "data-viz", script: "data_viz/main.js", style: "core/view.css" },
+  { file: "traffic.html", title: "TomTom traffic", view: "traffic", script: "traffic/main.js", style: "core/view.css" },
+  { file: "preview.html", title: "tomtom-mcp-apps preview host", script: "preview/preview.js", style: "preview/preview.css", template: "preview/preview.html" },
+  { file: "preview-sandbox.html", title: "preview sandbox", script: "preview/sandbox.js", template: "preview/sandbox.html" },
+];
+
+/** zod re-exports ~60 translated error-message locales; the views only ever show English. */
+const zodEnglishOnly = {
+  name: "zod-english-only",
+  setup(build) {
+    build.onLoad({ filter: /zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, () => ({
+      contents: 'export { default as en } from "./en.js";',
+      loader: "js",
+    }));
+  },
+};
+
+/** `import topology from "basemap:topology"`: Natural Earth land and borders, simplified at build time. */
+const basemapData = {
+  name: "basemap-data",
+  setup(build) {
+    build.onResolve({ filter: /^basemap:topology$/ }, (args) => ({ path: args.path, namespace: "basemap" }));
+    build.onLoad({ filter: /.*/, namespace: "basemap" }, async () => ({
+      contents: JSON.stringify(await basemapTopology()),
+      loader: "json",
+    }));
+  },
+};
+
+/** Bytes of the bundle that come from the offline basemap (its data, decoder and style). */
+function basemapBytes(metafile) {
+  const output = Object.values(metafile.outputs)[0];
+  return Object.entries(output.inputs)
+    .filter(([input]) => /basemap|topojson-client/.test(input))
+    .reduce((sum, [, { bytesInOutput }]) => sum + bytesInOutput, 0);
+}
+
+async function bundle(entry, kind, sizes = {}) {
+  const result = await esbuild.build({
+    entryPoints: [path.join(ROOT, entry)],
+    bundle: true,
+    minify: true,
+    write: false,
+    charset: "utf8",
+    legalComments: "eof",
+    target: "es2022",
+    metafile: true,
+    ...(kind === "js" ? { format: "iife", platform: "browser", plugins: [zodEnglishOnly, basemapData] } : {}),
+    logLevel: "error",
+  });
+  const text = result.outputFiles[0].text;
+  sizes.basemap = (sizes.basemap || 0) + basemapBytes(result.metafile);
+  if (/<\/(script|style)/i.test(text) || text.includes("<!--")) {
+    throw new Error(`${entry} bundles to text containing </script, </style or <!--: it cannot be inlined`);
+  }
+  return text;
+}
+
+async function page(spec, sizes) {
+  let html = await readFile(path.join(ROOT, spec.template ?? "shell.html"), "utf8");
+  const styles = spec.style ? `<style>${await bundle(spec.style, "css", sizes)}</style>` : "";
+  const scripts = `<script>${await bundle(spec.script, "js", sizes)}</script>`;
+  for (const [key, value] of Object.entries({ styles, scripts, title: spec.title, view: spec.view ?? "" })) {
+    html = html.replaceAll(`{{${key}}}`, () => value);
+  }
+  return html;
+}
+
+async function main() {
+  const check = process.argv.includes("--check");
+  await mkdir(DIST, { recursive: true });
+  const stale = [];
+  for (const spec of PAGES) {
+    const sizes = {};
+    const html = await page(spec, sizes);
+    const out = path.join(DIST, spec.file);
+    if (check) {
+      const committed = await readFile(out, "utf8").catch(() => null);
+      if (committed !== html) stale.push(`dist/${spec.file}`);
+    } else {
+      await writeFile(out, html);
+      const bytes = (n) => n.toLocaleString("en-US");
+      const base = sizes.basemap ? `, of which the offline basemap ${bytes(sizes.basemap)}` : "";
+      console.log(`dist/${spec.file}: ${bytes(Buffer.byteLength(html))} bytes${base}`);
+    }
+  }
+  if (stale.length) {
+    console.error(
+      `widgets: ${stale.join(", ")} ${stale.length === 1 ? "is" : "are"} not the build of the current sources; ` +
+        "run `npm run build` in widgets/ and commit dist/.",
+    );
+    process.exit(1);
+  }
+  if (check) console.log(`widgets: dist/ matches the sources (${PAGES.length} documents)`);
+}
+
+await main();

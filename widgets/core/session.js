@@ -1,0 +1,58 @@
+/**
+ * One map per view, created on first need (partial input or the result) and
+ * kept: the basemap, TomTom tiles when the server serves them, a Scene for the data,
+ * the camera tracked into the view state, and the selection shown on it.
+ * Views call `open(ctx)` and draw; `restore` puts back a stored view state.
+ */
+import * as mapCore from "./map.js";
+import { directionsLink, placeLink } from "./links.js";
+
+/** `tileNames(theme, config)`: the layers to draw now, among `layers`, those the token grants. */
+export function mapSession(tileNames, layers) {
+  let pending = null;
+  let opened = null;
+  const session = {
+    /** {map, scene, tiles} once the map and its tiles are set up. */
+    open(ctx) {
+      pending ??= (async () => {
+        const [map, config] = await Promise.all([mapCore.createMap(document.getElementById("map"), ctx.theme()), ctx.mapConfig(layers)]);
+        const scene = mapCore.createScene(map);
+        const tiles = mapCore.addRaster(map, config, tileNames(ctx.theme(), config), (msg, state) => ctx.tilesFailed(msg, state), ctx.t);
+        mapCore.trackCamera(map, (camera) => ctx.state.save({ camera }));
+        opened = { map, scene, tiles };
+        return opened;
+      })();
+      return pending;
+    },
+    get opened() {
+      return opened;
+    },
+    /** Fly to the item, open its popup (links through the host), and let the view highlight it. */
+    show(ctx, item, via) {
+      if (!opened) return;
+      if (via !== "restore") mapCore.flyTo(opened.map, item);
+      mapCore.showPopup(opened.map, item, ctx.t, (kind, it) => ctx.openLink(links[kind]?.(it, ctx)));
+    },
+    /** A stored camera, hidden layers and selection put back; false when there was no camera to restore. */
+    restore(ctx, stored, setVisible) {
+      if (!opened || !stored) return false;
+      for (const group of stored.hidden || []) setVisible(group, false);
+      const moved = mapCore.restoreCamera(opened.map, stored.camera);
+      if (stored.selected) ctx.restoreSelection(stored.selected);
+      document.body.dataset.restored = moved ? "1" : "";
+      return moved;
+    },
+    remove() {
+      opened?.map.remove();
+      opened = null;
+      pending = null;
+    },
+  };
+  return session;
+}
+
+/** The links the detail panel and popups offer for an item with a position. */
+export const links = {
+  place: (item, ctx) => placeLink(item.position, ctx.l10n.lang),
+  directions: (item, ctx) => directionsLink(item.position, ctx.l10n.lang),
+};
