@@ -4,7 +4,8 @@
 `build_server()` makes the `MCPServer` (tools and views); `build_app()` wraps it
 for uvicorn and owns the long-lived resources (the TomTom HTTP client, the
 download client, the fitting pool) in its lifespan. Any replica answers any
-request: nothing is kept between requests.
+request: nothing is kept between requests. While the replica drains
+(`server.ops.drain`) `/health` answers 503 and responses close their connections.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import widgets
 from server.config import Settings
 from server.ops import metrics
 from server.ops.call_log import ToolCallLog
+from server.ops.drain import CloseWhileDraining, Drain
 from server.ops.heap import freeze_startup_heap
 from server.ops.loop_lag import watch_loop_lag
 from server.runtime import Runtime, build_runtime
@@ -63,14 +65,16 @@ def build_server(runtime: Runtime) -> MCPServer:
         "tomtom-mcp-apps",
         instructions=INSTRUCTIONS,
         extensions=[apps],
-        middleware=[ToolCallLog()],
+        middleware=[ToolCallLog(runtime.settings.call_deadline_s)],
     )
     register_earlier_views(mcp, runtime.settings)
     return mcp
 
 
-def build_app(settings: Settings) -> Starlette:
-    """The replica: `POST /mcp` and its companions, owning the runtime in its lifespan."""
+def build_app(settings: Settings, drain: Drain | None = None) -> Starlette:
+    """The replica: `POST /mcp` and its companions, owning the runtime in its lifespan;
+    `drain` is the replica's stopping state (the server that runs the app sets it)."""
+    drain = drain or Drain()
     runtime = build_runtime(settings)
     mcp = build_server(runtime)
     mcp.streamable_http_app(
@@ -98,11 +102,12 @@ def build_app(settings: Settings) -> Starlette:
                     await runtime.tiles.aclose()
 
     async def health(_: Request) -> JSONResponse:
-        ready = runtime.pool.ready
+        ready = runtime.pool.ready and not drain.active
+        status = "draining" if drain.active else "ok" if ready else "starting"
         body = {
-            "status": "ok" if ready else "starting",
+            "status": status,
             "ready": ready,
-            "fit_pool_warm": ready,
+            "fit_pool_warm": runtime.pool.ready,
             "offline": settings.offline_mode,
             "tiles": runtime.tiles is not None,
         }
@@ -140,7 +145,9 @@ def build_app(settings: Settings) -> Starlette:
         routes.append(Route("/preview", preview, methods=["GET"]))
         routes.append(Route("/preview/sandbox", preview_sandbox, methods=["GET"]))
 
-    middleware = []
+    middleware = [Middleware(CloseWhileDraining, drain=drain)]
+    if settings.traces_exporter != "none":
+        middleware.insert(0, _traced())
     if settings.allowed_origins:
         middleware.append(
             Middleware(
@@ -152,7 +159,23 @@ def build_app(settings: Settings) -> Starlette:
                 max_age=600,
             )
         )
-    return Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
+    app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
+    app.state.drain = drain
+    return app
+
+
+def _traced() -> Middleware:
+    """OpenTelemetry's ASGI instrumentation: a server span per request (`POST /mcp`), none
+    for the probes and scrapes, none for tiles (many, and their URL holds a token), and
+    none for each body chunk sent or received."""
+    from opentelemetry.instrumentation.asgi import OpenTelemetryMiddleware
+    from opentelemetry.util.http import ExcludeList
+
+    return Middleware(
+        OpenTelemetryMiddleware,
+        excluded_urls=ExcludeList([r"/health$", r"/metrics$", r"/tiles/"]),
+        exclude_spans=["receive", "send"],
+    )
 
 
 def _log_modes(settings: Settings) -> None:

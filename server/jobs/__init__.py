@@ -3,9 +3,11 @@ or on the event loop, wherever `server.pool.Placement` puts them.
 
 - `_result.py`: `prepare`, the tool result itself (text for the model, app data
   inline in `_meta`, fitted or omitted with a reason);
+- `_answers.py`: TomTom answers checked where they are parsed (`Dropped`, `BadAnswer`);
 - `_features.py`: TomTom answers as map features and compact model summaries;
 - `_routes.py`: routing, search-along-route and dynamic-map results from TomTom's
   route bodies as received;
+- `_traffic.py`: incidentDetails answers as the model's list and the view's features;
 - `_data_viz.py`, `_geojson.py`: data-viz results from the caller's GeoJSON bytes,
   validated but never altered.
 
@@ -15,11 +17,23 @@ fitting workers import this package, and stay small.
 
 from __future__ import annotations
 
+from server.jobs._answers import (
+    DROPPED_KEY,
+    BadAnswer,
+    Dropped,
+    entries,
+    integer,
+    number,
+    obj,
+    required_list,
+    text,
+)
 from server.jobs._data_viz import answer_and_data, data_viz, data_viz_page
 from server.jobs._features import (
+    area_points,
     bbox_of,
+    checked_route,
     collection,
-    point_array,
     point_feature,
     rounded,
     route_answer,
@@ -49,15 +63,21 @@ from server.jobs._routes import (
     routes_of,
     routing,
 )
+from server.jobs._traffic import CATEGORIES as INCIDENT_CATEGORIES
+from server.jobs._traffic import incident_collection, incidents_of
 
 __all__ = [
     "APP_DATA_KEY",
     "DATA_SOURCE_KEY",
+    "DROPPED_KEY",
+    "INCIDENT_CATEGORIES",
     "MAX_RESULT_CHARS",
     "MAX_RESULT_CHARS_KEY",
     "OFFLINE_NOTE",
     "OMITTED_KEY",
+    "BadAnswer",
     "DrawnRoute",
+    "Dropped",
     "GeoJsonError",
     "NoRoute",
     "Prepared",
@@ -65,21 +85,30 @@ __all__ = [
     "along_route",
     "along_route_request",
     "answer_and_data",
+    "area_points",
     "bbox_of",
     "call_tool_result",
+    "checked_route",
     "collection",
     "data_viz",
     "data_viz_page",
     "dynamic_map",
-    "point_array",
+    "entries",
+    "incident_collection",
+    "incidents_of",
+    "integer",
+    "number",
+    "obj",
     "point_feature",
     "prepare",
+    "required_list",
     "rounded",
     "route_answer",
     "route_feature",
     "routes_of",
     "routing",
     "search_results",
+    "text",
     "validate_geojson",
     "waypoint_features",
     "wire_size",

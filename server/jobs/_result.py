@@ -18,6 +18,7 @@ import orjson
 from mcp_types import CallToolResult, TextContent
 
 import fitting
+from server.ops import tracing
 
 APP_DATA_KEY = "com.tomtom/app-data"
 OMITTED_KEY = "com.tomtom/app-data-omitted"
@@ -90,7 +91,9 @@ def prepare(
     try:
         if room <= 0:
             raise fitting.DoesNotFit(f"the text answer alone leaves no room ({-room} over)")
-        fitted = fitting.fit(fitting.envelope(tool, data), room)
+        with tracing.span("fit", attributes={"fit.budget_chars": room}) as span:
+            fitted = fitting.fit(fitting.envelope(tool, data), room)
+            span.set_attribute("fit.chars", len(fitted.app_data))
     except fitting.DoesNotFit as exc:
         return _omitted(text, meta, "too_large", str(exc), room)
     except fitting.FittingError as exc:  # InvalidGeometry, or data that is not JSON

@@ -18,14 +18,18 @@ from typing import Any
 
 import orjson
 
+from server.jobs._answers import BadAnswer, Dropped, required_list
 from server.jobs._features import (
+    checked_route,
     collection,
     route_answer,
     route_feature,
+    route_line,
     search_results,
     waypoint_features,
 )
 from server.jobs._result import Prepared, prepare
+from server.ops import tracing
 from server.tomtom import BodyError, RawBody, loads, parse_route_body, request_body
 from server.tool_names import DYNAMIC_MAP, ROUTING, SEARCH_ALONG_ROUTE
 
@@ -34,17 +38,41 @@ class NoRoute(BodyError):
     """TomTom answered, but with no route."""
 
 
-def routes_of(raw: RawBody) -> list[dict[str, Any]]:
-    """TomTom's routes in a calculateRoute body; leg points as float64 `[lon, lat]` arrays."""
-    routes = loads(raw, parse_route_body).get("routes") or []
-    if not routes:
+def routes_of(
+    raw: RawBody, dropped: Dropped | None = None, name: str = "routes"
+) -> list[dict[str, Any]]:
+    """TomTom's routes in a calculateRoute body, checked (`checked_route`): leg points as
+    float64 `[lon, lat]` arrays, index-bearing entries that fall off the line dropped.
+
+    A malformed alternative route is dropped and counted in `dropped`; when no route is
+    usable, the first route's fault is the error. `name` is how the error and the counts
+    name the routes (a dynamic map's `routes[3]` is one of its inputs)."""
+    dropped = dropped if dropped is not None else Dropped()
+    with tracing.span("decode", attributes={"job.decoded_bytes": raw.size}):
+        listed = required_list(loads(raw, parse_route_body), "routes")
+    if not listed:
         raise NoRoute("TomTom found no route between these locations.")
+    routes: list[dict[str, Any]] = []
+    faults: list[BadAnswer] = []
+    for i, route in enumerate(listed):
+        within = Dropped()  # a route dropped whole is counted once, not by its parts
+        try:
+            routes.append(checked_route(route, f"{name}[{i}]", within))
+        except BadAnswer as exc:
+            faults.append(exc)
+            continue
+        for where, count in within.counts.items():
+            dropped.add(where, count)
+    if not routes:
+        raise faults[0]
+    dropped.add(name, len(faults))
     return routes
 
 
 def routing(raw: RawBody, locations: list[list[float]], show_ui: bool, budget: int) -> Prepared:
     """`tomtom-routing`: every route with its legs, sections, guidance and progress."""
-    routes = routes_of(raw)
+    dropped = Dropped()
+    routes = routes_of(raw, dropped)
     answer = {
         "locations": len(locations),
         "routes": [route_answer(route, i) for i, route in enumerate(routes)],
@@ -54,13 +82,13 @@ def routing(raw: RawBody, locations: list[list[float]], show_ui: bool, budget: i
         features = [route_feature(route, i) for i, route in enumerate(routes)]
         features += waypoint_features(locations)
         data = collection(features, summary={"routes": len(routes)})
-    return prepare(ROUTING, answer, data, show_ui, budget)
+    return prepare(ROUTING, dropped.report(answer), data, show_ui, budget)
 
 
 def along_route_request(raw: RawBody) -> RawBody:
     """The searchAlongRoute POST body: the first route's points as TomTom's `{lat, lon}`,
     gzipped when large (`request_body`)."""
-    line = route_feature(routes_of(raw)[0], 0, guidance=False)["geometry"]["coordinates"]
+    line = route_line(routes_of(raw)[0])
     points = [{"lat": y, "lon": x} for x, y in line.tolist()]
     return request_body(orjson.dumps({"route": {"points": points}}))
 
@@ -74,8 +102,9 @@ def along_route(
     budget: int,
 ) -> Prepared:
     """`tomtom-search-along-route`: the route, its stops and the places `found` along it."""
-    route = routes_of(raw)[0]
-    items, results = search_results(found.get("results") or [])
+    dropped = Dropped()
+    route = routes_of(raw, dropped)[0]
+    items, results = search_results(required_list(found, "results"), dropped)
     answer: dict[str, Any] = {
         "query": query,
         "route": route_answer(route, 0),
@@ -88,7 +117,7 @@ def along_route(
     if show_ui:
         features = [route_feature(route, 0), *waypoint_features(locations), *results]
         data = collection(features, summary={"query": query, "count": len(items)})
-    return prepare(SEARCH_ALONG_ROUTE, answer, data, show_ui, budget)
+    return prepare(SEARCH_ALONG_ROUTE, dropped.report(answer), data, show_ui, budget)
 
 
 @dataclass(frozen=True)
@@ -112,18 +141,20 @@ def dynamic_map(
     """`tomtom-dynamic-map`: the first route of each body drawn without guidance, then
     `features` (the areas and markers); `answer` (their counts) gets the routes' figures."""
     calculated = []
+    dropped = Dropped()
     for i, body in enumerate(bodies):
         try:
-            calculated.append(routes_of(body)[0])
+            calculated.append(routes_of(body, dropped, f"routes[{i}].routes")[0])
         except BodyError as exc:
-            raise type(exc)(f"routes[{i}]: {exc}") from None
+            exc.args = (f"routes[{i}]: {exc}",)
+            raise
     answer_routes = []
     for i, (spec, route) in enumerate(zip(routes, calculated, strict=True)):
         summary = route_answer(route, i)
         summary.pop("instructions", None)
         summary.pop("instructions_omitted", None)
         answer_routes.append({"label": spec.label, **summary})
-    answer = {**answer, "routes": answer_routes}
+    answer = dropped.report({**answer, "routes": answer_routes})
     if title:
         answer["title"] = title
     data = None  # without a widget the route lines are never converted

@@ -11,7 +11,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from server.jobs import collection, point_array, point_feature, rounded
+from server.jobs import Dropped, area_points, collection, obj, point_feature, rounded
 from server.runtime import Runtime
 from server.tool_names import REACHABLE_RANGE
 from server.tools._delivery import deliver
@@ -79,10 +79,15 @@ def register(apps: Apps, runtime: Runtime) -> None:
         lon, lat = origin
         key = caller_key(ctx)
         body = await runtime.tomtom.calculate_reachable_range(lon, lat, key=key, params=params)
-        boundary = (body.get("reachableRange") or {}).get("boundary") or []
-        if len(boundary) < 3:
-            raise ToolError("TomTom returned no reachable area for this origin and budget.")
-        ring = _closed(point_array(boundary))
+        dropped = Dropped()
+        boundary = obj(body.get("reachableRange")).get("boundary")
+        ring = area_points(boundary, "reachableRange.boundary", dropped)
+        if len(ring) < 3:
+            raise ToolError(
+                "TomTom returned no usable reachable area for this origin and budget "
+                f"(reachableRange.boundary has {len(ring)} valid points, 3 are needed)."
+            )
+        ring = _closed(ring)
         west, south = ring.min(axis=0)
         east, north = ring.max(axis=0)
         summary: dict[str, Any] = {
@@ -104,7 +109,7 @@ def register(apps: Apps, runtime: Runtime) -> None:
         return await deliver(
             runtime,
             tool=REACHABLE_RANGE,
-            answer=summary,
+            answer=dropped.report(dict(summary)),
             data=data,
             show_ui=show_ui,
             offline=runtime.tomtom.serves_offline(key),

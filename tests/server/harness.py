@@ -25,7 +25,7 @@ from server.config import OFFLINE_BASE_URL, Settings
 from server.jobs import APP_DATA_KEY
 from server.offline import build_upstream_app
 from server.pool import FitPool, Placement
-from server.runtime import Runtime
+from server.runtime import Runtime, bounds_of, pacer_of
 from server.tiles import build_tiles
 from server.tomtom import TomTomClient
 from widgets import DATA_VIZ_URI, MAP_URI, TRAFFIC_URI
@@ -97,14 +97,12 @@ async def tool_client(
     transport: httpx.AsyncBaseTransport | None = None,
     **settings: Any,
 ) -> AsyncIterator[ToolClient]:
-    """The server's tools in process, over the offline upstream (or `transport`, for answers
-    shaped as TomTom documents them); `key` is the configured key. Keyed requests reach
-    the same upstream at the TomTom base URL, with the key."""
+    """The server's tools in process, over the offline upstream (or `transport`, standing in
+    for TomTom); `key` is the configured key. Keyed requests reach the same upstream at
+    the TomTom base URL, with the key."""
     settings.setdefault("fit_inline", True)  # no process pool needed in process
-    upstream = httpx.AsyncClient(
-        transport=transport or httpx.ASGITransport(app=build_upstream_app(slow_answer_s=2.0)),
-        timeout=5,
-    )
+    transport = transport or httpx.ASGITransport(app=build_upstream_app(slow_answer_s=2.0))
+    upstream = httpx.AsyncClient(transport=transport, timeout=5)
     async with upstream, httpx.AsyncClient(follow_redirects=False) as default_downloads:
         config = Settings(api_key=key, **settings)
         pool = FitPool(workers=1)
@@ -118,6 +116,8 @@ async def tool_client(
                 base_url=OFFLINE_BASE_URL,
                 default_key=key,
                 placement=placement,
+                bounds=bounds_of(config),
+                pacer=pacer_of(config),
                 offline_mode=config.offline_mode,
             ),
             http=upstream,

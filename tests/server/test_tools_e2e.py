@@ -131,7 +131,7 @@ async def test_show_ui_false_over_http_sends_no_app_data(mcp_url: str) -> None:
     ("key", "message"),
     [
         ("offline-403", "refused the API key (HTTP 403)"),
-        ("offline-429", "quota or rate limit"),
+        ("offline-429", "rate limit for this API key"),
         ("offline-500", "TomTom is unavailable (HTTP 500)"),
         ("offline-timeout", "did not answer in time"),
     ],
