@@ -35,14 +35,21 @@ from server.ops.drain import CloseWhileDraining, Drain
 from server.ops.heap import freeze_startup_heap
 from server.ops.loop_lag import watch_loop_lag
 from server.runtime import Runtime, build_runtime
-from server.tools import register_earlier_views, register_tools, register_views
+from server.tools import (
+    register_earlier_views,
+    register_plain_tools,
+    register_tools,
+    register_views,
+)
 
 log = logging.getLogger(__name__)
 
 INSTRUCTIONS = (
-    "TomTom maps: search places, geocode, route between [lon, lat] positions, reachable "
-    "ranges, live traffic, and maps of the caller's GeoJSON. Each tool shows an interactive "
-    "map to the user when the host supports MCP Apps; its text answer is for you. Pass "
+    "TomTom maps: search places (also inside areas), geocode, route between [lon, lat] "
+    "positions (trucks, best order, alternatives), EV charging stations and EV trips with "
+    "charging stops, reachable ranges, live traffic, and maps of the caller's GeoJSON. Each "
+    "tool shows an interactive map to the user when the host supports MCP Apps (routing and "
+    "dynamic-map also attach a PNG with image=true); its text answer is for you. Pass "
     "show_ui=false when the user does not need to see a map."
 )
 MCP_HEADERS = [
@@ -67,6 +74,7 @@ def build_server(runtime: Runtime) -> MCPServer:
         extensions=[apps],
         middleware=[ToolCallLog(runtime.settings.call_deadline_s)],
     )
+    register_plain_tools(mcp, runtime)
     register_earlier_views(mcp, runtime.settings)
     return mcp
 

@@ -9,7 +9,10 @@ or on the event loop, wherever `server.pool.Placement` puts them.
   route bodies as received;
 - `_traffic.py`: incidentDetails answers as the model's list and the view's features;
 - `_data_viz.py`, `_geojson.py`: data-viz results from the caller's GeoJSON bytes,
-  validated but never altered.
+  validated but never altered;
+- `_ev.py`: EV stations with their live availability, and Long Distance EV routes
+  with their charging stops;
+- `_image.py`, `_basemap.py`: the PNG of a map for hosts without views.
 
 Nothing here imports the MCP SDK (beyond its protocol types), httpx or Starlette:
 fitting workers import this package, and stay small.
@@ -29,6 +32,7 @@ from server.jobs._answers import (
     text,
 )
 from server.jobs._data_viz import answer_and_data, data_viz, data_viz_page
+from server.jobs._ev import availability_id, ev_route, stations
 from server.jobs._features import (
     area_points,
     bbox_of,
@@ -42,6 +46,7 @@ from server.jobs._features import (
     waypoint_features,
 )
 from server.jobs._geojson import GeoJsonError, Summary, validate_geojson
+from server.jobs._image import IMAGE_MAX_BYTES, ImageRequest, Rendered, basemap_frame, render_map
 from server.jobs._result import (
     APP_DATA_KEY,
     DATA_SOURCE_KEY,
@@ -62,6 +67,7 @@ from server.jobs._routes import (
     dynamic_map,
     routes_of,
     routing,
+    visiting_order,
 )
 from server.jobs._traffic import CATEGORIES as INCIDENT_CATEGORIES
 from server.jobs._traffic import incident_collection, incidents_of
@@ -70,6 +76,7 @@ __all__ = [
     "APP_DATA_KEY",
     "DATA_SOURCE_KEY",
     "DROPPED_KEY",
+    "IMAGE_MAX_BYTES",
     "INCIDENT_CATEGORIES",
     "MAX_RESULT_CHARS",
     "MAX_RESULT_CHARS_KEY",
@@ -79,13 +86,17 @@ __all__ = [
     "DrawnRoute",
     "Dropped",
     "GeoJsonError",
+    "ImageRequest",
     "NoRoute",
     "Prepared",
+    "Rendered",
     "Summary",
     "along_route",
     "along_route_request",
     "answer_and_data",
     "area_points",
+    "availability_id",
+    "basemap_frame",
     "bbox_of",
     "call_tool_result",
     "checked_route",
@@ -94,13 +105,16 @@ __all__ = [
     "data_viz_page",
     "dynamic_map",
     "entries",
+    "ev_route",
     "incident_collection",
     "incidents_of",
     "integer",
     "number",
     "obj",
+    "point_array",
     "point_feature",
     "prepare",
+    "render_map",
     "required_list",
     "rounded",
     "route_answer",
@@ -108,8 +122,10 @@ __all__ = [
     "routes_of",
     "routing",
     "search_results",
+    "stations",
     "text",
     "validate_geojson",
+    "visiting_order",
     "waypoint_features",
     "wire_size",
 ]

@@ -24,7 +24,16 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from server.offline import _range, _routing, _search, _tiles, _traffic
+from server.offline import (
+    _categories,
+    _ev,
+    _image,
+    _range,
+    _routing,
+    _search,
+    _tiles,
+    _traffic,
+)
 from server.offline._cache import ResponseCache
 from server.offline._errors import BadRequest, Service, error_body, service_of
 from server.offline._query import Query
@@ -57,8 +66,9 @@ def build_upstream_app(*, cache_bytes: int = 64 * 1024 * 1024, slow_answer_s: fl
     inflight: dict[Hashable, asyncio.Task[_Answer]] = {}
 
     def route(path: str, service: Service, handler: Handler, *, heavy: bool = False,
-              methods: tuple[str, ...] = ("GET",), clocked: bool = False) -> Route:  # fmt: skip
-        endpoint = _endpoint(cache, inflight, service, handler, heavy, clock, clocked)
+              methods: tuple[str, ...] = ("GET",), clocked: bool = False,
+              media_type: str = JSON) -> Route:  # fmt: skip
+        endpoint = _endpoint(cache, inflight, service, handler, heavy, clock, clocked, media_type)
         return Route(path, endpoint, methods=list(methods))
 
     routes = [
@@ -81,6 +91,18 @@ def build_upstream_app(*, cache_bytes: int = 64 * 1024 * 1024, slow_answer_s: fl
               heavy=True, methods=("GET", "POST"), clocked=True),
         route("/routing/1/calculateReachableRange/{origin}/json", "routing",
               lambda p, q, b: _range.reachable_range(p["origin"], q)),
+        route("/search/2/geometrySearch/{query:path}.json", "search",
+              lambda p, q, b: _search.geometry_search(p["query"], q, b), methods=("POST",)),
+        route("/search/2/poiCategories.json", "search",
+              lambda p, q, b: _categories.poi_categories(q)),
+        route("/search/2/evsearch.json", "search", lambda p, q, b: _ev.ev_search(q)),
+        route("/search/2/chargingAvailability.json", "search",
+              lambda p, q, b: _ev.charging_availability(q)),
+        route("/routing/1/calculateLongDistanceEVRoute/{locations}/json", "routing",
+              lambda p, q, b: _ev.long_distance_ev_route(p["locations"], q, b),
+              heavy=True, methods=("POST",), clocked=True),
+        route("/map/1/staticimage", "gateway", lambda p, q, b: _image.static_image(q),
+              heavy=True, media_type="image/png"),
         route("/traffic/services/5/incidentDetails", "traffic",
               lambda p, q, b: _traffic.incident_details(q), heavy=True, clocked=True),
         Route("/map/1/tile/{layer}/{style}/{z:int}/{x:int}/{y:int}.{ext}", _tiles.map_tile),
@@ -105,6 +127,7 @@ def _endpoint(
     heavy: bool,
     clock: Callable[[], datetime],
     clocked: bool,
+    media_type: str = JSON,
 ) -> Callable[[Request], Any]:
     """Answer from the cache, or join the computation already running for the same request
     (a burst of identical long routes costs one), or start it (large answers off the event
@@ -113,7 +136,8 @@ def _endpoint(
 
     def answer(params: dict[str, Any], query: Query, body: bytes) -> _Answer:
         result = handler(params, query, body)
-        return _Answer.of(result if isinstance(result, bytes) else orjson.dumps(result))
+        raw = result if isinstance(result, bytes) else orjson.dumps(result)
+        return _Answer.of(raw) if media_type == JSON else _Answer(raw, None)
 
     async def compute(params: dict[str, Any], query: Query, body: bytes) -> _Answer:
         if heavy:
@@ -151,8 +175,8 @@ def _endpoint(
                 return _bad_request(service, exc)
         if cached.gzip is not None and "gzip" in request.headers.get("accept-encoding", ""):
             headers = {"content-encoding": "gzip", "vary": "accept-encoding"}
-            return Response(cached.gzip, headers=headers, media_type=JSON)
-        return Response(cached.raw, media_type=JSON)
+            return Response(cached.gzip, headers=headers, media_type=media_type)
+        return Response(cached.raw, media_type=media_type)
 
     return endpoint
 

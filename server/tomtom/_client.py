@@ -13,6 +13,10 @@ each read, and a size as received; the decoded size is bounded where it is decod
 when its Retry-After fits the call's deadline; nothing else is retried, since a
 failed request may still have been billed.
 
+Every request goes through `_fetch` under an endpoint label `"<family>/<endpoint>"`
+(search, routing, traffic, map, ev), which metrics and traces report; pacing takes
+its family from the path (`_families.py`).
+
 Which upstream answers is decided per request (`serves_offline`): a request with a
 key (the caller's, else the configured one) goes to TomTom; one with no key goes to
 the built-in offline upstream, mounted in the same `httpx.AsyncClient` at
@@ -218,6 +222,74 @@ class TomTomClient:
         """`GET /routing/1/calculateReachableRange/{lat},{lon}/json`."""
         path = f"/routing/1/calculateReachableRange/{_latlon(lon, lat)}/json"
         return await self._get("routing/calculateReachableRange", path, params, key)
+
+    async def calculate_long_distance_ev_route_raw(
+        self,
+        locations: Sequence[Sequence[float]],
+        charging: RawBody,
+        *,
+        key: str | None,
+        params: Params = (),
+    ) -> RawBody:
+        """`POST /routing/1/calculateLongDistanceEVRoute/{lat,lon:lat,lon...}/json`: the
+        consumption model in `params`, the charging model (`chargingParameters`) in the
+        body; as received, decoded by the EV route job like any route body."""
+        path = ":".join(_latlon(lon, lat) for lon, lat in locations)
+        full: list[tuple[str, str | int | float | bool]] = [
+            ("vehicleEngineType", "electric"),
+            ("instructionsType", "text"),
+            ("extendedRouteRepresentation", "distance"),
+            ("extendedRouteRepresentation", "travelTime"),
+            *params,
+        ]
+        path = f"/routing/1/calculateLongDistanceEVRoute/{path}/json"
+        return await self._fetch("ev/longDistanceEVRoute", "POST", path, full, key, charging)
+
+    async def ev_search(
+        self, lon: float, lat: float, *, key: str | None, params: Params = ()
+    ) -> dict[str, Any]:
+        """`GET /search/2/evsearch.json?lat&lon`: charging parks near a position."""
+        located: Params = [("lat", coordinate(lat)), ("lon", coordinate(lon)), *params]
+        return await self._get("ev/evsearch", "/search/2/evsearch.json", located, key)
+
+    async def charging_availability(
+        self, availability_id: str, *, key: str | None, params: Params = ()
+    ) -> dict[str, Any]:
+        """`GET /search/2/chargingAvailability.json?chargingAvailability=<id>`: live
+        connector counts of one charging park."""
+        query: Params = [("chargingAvailability", availability_id), *params]
+        path = "/search/2/chargingAvailability.json"
+        return await self._get("ev/chargingAvailability", path, query, key)
+
+    async def geometry_search(
+        self, query: str, geometries: RawBody, *, key: str | None, params: Params = ()
+    ) -> dict[str, Any]:
+        """`POST /search/2/geometrySearch/{query}.json` with `{"geometryList": [...]}`."""
+        path = f"/search/2/geometrySearch/{_segment(query)}.json"
+        return await self._request("search/geometry", "POST", path, params, key, geometries)
+
+    async def poi_categories(self, *, key: str | None, params: Params = ()) -> dict[str, Any]:
+        """`GET /search/2/poiCategories.json`: the whole POI category tree."""
+        return await self._get("search/poiCategories", "/search/2/poiCategories.json", params, key)
+
+    async def static_image(
+        self, bbox: Sequence[float], width: int, height: int, *, key: str | None
+    ) -> bytes:
+        """`GET /map/1/staticimage` (Map Display API): a PNG of TomTom's basic map for
+        `bbox` (west, south, east, north) at `width` x `height` pixels."""
+        params: Params = [
+            ("layer", "basic"),
+            ("style", "main"),
+            ("format", "png"),
+            ("bbox", ",".join(coordinate(v) for v in bbox)),
+            ("width", width),
+            ("height", height),
+        ]
+        raw = await self._fetch("map/staticImage", "GET", "/map/1/staticimage", params, key)
+        try:
+            return raw.decoded()
+        except BodyError as exc:
+            raise UpstreamUnavailableError(str(exc)) from None
 
     async def incident_details(
         self, bbox: Sequence[float], *, key: str | None, params: Params = ()

@@ -16,6 +16,7 @@ from server.runtime import Runtime
 from server.tool_names import REACHABLE_RANGE
 from server.tools._delivery import deliver
 from server.tools._inputs import Position, ShowUi, caller_key, model_tool
+from server.tools._vehicle import Vehicle, takes_vehicle
 from server.tools.routing import (
     AvoidParam,
     DepartAt,
@@ -43,9 +44,11 @@ def register(apps: Apps, runtime: Runtime) -> None:
             "exactly one. Returns the area's extent and size; the map shows its boundary."
         ),
     )
+    @takes_vehicle
     async def reachable_range(
         origin: Position,
         ctx: Context,
+        vehicle: Vehicle,
         timeBudgetInSec: Annotated[
             int | None,
             Field(ge=60, le=86_400, description="Travel-time budget in seconds (60-86,400)"),
@@ -74,7 +77,7 @@ def register(apps: Apps, runtime: Runtime) -> None:
             traffic=traffic,
             avoid=avoid,
             departAt=departAt,
-            extra=list(budget.items()),
+            extra=[*budget.items(), *vehicle.params(travelMode)],
         )
         lon, lat = origin
         key = caller_key(ctx)

@@ -144,7 +144,8 @@ def register(apps: Apps, runtime: Runtime) -> None:
         description=(
             "Free-text search over addresses and points of interest, tolerant of typos: "
             "'pizza near Leidseplein', 'IKEA Delft', 'Damrak 1 Amsterdam'. Pass a position to "
-            "rank nearby results first."
+            "rank nearby results first. To keep results strictly inside an area (a district, a "
+            "polygon, a circle) use tomtom-area-search."
         ),
     )
     async def fuzzy_search(
@@ -175,8 +176,10 @@ def register(apps: Apps, runtime: Runtime) -> None:
         name=POI_SEARCH,
         title="Search points of interest",
         description=(
-            "Search points of interest (shops, restaurants, fuel, charging, hotels...) by name "
-            "or category. Give a position and radius for local results."
+            "Search points of interest (shops, restaurants, fuel, hotels...) by name or "
+            "category. Give a position and radius for local results. For EV charging with "
+            "connectors, power and live availability use tomtom-ev-search; for category ids "
+            "use tomtom-poi-categories."
         ),
     )
     async def poi_search(

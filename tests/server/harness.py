@@ -42,7 +42,12 @@ MODEL_TOOLS = {  # what the tests expect, written out independently of server.to
     "tomtom-traffic": TRAFFIC_URI,
     "tomtom-dynamic-map": MAP_URI,
     "tomtom-data-viz": DATA_VIZ_URI,
+    "tomtom-ev-search": MAP_URI,
+    "tomtom-ev-routing": MAP_URI,
+    "tomtom-area-search": MAP_URI,
 }
+PLAIN_TOOLS = {"tomtom-poi-categories"}
+"""Model tools without a view (docs/adr/0026)."""
 APP_TOOLS = {"tomtom-get-app-data", "tomtom-report-app-status", "tomtom-get-map-config"}
 AMSTERDAM = [4.8897, 52.3740]
 UTRECHT = [5.1214, 52.0907]
@@ -180,6 +185,8 @@ KIND_GEOMETRIES = {
     "origin": {"Point"},
     "marker": {"Point"},
     "area": {"Polygon", "MultiPolygon"},
+    "station": {"Point"},
+    "charging_stop": {"Point"},
 }
 ROUTE_PROPERTIES = {"route_index", "summary", "legs", "sections"}
 """Plus `guidance` and `progress` together, except on dynamic maps (ADR 0001)."""

@@ -10,6 +10,7 @@ on the other; no key leaves the server in any form.
 from __future__ import annotations
 
 import asyncio
+import base64
 import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
@@ -25,12 +26,13 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp_types import CallToolResult
 
 from loadtest.topology import Service
-from server.jobs import DATA_SOURCE_KEY, OFFLINE_NOTE
+from server.jobs import DATA_SOURCE_KEY, MAX_RESULT_CHARS_KEY, OFFLINE_NOTE
 from server.tiles import TileTokens
 from server.tomtom._errors import key_forms
 from server.tools.app_only import MAP_CONFIG_KEY
 from tests.conftest import TILE_SECRET
 from tests.processes import running
+from tests.server.harness import BERLIN
 from tests.server.test_tools_e2e import CALLS
 from tests.standin import forget, recorded
 
@@ -94,6 +96,64 @@ async def test_one_replica_serves_keyless_callers_offline_and_keyed_callers_from
     for result in (offline_route, offline_geocode):
         assert answer_of(result)["data_source"] == OFFLINE_NOTE
         assert result.meta[DATA_SOURCE_KEY] == "offline"
+
+
+EXTRA_CALLS: list[tuple[str, dict[str, Any]]] = [
+    ("tomtom-poi-categories", {"filter": "parking"}),
+    ("tomtom-routing", {"locations": [AMSTERDAM, UTRECHT], "image": True}),
+    ("tomtom-routing", {"locations": [AMSTERDAM, BERLIN, UTRECHT], "computeBestOrder": True}),
+    ("tomtom-routing", {"locations": [AMSTERDAM, UTRECHT], "maxAlternatives": 2}),
+    (
+        "tomtom-routing",
+        {"locations": [AMSTERDAM, UTRECHT], "travelMode": "truck", "vehicleWeight": 40_000},
+    ),
+    (
+        "tomtom-dynamic-map",
+        {
+            "markers": [{"position": AMSTERDAM}],
+            "routes": [{"locations": [AMSTERDAM, UTRECHT]}],
+            "image": True,
+        },
+    ),
+    ("tomtom-ev-search", {"position": AMSTERDAM, "includeAvailability": True}),
+]
+"""Beyond `CALLS` (every tool once): the options that make further TomTom requests (the
+static map of `image`, charging availability) or other answers (best order, alternatives)."""
+UNFLAGGED = {"tomtom-data-viz"}
+"""Tools whose answer is the caller's own data, not TomTom's: never flagged offline."""
+
+
+def tomtom_calls() -> list[tuple[str, dict[str, Any]]]:
+    return [*CALLS, ("tomtom-traffic", {"bbox": [4.8, 52.3, 5.0, 52.42]}), *EXTRA_CALLS]
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    tomtom_calls(),
+    ids=[f"{t}-{i}" for i, (t, _) in enumerate(tomtom_calls())],
+)
+async def test_every_tool_goes_to_tomtom_with_a_key_and_is_flagged_offline_without(
+    replicas: list[Service], standin: Service, tool: str, arguments: dict[str, Any]
+) -> None:
+    async with connected(replicas[0], CALLER_KEY) as keyed, connected(replicas[1]) as keyless:
+        forget(standin.url)
+        online = await keyed.call_tool(tool, arguments)
+        seen = recorded(standin.url)
+        forget(standin.url)
+        offline = await keyless.call_tool(tool, arguments)
+        assert recorded(standin.url) == [], f"{tool}: a keyless call reached TomTom"
+    assert "data_source" not in answer_of(online) and DATA_SOURCE_KEY not in (online.meta or {})
+    if tool in UNFLAGGED:
+        assert seen == [] and "data_source" not in answer_of(offline)
+        return
+    assert seen and {r["key"] for r in seen} == {CALLER_KEY}, (tool, seen)
+    assert answer_of(offline)["data_source"] == OFFLINE_NOTE, tool
+    assert offline.meta[DATA_SOURCE_KEY] == "offline", tool
+    assert online.meta[MAX_RESULT_CHARS_KEY] == offline.meta[MAX_RESULT_CHARS_KEY] > 0
+    if arguments.get("image"):
+        basemaps = [answer_of(r)["image"]["basemap"] for r in (online, offline)]
+        assert basemaps == ["TomTom static map", "offline basemap (offline mode)"]
+        assert any(r["path"] == "/map/1/staticimage" for r in seen)
 
 
 async def test_offline_departures_are_now_not_a_fixed_date(replicas: list[Service]) -> None:
@@ -214,9 +274,12 @@ async def test_no_key_appears_in_any_tool_result_log_line_metric_or_tile_answer(
 ) -> None:
     outputs: dict[str, str] = {}
     async with connected(replicas[0], CALLER_KEY) as client:
-        for tool, arguments in [*CALLS, ("tomtom-traffic", {"bbox": [4.8, 52.3, 5.0, 52.42]})]:
+        for i, (tool, arguments) in enumerate(tomtom_calls()):
             result = await client.call_tool(tool, arguments)
-            outputs[tool] = result.model_dump_json()
+            assert not result.is_error, (tool, result.content[0].text)
+            outputs[f"{tool} {i}"] = result.model_dump_json()
+            for image in [c for c in result.content if c.type == "image"]:  # the PNG's bytes
+                outputs[f"{tool} {i} image"] = base64.b64decode(image.data).decode("latin-1")
         config = await client.call_tool("tomtom-get-map-config", {})
         outputs["map config"] = config.model_dump_json()
     async with connected(replicas[0], "offline-403") as refused:  # TomTom refuses this key
