@@ -283,9 +283,15 @@ async def test_no_key_appears_in_any_tool_result_log_line_metric_or_tile_answer(
         config = await client.call_tool("tomtom-get-map-config", {})
         outputs["map config"] = config.model_dump_json()
     async with connected(replicas[0], "offline-403") as refused:  # TomTom refuses this key
-        failed = await refused.call_tool("tomtom-routing", {"locations": [AMSTERDAM, UTRECHT]})
-        assert failed.is_error
-        outputs["tool error"] = failed.model_dump_json()
+        refusable = [
+            ("tomtom-routing", {"locations": [AMSTERDAM, UTRECHT]}),
+            *[c for c in CALLS if c[0].startswith(("tomtom-ev", "tomtom-area"))],
+            ("tomtom-poi-categories", {"filter": "parking"}),
+        ]
+        for tool, arguments in refusable:
+            failed = await refused.call_tool(tool, arguments)
+            assert failed.is_error, tool
+            outputs[f"{tool} error"] = failed.model_dump_json()
         denied = await refused.call_tool("tomtom-get-map-config", {})
     denied_tile = httpx.get(
         tile_url(denied.meta[MAP_CONFIG_KEY]["tiles"]["basemap"], replicas[1]), timeout=10
@@ -295,10 +301,11 @@ async def test_no_key_appears_in_any_tool_result_log_line_metric_or_tile_answer(
     assert tile.status_code == 200
     for name, response in (("tile", tile), ("refused tile", denied_tile)):
         outputs[name] = f"{response.headers}\n{response.content.decode('latin-1')}"
-    for replica in replicas:
-        outputs[f"{replica.name} metrics"] = httpx.get(f"{replica.url}/metrics", timeout=5).text
-        outputs[f"{replica.name} log"] = replica.log.read_text()
-    assert "tomtom-get-map-config" in outputs[f"{replicas[0].name} log"]  # calls were logged
+    for i, replica in enumerate(replicas):  # both are named "serve": told apart by index
+        outputs[f"replica {i} metrics"] = httpx.get(f"{replica.url}/metrics", timeout=5).text
+        outputs[f"replica {i} log"] = replica.log.read_text()
+    assert "tomtom-get-map-config" in outputs["replica 0 log"]  # calls were logged
+    assert "tile_refused" in outputs["replica 1 log"]
     assert search_for_keys(outputs, [CALLER_KEY, "offline-403"]) == []
 
 
