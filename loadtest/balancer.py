@@ -35,7 +35,8 @@ http {{
     fastcgi_temp_path fastcgi;
     uwsgi_temp_path uwsgi;
     scgi_temp_path scgi;
-    log_format replay '$remote_addr "$request" $status $body_bytes_sent '
+    # $uri, not $request: a tile URL's query holds its token, which stays out of logs.
+    log_format replay '$remote_addr "$request_method $uri" $status $body_bytes_sent '
                       'upstream=$upstream_addr $upstream_status ${{request_time}}s';
     access_log /dev/stdout replay;
 
@@ -67,6 +68,21 @@ http {{
             proxy_connect_timeout 2s;
             # Long routes under load take seconds to fit; the SDK answers in one JSON body.
             proxy_read_timeout 120s;
+        }}
+
+        # Map tiles for the views (GET only): any replica opens any tile token. A tile
+        # request is idempotent, so a replica that cannot be reached is skipped.
+        location /tiles/ {{
+            limit_except GET {{
+                deny all;
+            }}
+            proxy_pass http://mcp_replicas;
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+            proxy_set_header Host $http_host;
+            proxy_next_upstream error timeout;
+            proxy_connect_timeout 2s;
+            proxy_read_timeout 15s;
         }}
 
         location = /health {{

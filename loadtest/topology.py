@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import multiprocessing
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -187,14 +188,20 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def replica_env(upstream_url: str | None, extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """Environment of a replica: the separate upstream if given, else the built-in one."""
+def replica_env(
+    upstream_url: str | None,
+    extra: Mapping[str, str] | None = None,
+    tile_secret: str | None = None,
+) -> dict[str, str]:
+    """Environment of a replica: the separate upstream if given (with `tile_secret`, shared
+    by the topology's replicas, for the tile route), else the built-in one."""
     env = dict(os.environ)
-    env.pop("TOMTOM_API_KEY", None)
-    env.pop("TOMTOM_API_BASE_URL", None)
+    for name in ("TOMTOM_API_KEY", "TOMTOM_API_BASE_URL", "TILE_TOKEN_SECRET", "PUBLIC_URL"):
+        env.pop(name, None)
     if upstream_url:
         env["TOMTOM_API_KEY"] = OFFLINE_KEY
         env["TOMTOM_API_BASE_URL"] = upstream_url
+        env["TILE_TOKEN_SECRET"] = tile_secret or secrets.token_urlsafe(32)
     env["DATA_VIZ_ALLOW_PRIVATE"] = "1"  # the replay serves data-viz GeoJSON on 127.0.0.1
     # The replay's one key stands in for many users' keys: TomTom's per-key rates would
     # pace the load itself, not what it measures.
@@ -238,6 +245,10 @@ def run_topology(
         extra = dict(env or {})
         if fit_workers is not None:
             extra["FIT_WORKERS"] = str(fit_workers)
+        front = (balancer_port or free_port()) if with_balancer else None
+        if front is not None:  # views load tiles through the balancer, as users reach it
+            extra.setdefault("PUBLIC_URL", f"http://127.0.0.1:{front}/mcp")
+        tile_secret = secrets.token_urlsafe(32)  # one per topology: every replica opens tokens
         for i in range(1, replicas + 1):
             port = free_port()
             topology.replicas.append(
@@ -246,13 +257,13 @@ def run_topology(
                     cli(["serve"], port),
                     port,
                     workdir,
-                    replica_env(upstream_url, extra),
+                    replica_env(upstream_url, extra, tile_secret),
                 )
             )
         for service in topology.replicas:
             wait_ready(service, ready_timeout)
-        if with_balancer:
-            port = balancer_port or free_port()
+        if front is not None:
+            port = front
             addresses = [s.url.removeprefix("http://") for s in topology.replicas]
             prefix = workdir / "nginx"
             prefix.mkdir(exist_ok=True)

@@ -1,4 +1,5 @@
-"""The Starlette app: stateless MCP on `POST /mcp`, plus `/health`, `/metrics`, `/preview`.
+"""The Starlette app: stateless MCP on `POST /mcp`, plus `/tiles`, `/health`, `/metrics`,
+`/preview`.
 
 `build_server()` makes the `MCPServer` (tools and views); `build_app()` wraps it
 for uvicorn and owns the long-lived resources (the TomTom HTTP client, the
@@ -23,7 +24,7 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 import widgets
@@ -34,7 +35,12 @@ from server.ops.drain import CloseWhileDraining, Drain
 from server.ops.heap import freeze_startup_heap
 from server.ops.loop_lag import watch_loop_lag
 from server.runtime import Runtime, build_runtime
-from server.tools import register_plain_tools, register_tools, register_views
+from server.tools import (
+    register_earlier_views,
+    register_plain_tools,
+    register_tools,
+    register_views,
+)
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +75,7 @@ def build_server(runtime: Runtime) -> MCPServer:
         middleware=[ToolCallLog(runtime.settings.call_deadline_s)],
     )
     register_plain_tools(mcp, runtime)
+    register_earlier_views(mcp, runtime.settings)
     return mcp
 
 
@@ -87,12 +94,7 @@ def build_app(settings: Settings, drain: Drain | None = None) -> Starlette:
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
-        if settings.offline:
-            log.warning(
-                "NO TOMTOM_API_KEY SET: serving the built-in OFFLINE upstream (synthetic places, "
-                "routes and traffic). Set TOMTOM_API_KEY for real TomTom data.",
-                extra={"event": "offline_mode"},
-            )
+        _log_modes(settings)
         async with mcp.session_manager.run():
             runtime.pool.start()
             freeze_startup_heap()
@@ -104,6 +106,8 @@ def build_app(settings: Settings, drain: Drain | None = None) -> Starlette:
                 runtime.pool.close()
                 await runtime.http.aclose()
                 await runtime.downloads.aclose()
+                if runtime.tiles is not None:
+                    await runtime.tiles.aclose()
 
     async def health(_: Request) -> JSONResponse:
         ready = runtime.pool.ready and not drain.active
@@ -112,15 +116,27 @@ def build_app(settings: Settings, drain: Drain | None = None) -> Starlette:
             "status": status,
             "ready": ready,
             "fit_pool_warm": runtime.pool.ready,
-            "offline": settings.offline,
+            "offline": settings.offline_mode,
+            "tiles": runtime.tiles is not None,
         }
         return JSONResponse(body, status_code=200 if ready else 503)
 
     async def metrics_endpoint(_: Request) -> Response:
         return Response(generate_latest(metrics.REGISTRY), media_type=CONTENT_TYPE_LATEST)
 
+    async def tiles(request: Request) -> Response:
+        if runtime.tiles is None:
+            why = "offline demo data" if not settings.serves_keyed else "no TILE_TOKEN_SECRET"
+            return PlainTextResponse(
+                f"this server serves no map tiles ({why})\n",
+                status_code=404,
+                headers={"access-control-allow-origin": "*", "cache-control": "no-store"},
+            )
+        return await runtime.tiles.serve(request)
+
     routes = [
         Route("/mcp", mcp_endpoint, methods=["POST"]),
+        Route("/tiles/{layer}/{z:int}/{x:int}/{y:int}.{ext}", tiles, methods=["GET"]),
         Route("/health", health, methods=["GET"]),
         Route("/metrics", metrics_endpoint, methods=["GET"]),
     ]
@@ -158,15 +174,47 @@ def build_app(settings: Settings, drain: Drain | None = None) -> Starlette:
 
 def _traced() -> Middleware:
     """OpenTelemetry's ASGI instrumentation: a server span per request (`POST /mcp`), none
-    for the probes and scrapes, and none for each body chunk sent or received."""
+    for the probes and scrapes, none for tiles (many, and their URL holds a token), and
+    none for each body chunk sent or received."""
     from opentelemetry.instrumentation.asgi import OpenTelemetryMiddleware
     from opentelemetry.util.http import ExcludeList
 
     return Middleware(
         OpenTelemetryMiddleware,
-        excluded_urls=ExcludeList([r"/health$", r"/metrics$"]),
+        excluded_urls=ExcludeList([r"/health$", r"/metrics$", r"/tiles/"]),
         exclude_spans=["receive", "send"],
     )
+
+
+def _log_modes(settings: Settings) -> None:
+    """Say at start-up, loudly, who gets offline demo data and who gets no tiles."""
+    if settings.offline_mode == "always":
+        log.warning(
+            "OFFLINE=always: every request is answered by the built-in OFFLINE upstream "
+            "(synthetic places, routes and traffic), with or without a key.",
+            extra={"event": "offline_mode", "offline": "always"},
+        )
+    elif settings.offline_mode == "auto" and settings.api_key is None:
+        log.warning(
+            "No TOMTOM_API_KEY: requests without a tomtom-api-key header get OFFLINE demo data "
+            "(synthetic, flagged as such); requests with one go to %s. OFFLINE=never refuses "
+            "keyless requests instead.",
+            settings.api_base_url,
+            extra={"event": "offline_mode", "offline": "auto"},
+        )
+    if settings.serves_keyed and not settings.tile_token_secrets:
+        log.warning(
+            "No TILE_TOKEN_SECRET: the views of keyed callers get no map tiles; set the same "
+            "secret on every replica to serve them through /tiles.",
+            extra={"event": "no_tiles"},
+        )
+    if settings.tiles_enabled:
+        log.info(
+            "tiles served at %s (views' CSP origin %s)",
+            settings.tiles_base_url,
+            settings.public_origin,
+            extra={"event": "tiles"},
+        )
 
 
 def _transport_security(settings: Settings) -> TransportSecuritySettings:

@@ -6,6 +6,7 @@ deployments is here, with its default and the variable that sets it.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import os
 from collections.abc import Mapping
@@ -21,6 +22,12 @@ OFFLINE_BASE_URL = "http://offline-upstream.invalid"
 FIT_ORDERS = frozenset({"least-work", "arrival"})
 """How jobs waiting for the fitting pool are ordered (`server.pool`)."""
 
+OFFLINE_MODES = ("auto", "never", "always")
+"""`OFFLINE`: the offline upstream serves a request only when no key exists for it (auto),
+never (every request needs a key), or always (demos and tests; no key is ever sent)."""
+
+TILE_SECRET_MIN_CHARS = 32
+CLAUDE_UI_DOMAIN_SUFFIX = ".claudemcpcontent.com"
 API_FAMILIES = frozenset(
     {
         "search",
@@ -79,21 +86,56 @@ class Settings:
     data_viz_timeout_s: float = 15.0
     data_viz_allow_private: bool = False
     preview: bool = False
+    offline_mode: str = "auto"
+    public_url: str | None = None
+    """The MCP endpoint exactly as users enter it in their host (`PUBLIC_URL`); `serve`
+    fills in its own address when unset."""
+    ui_domain: str | None = None
+    """`UI_DOMAIN` as given: None, `claude`, `chatgpt`, or a value sent verbatim."""
+    tile_token_secrets: tuple[str, ...] = ()
+    """`TILE_TOKEN_SECRET`, comma-separated: the first seals tokens, every one opens them."""
+    tile_token_ttl_s: int = 3600
+    tile_rate_per_s: float = 20.0
+    tile_burst: int = 200
+    tile_max_bytes: int = 1024 * 1024
 
     @property
-    def offline(self) -> bool:
-        """No key configured: tools talk to the built-in offline upstream in process."""
-        return self.api_key is None
+    def serves_keyed(self) -> bool:
+        """Whether requests with a key reach TomTom (false only with `OFFLINE=always`)."""
+        return self.offline_mode != "always"
 
     @property
-    def tiles_origin(self) -> str:
-        """`scheme://host[:port]` of the TomTom API: where the views load tiles from (CSP)."""
-        parts = urlsplit(self.api_base_url)
-        return f"{parts.scheme}://{parts.netloc}"
+    def tiles_enabled(self) -> bool:
+        """The tile route serves: keyed callers exist and replicas share a token secret."""
+        return self.serves_keyed and bool(self.tile_token_secrets)
 
     @property
-    def upstream_base_url(self) -> str:
-        return OFFLINE_BASE_URL if self.offline else self.api_base_url
+    def public_origin(self) -> str | None:
+        """`scheme://host[:port]` of `PUBLIC_URL`, host in lower case: the views' CSP origin."""
+        if self.public_url is None:
+            return None
+        parts = urlsplit(self.public_url)
+        return f"{parts.scheme.lower()}://{parts.netloc.lower()}"
+
+    @property
+    def tiles_base_url(self) -> str | None:
+        """Where views load tiles: `PUBLIC_URL` with its final `/mcp` replaced by `/tiles`."""
+        if self.public_url is None:
+            return None
+        path = urlsplit(self.public_url).path.rstrip("/").removesuffix("/mcp")
+        return f"{self.public_origin}{path}/tiles"
+
+    @property
+    def resource_ui_domain(self) -> str | None:
+        """The views' `_meta.ui.domain`: Claude's hash rule, ChatGPT's origin, a value given
+        verbatim, or None (the host picks its own sandbox origin: always safe)."""
+        if self.ui_domain is None:
+            return None
+        if self.ui_domain == "claude":
+            return claude_ui_domain(self.public_url or "")
+        if self.ui_domain == "chatgpt":
+            return self.public_origin
+        return self.ui_domain
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
@@ -130,6 +172,14 @@ class Settings:
             data_viz_max_bytes=_int(env, "DATA_VIZ_MAX_BYTES", d.data_viz_max_bytes, minimum=1),
             data_viz_timeout_s=_float(env, "DATA_VIZ_TIMEOUT_S", d.data_viz_timeout_s),
             data_viz_allow_private=_bool(env, "DATA_VIZ_ALLOW_PRIVATE", False),
+            offline_mode=env.get("OFFLINE", d.offline_mode).strip().lower() or d.offline_mode,
+            public_url=env.get("PUBLIC_URL", "").strip() or None,
+            ui_domain=env.get("UI_DOMAIN", "").strip() or None,
+            tile_token_secrets=_list(env, "TILE_TOKEN_SECRET", ()),
+            tile_token_ttl_s=_int(env, "TILE_TOKEN_TTL_S", d.tile_token_ttl_s, minimum=60),
+            tile_rate_per_s=_float(env, "TILE_RATE_PER_S", d.tile_rate_per_s),
+            tile_burst=_int(env, "TILE_BURST", d.tile_burst, minimum=1),
+            tile_max_bytes=_int(env, "TILE_MAX_BYTES", d.tile_max_bytes, minimum=1024),
         )
         if settings.log_level not in {"DEBUG", "INFO", "WARNING", "ERROR"}:
             raise ConfigError(
@@ -148,7 +198,67 @@ class Settings:
             raise ConfigError(
                 f"TOMTOM_API_BASE_URL={settings.api_base_url!r}: must start with http:// or https://"
             )
-        return replace(settings, **{k: v for k, v in overrides.items() if v is not None})
+        settings = replace(settings, **{k: v for k, v in overrides.items() if v is not None})
+        settings.check()
+        return settings
+
+    def check(self) -> None:
+        """Refuse combinations that would fail later, quietly, in a view (ConfigError)."""
+        if self.offline_mode not in OFFLINE_MODES:
+            raise ConfigError(f"OFFLINE={self.offline_mode!r}: use {', '.join(OFFLINE_MODES)}")
+        if self.public_url is not None:
+            _check_public_url(self.public_url)
+        if self.ui_domain is not None:
+            _check_ui_domain(self)
+        if self.tile_token_ttl_s > 86_400:
+            raise ConfigError(f"TILE_TOKEN_TTL_S={self.tile_token_ttl_s}: at most 86400 (a day)")
+        for secret in self.tile_token_secrets:
+            if len(secret) < TILE_SECRET_MIN_CHARS:
+                raise ConfigError(
+                    f"TILE_TOKEN_SECRET: each secret needs at least {TILE_SECRET_MIN_CHARS} "
+                    "characters; make one with: python3 -c 'import secrets; "
+                    "print(secrets.token_urlsafe(32))'"
+                )
+        keyed = self.offline_mode == "never" or (
+            self.api_key is not None and self.offline_mode == "auto"
+        )
+        if keyed and not self.tile_token_secrets:
+            why = "OFFLINE=never" if self.offline_mode == "never" else "TOMTOM_API_KEY is set"
+            raise ConfigError(
+                f"TILE_TOKEN_SECRET is not set, but {why}: the views load map tiles through "
+                "/tiles with tokens sealed under it. Give every replica the same secret of at "
+                f"least {TILE_SECRET_MIN_CHARS} characters (python3 -c 'import secrets; "
+                "print(secrets.token_urlsafe(32))')."
+            )
+
+
+def claude_ui_domain(connector_url: str) -> str:
+    """Claude's sandbox domain for a connector URL exactly as the user typed it: the first
+    32 hex digits of its SHA-256, then `.claudemcpcontent.com` (docs/adr/0062)."""
+    digest = hashlib.sha256(connector_url.encode("utf-8")).hexdigest()
+    return digest[:32] + CLAUDE_UI_DOMAIN_SUFFIX
+
+
+def _check_public_url(url: str) -> None:
+    parts = urlsplit(url)
+    if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
+        raise ConfigError(
+            f"PUBLIC_URL={url!r}: give the MCP endpoint as users enter it in their host, "
+            "e.g. https://maps.example.com/mcp"
+        )
+    if parts.query or parts.fragment or not parts.path.rstrip("/").endswith("/mcp"):
+        raise ConfigError(
+            f"PUBLIC_URL={url!r}: must end with the /mcp endpoint and carry no query or "
+            "fragment, e.g. https://maps.example.com/mcp"
+        )
+
+
+def _check_ui_domain(settings: Settings) -> None:
+    value = settings.ui_domain or ""
+    if value in ("claude", "chatgpt") and settings.public_url is None:
+        raise ConfigError(f"UI_DOMAIN={value}: set PUBLIC_URL too; the domain is derived from it")
+    if len(value) > 253 or any(ch.isspace() for ch in value):
+        raise ConfigError(f"UI_DOMAIN={value[:80]!r}: not a domain (no spaces, 253 at most)")
 
 
 def _int(env: Mapping[str, str], name: str, default: int, minimum: int = 0) -> int:

@@ -6,8 +6,9 @@ from dataclasses import dataclass
 
 import httpx
 
-from server.config import Settings
+from server.config import OFFLINE_BASE_URL, Settings
 from server.pool import FitPool, Placement
+from server.tiles import Tiles, build_tiles
 from server.tomtom import Bounds, Pacer, TomTomClient
 
 
@@ -17,12 +18,16 @@ class Runtime:
     tomtom: TomTomClient
     """The one shared TomTom client, over `http`."""
     http: httpx.AsyncClient
-    """The pooled keep-alive HTTP client under `tomtom` (closed by the app's lifespan)."""
+    """The pooled keep-alive HTTP client under `tomtom` (closed by the app's lifespan);
+    the offline upstream is mounted in it at `OFFLINE_BASE_URL`."""
     downloads: httpx.AsyncClient
     """A separate client for data-viz `data_url` downloads (no TomTom base URL, no redirects)."""
     pool: FitPool
     placement: Placement
     """Where each job runs: `pool` or the event loop."""
+    tiles: Tiles | None = None
+    """The tile route's tokens, limits and upstream pool (closed by the app's lifespan);
+    None when this server serves no tiles."""
 
 
 def build_runtime(settings: Settings) -> Runtime:
@@ -37,12 +42,13 @@ def build_runtime(settings: Settings) -> Runtime:
     timeout = httpx.Timeout(
         settings.upstream_timeout_s, connect=min(5.0, settings.upstream_timeout_s)
     )
-    transport: httpx.AsyncBaseTransport | None = None
-    if settings.offline:
+    mounts: dict[str, httpx.AsyncBaseTransport] = {}
+    if settings.offline_mode != "never":
         from server.offline import build_upstream_app
 
-        transport = httpx.ASGITransport(app=build_upstream_app())
-    http = httpx.AsyncClient(limits=limits, timeout=timeout, transport=transport)
+        # Requests with no key go here, the others to TomTom: one client serves both.
+        mounts[OFFLINE_BASE_URL] = httpx.ASGITransport(app=build_upstream_app())
+    http = httpx.AsyncClient(limits=limits, timeout=timeout, mounts=mounts)
     downloads = httpx.AsyncClient(
         timeout=httpx.Timeout(settings.data_viz_timeout_s), follow_redirects=False
     )
@@ -58,16 +64,18 @@ def build_runtime(settings: Settings) -> Runtime:
         settings=settings,
         tomtom=TomTomClient(
             http=http,
-            base_url=settings.upstream_base_url,
+            base_url=settings.api_base_url,
             default_key=settings.api_key,
             placement=placement,
             bounds=bounds_of(settings),
             pacer=pacer_of(settings),
+            offline_mode=settings.offline_mode,
         ),
         http=http,
         downloads=downloads,
         pool=pool,
         placement=placement,
+        tiles=build_tiles(settings),
     )
 
 

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 
 import pytest
 
-from loadtest.topology import Service
+from loadtest.topology import Service, free_port, serving
 from tests.processes import running
 
 TEST_KEY = "test-key"
+TILE_SECRET = "test-tile-secret-shared-by-every-replica-0123456789"
 
 
 @pytest.fixture(scope="session")
@@ -20,11 +22,22 @@ def upstream() -> Iterator[Service]:
 
 
 @pytest.fixture(scope="session")
+def standin() -> Iterator[Service]:
+    """A stand-in TomTom (the offline upstream) that records the path and key of every
+    request it receives (`tests.standin.recorded`)."""
+    port = free_port()
+    command = [sys.executable, "-m", "tests.standin", "--port", str(port)]
+    with serving("standin", command, port) as process:
+        yield process
+
+
+@pytest.fixture(scope="session")
 def server(upstream: Service) -> Iterator[Service]:
     """A server replica with a key, talking to the separate upstream process over HTTP."""
     env = {
         "TOMTOM_API_KEY": TEST_KEY,
         "TOMTOM_API_BASE_URL": upstream.url,
+        "TILE_TOKEN_SECRET": TILE_SECRET,
         "TOMTOM_TIMEOUT_S": "2",
         "FIT_WORKERS": "1",
     }

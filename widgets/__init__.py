@@ -1,6 +1,15 @@
-"""MCP Apps views, built into one HTML document each (`dist/`, ADR 0043)."""
+"""MCP Apps views, built into one HTML document each (`dist/`, ADR 0043).
+
+Each view's `ui://` URI carries a short hash of its built document
+(`ui://tomtom/map-<hash>.html`), so hosts that cache views by URI (ChatGPT does)
+fetch a new build; the server still answers the URIs of earlier builds and the
+unversioned ones (`view_for_uri`), so a rolling update breaks no view (ADR 0062).
+"""
 
 from __future__ import annotations
+
+import hashlib
+import re
 
 from widgets._document import MissingBuild, View, built, pinned_versions
 
@@ -13,33 +22,42 @@ __all__ = [
     "pinned_versions",
     "preview_html",
     "preview_sandbox_html",
+    "view_for_uri",
     "views",
 ]
 
-MAP_URI = "ui://tomtom/map.html"
-DATA_VIZ_URI = "ui://tomtom/data-viz.html"
-TRAFFIC_URI = "ui://tomtom/traffic.html"
-
-
 # fmt: off
 _VIEWS = (
-    # uri, name, title, description, built document
-    (MAP_URI, "tomtom-map", "TomTom map",
+    # stem, name, title, description, built document
+    ("map", "tomtom-map", "TomTom map",
      "Places, routes with sections, reachable ranges and composed maps.", "map.html"),
-    (DATA_VIZ_URI, "tomtom-data-viz", "TomTom data map",
+    ("data-viz", "tomtom-data-viz", "TomTom data map",
      "The caller's GeoJSON drawn with the caller's layers.", "data-viz.html"),
-    (TRAFFIC_URI, "tomtom-traffic", "TomTom traffic",
+    ("traffic", "tomtom-traffic", "TomTom traffic",
      "Traffic incidents for an area over live traffic flow.", "traffic.html"),
 )
 # fmt: on
+_DOCUMENTS = {stem: document for stem, _, _, _, document in _VIEWS}
+_EARLIER = re.compile(r"ui://tomtom/(?P<stem>map|data-viz|traffic)(-[0-9a-f]{4,32})?\.html")
 
 
-def views(tiles_origin: str = "https://api.tomtom.com") -> list[View]:
-    """The map, data-viz and traffic views; each CSP names only the TomTom tiles origin."""
-    origins = (tiles_origin,)
+def _versioned_uri(stem: str) -> str:
+    digest = hashlib.sha256(built(_DOCUMENTS[stem]).encode("utf-8")).hexdigest()[:12]
+    return f"ui://tomtom/{stem}-{digest}.html"
+
+
+MAP_URI = _versioned_uri("map")
+DATA_VIZ_URI = _versioned_uri("data-viz")
+TRAFFIC_URI = _versioned_uri("traffic")
+
+
+def views(tiles_origin: str | None = None) -> list[View]:
+    """The map, data-viz and traffic views; each CSP names only `tiles_origin` (the server's
+    public origin, where the tile route is), or nothing when the server serves no tiles."""
+    origins = (tiles_origin,) if tiles_origin else ()
     return [
         View(
-            uri=uri,
+            uri=_versioned_uri(stem),
             name=name,
             title=title,
             description=description,
@@ -47,8 +65,18 @@ def views(tiles_origin: str = "https://api.tomtom.com") -> list[View]:
             connect_domains=origins,
             resource_domains=origins,
         )
-        for uri, name, title, description, document in _VIEWS
+        for stem, name, title, description, document in _VIEWS
     ]
+
+
+def view_for_uri(uri: str, tiles_origin: str | None = None) -> View | None:
+    """The current build of the view an earlier URI named (`ui://tomtom/map.html`, or
+    `ui://tomtom/map-<hash>.html` of another build), or None for no view of ours."""
+    match = _EARLIER.fullmatch(uri)
+    if match is None:
+        return None
+    current = _versioned_uri(match["stem"])
+    return next(v for v in views(tiles_origin) if v.uri == current)
 
 
 def preview_html() -> str:

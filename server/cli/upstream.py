@@ -16,7 +16,7 @@ def add_parser(sub: Any) -> None:
         "upstream",
         help="serve the offline TomTom upstream",
         description="Serve the offline emulation of the TomTom REST API "
-        "(search, routing, reachable range, traffic incidents).",
+        "(search, routing, reachable range, traffic incidents, raster map and traffic tiles).",
     )
     parser.add_argument("--host", default="127.0.0.1", help="interface to bind (127.0.0.1)")
     parser.add_argument(

@@ -49,6 +49,10 @@ from server.jobs._geojson import GeoJsonError, Summary, validate_geojson
 from server.jobs._image import IMAGE_MAX_BYTES, ImageRequest, Rendered, basemap_frame, render_map
 from server.jobs._result import (
     APP_DATA_KEY,
+    DATA_SOURCE_KEY,
+    MAX_RESULT_CHARS,
+    MAX_RESULT_CHARS_KEY,
+    OFFLINE_NOTE,
     OMITTED_KEY,
     Prepared,
     call_tool_result,
@@ -70,9 +74,13 @@ from server.jobs._traffic import incident_collection, incidents_of
 
 __all__ = [
     "APP_DATA_KEY",
+    "DATA_SOURCE_KEY",
     "DROPPED_KEY",
     "IMAGE_MAX_BYTES",
     "INCIDENT_CATEGORIES",
+    "MAX_RESULT_CHARS",
+    "MAX_RESULT_CHARS_KEY",
+    "OFFLINE_NOTE",
     "OMITTED_KEY",
     "BadAnswer",
     "DrawnRoute",

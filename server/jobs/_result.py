@@ -26,8 +26,20 @@ APP_DATA_KEY = "com.tomtom/app-data"
 OMITTED_KEY = "com.tomtom/app-data-omitted"
 VIEW_UUID_KEY = "viewUUID"
 """A fresh id per result: the view keeps its camera and selection under it (ADR 0045)."""
-WIRE_MARGIN = 600
-"""Characters kept free for the JSON-RPC envelope and the SDK's own `_meta` keys."""
+DATA_SOURCE_KEY = "com.tomtom/data-source"
+"""`"offline"` in `_meta` when the built-in offline upstream answered (the views say so)."""
+OFFLINE_NOTE = "offline demo data, not real TomTom results"
+"""`data_source` in the model's text when the offline upstream answered."""
+MAX_RESULT_CHARS_KEY = "anthropic/maxResultSizeChars"
+MAX_RESULT_CHARS = 500_000
+"""Claude Code keeps a result of up to this many characters whole (its ceiling; its default
+is far below our budget): every result stays under `APP_DATA_BUDGET`, so none is cut."""
+_OFFLINE_ROOM = len(orjson.dumps(orjson.dumps({"data_source": OFFLINE_NOTE}).decode())) + len(
+    orjson.dumps({DATA_SOURCE_KEY: "offline"})
+)
+WIRE_MARGIN = 600 + _OFFLINE_ROOM
+"""Characters kept free for the JSON-RPC envelope, the SDK's own `_meta` keys and the
+offline flag, which delivery adds to a finished result (`Prepared.result`)."""
 
 
 @dataclass(frozen=True)
@@ -46,8 +58,16 @@ class Prepared:
     image: str | None = None
     """A rendered map (base64 PNG), attached as `ImageContent` after the text."""
 
-    def result(self) -> CallToolResult:
-        return call_tool_result(self.text, self.meta, self.image)
+    def result(self, *, offline: bool = False) -> CallToolResult:
+        """The CallToolResult; `offline` flags it, for the model and the view, as answered
+        by the offline upstream (room for the flag is kept in `WIRE_MARGIN`)."""
+        if not offline:
+            return call_tool_result(self.text, self.meta, self.image)
+        return call_tool_result(
+            {**self.text, "data_source": OFFLINE_NOTE},
+            {**self.meta, DATA_SOURCE_KEY: "offline"},
+            self.image,
+        )
 
 
 IMAGE_SCALES = (1.0, 0.75, 0.5)
@@ -74,7 +94,12 @@ def prepare(
     text = {**answer, "show_ui": show_ui}
     if has_data:
         text["tool"] = tool
-    meta: dict[str, Any] = {"show_ui": show_ui, "tool": tool, VIEW_UUID_KEY: str(uuid.uuid4())}
+    meta: dict[str, Any] = {
+        "show_ui": show_ui,
+        "tool": tool,
+        VIEW_UUID_KEY: str(uuid.uuid4()),
+        MAX_RESULT_CHARS_KEY: MAX_RESULT_CHARS,
+    }
     picture = None
     if image is not None and data is not None:
         text, picture = _attach_image(text, meta, data, image, budget)

@@ -8,6 +8,7 @@ import hashlib
 import zlib
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -23,7 +24,16 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from server.offline import _categories, _ev, _image, _range, _routing, _search, _traffic
+from server.offline import (
+    _categories,
+    _ev,
+    _image,
+    _range,
+    _routing,
+    _search,
+    _tiles,
+    _traffic,
+)
 from server.offline._cache import ResponseCache
 from server.offline._errors import BadRequest, Service, error_body, service_of
 from server.offline._query import Query
@@ -46,16 +56,19 @@ DRIP_INTERVAL_S = 0.2
 BOMB_BYTES = 256 * 1024 * 1024
 
 
-def build_upstream_app(*, cache_bytes: int = 64 * 1024 * 1024, slow_answer_s: float = 30.0
+def build_upstream_app(*, cache_bytes: int = 64 * 1024 * 1024, slow_answer_s: float = 30.0,
+                       clock: Callable[[], datetime] = lambda: datetime.now(UTC)
                        ) -> Starlette:  # fmt: skip
     """The offline TomTom upstream. `slow_answer_s` is how long `key=offline-timeout` waits
-    (unless the client leaves first) before answering 504."""
+    (unless the client leaves first) before answering 504; `clock` is "now" for departures
+    and incident times (answers are the same within a minute, then move with it)."""
     cache: ResponseCache[_Answer] = ResponseCache(cache_bytes)
     inflight: dict[Hashable, asyncio.Task[_Answer]] = {}
 
     def route(path: str, service: Service, handler: Handler, *, heavy: bool = False,
-              methods: tuple[str, ...] = ("GET",), media_type: str = JSON) -> Route:  # fmt: skip
-        endpoint = _endpoint(cache, inflight, service, handler, heavy, media_type)
+              methods: tuple[str, ...] = ("GET",), clocked: bool = False,
+              media_type: str = JSON) -> Route:  # fmt: skip
+        endpoint = _endpoint(cache, inflight, service, handler, heavy, clock, clocked, media_type)
         return Route(path, endpoint, methods=list(methods))
 
     routes = [
@@ -75,7 +88,7 @@ def build_upstream_app(*, cache_bytes: int = 64 * 1024 * 1024, slow_answer_s: fl
         route("/routing/1/calculateRoute/{locations}/json", "routing",
               lambda p, q, b: _routing.calculate_route(
                   _routing.parse_request(p["locations"], q, b)),
-              heavy=True, methods=("GET", "POST")),
+              heavy=True, methods=("GET", "POST"), clocked=True),
         route("/routing/1/calculateReachableRange/{origin}/json", "routing",
               lambda p, q, b: _range.reachable_range(p["origin"], q)),
         route("/search/2/geometrySearch/{query:path}.json", "search",
@@ -87,11 +100,14 @@ def build_upstream_app(*, cache_bytes: int = 64 * 1024 * 1024, slow_answer_s: fl
               lambda p, q, b: _ev.charging_availability(q)),
         route("/routing/1/calculateLongDistanceEVRoute/{locations}/json", "routing",
               lambda p, q, b: _ev.long_distance_ev_route(p["locations"], q, b),
-              heavy=True, methods=("POST",)),
+              heavy=True, methods=("POST",), clocked=True),
         route("/map/1/staticimage", "gateway", lambda p, q, b: _image.static_image(q),
               heavy=True, media_type="image/png"),
         route("/traffic/services/5/incidentDetails", "traffic",
-              lambda p, q, b: _traffic.incident_details(q), heavy=True),
+              lambda p, q, b: _traffic.incident_details(q), heavy=True, clocked=True),
+        Route("/map/1/tile/{layer}/{style}/{z:int}/{x:int}/{y:int}.{ext}", _tiles.map_tile),
+        Route("/traffic/map/4/tile/{kind}/{style}/{z:int}/{x:int}/{y:int}.{ext}",
+              _tiles.traffic_tile),
     ]  # fmt: skip
     return Starlette(
         routes=routes,
@@ -109,11 +125,14 @@ def _endpoint(
     service: Service,
     handler: Handler,
     heavy: bool,
+    clock: Callable[[], datetime],
+    clocked: bool,
     media_type: str = JSON,
 ) -> Callable[[Request], Any]:
     """Answer from the cache, or join the computation already running for the same request
     (a burst of identical long routes costs one), or start it (large answers off the event
-    loop, in a task that outlives a client who leaves, so the answer still gets cached)."""
+    loop, in a task that outlives a client who leaves, so the answer still gets cached).
+    A `clocked` answer depends on the minute it is asked in, which its cache key holds."""
 
     def answer(params: dict[str, Any], query: Query, body: bytes) -> _Answer:
         result = handler(params, query, body)
@@ -131,7 +150,7 @@ def _endpoint(
             cache.put(key, task.result())
 
     async def endpoint(request: Request) -> Response:
-        query = Query(request.query_params.multi_items())
+        query = Query(request.query_params.multi_items(), clock())
         try:
             body = await _request_body(request) if request.method == "POST" else b""
         except BadRequest as exc:
@@ -141,6 +160,7 @@ def _endpoint(
             request.scope["path"],
             query.canonical(),
             hashlib.blake2b(body, digest_size=16).digest() if body else b"",
+            query.now if clocked else None,
         )
         cached = cache.get(key)
         if cached is None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
 
 from server.offline._errors import BadRequest
 
@@ -12,10 +13,12 @@ _LANGUAGE = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$")
 
 
 class Query:
-    """Typed access to a request's query parameters (repeated keys kept, `key` ignored)."""
+    """Typed access to a request's query parameters (repeated keys kept, `key` ignored),
+    and `now`, the minute the request is answered in (departures, incident times)."""
 
-    def __init__(self, items: Iterable[tuple[str, str]]) -> None:
+    def __init__(self, items: Iterable[tuple[str, str]], now: datetime | None = None) -> None:
         self._items = [(k, v) for k, v in items if k != "key"]
+        self.now = (now or datetime.now(UTC)).replace(second=0, microsecond=0)
 
     def canonical(self) -> tuple[tuple[str, str], ...]:
         """The parameters in a stable order: the part of a cache key the query contributes."""

@@ -42,7 +42,6 @@ _MAX_WAYPOINTS = 150
 _MAX_ALTERNATIVES = 5
 # Bounds one answer to about 400,000 points (20 MB): beyond, TomTom finds no road either.
 _MAX_CROW_KM = 20_000
-_DEFAULT_DEPARTURE = datetime.fromisoformat("2026-01-05T09:00:00+01:00")
 # Toll share of motorway stretches per country (the rest is free or vignette).
 _TOLL_SHARE = {"FRA": 1.0, "PRT": 1.0, "ITA": 1.0, "HRV": 1.0, "GRC": 1.0, "SRB": 1.0,
                "ESP": 0.5, "POL": 0.5, "NOR": 0.6}  # fmt: skip
@@ -137,8 +136,8 @@ def parse_request(locations: str, q: Query, body: bytes) -> RouteRequest:
         instructions=instructions,
         extended=tuple(q.choices("extendedRouteRepresentation", ("distance", "travelTime"))),
         alternatives=q.integer("maxAlternatives", low=0, high=_MAX_ALTERNATIVES, default=0) or 0,
-        departure=None if arrive_at else _instant(depart_at or "now", "departAt"),
-        arrival=_instant(arrive_at, "arriveAt") if arrive_at else None,
+        departure=None if arrive_at else _instant(depart_at or "now", "departAt", q.now),
+        arrival=_instant(arrive_at, "arriveAt", q.now) if arrive_at else None,
         max_speed_kmh=_vehicle(q),
         best_order=q.flag("computeBestOrder", False),
     )
@@ -586,11 +585,11 @@ def _message(maneuver: str, street: str, road: str, tagged: bool) -> str:
     return f"{verb} {side.lower()} onto {s}"
 
 
-def _instant(text: str, name: str) -> datetime:
-    """`departAt`/`arriveAt` as given; `now` is a fixed instant, so the same request
-    always answers the same bytes."""
+def _instant(text: str, name: str, now: datetime) -> datetime:
+    """`departAt`/`arriveAt` as given (UTC when no offset is given); `now` is the minute
+    the request is answered in."""
     if text == "now" and name == "departAt":
-        return _DEFAULT_DEPARTURE
+        return now
     try:
         when = datetime.fromisoformat(text)
     except ValueError:
@@ -598,4 +597,4 @@ def _instant(text: str, name: str) -> datetime:
             f"Invalid value for '{name}': {text!r}; use an ISO 8601 date-time"
             + (" or now." if name == "departAt" else ".")
         ) from None
-    return when if when.tzinfo else when.replace(tzinfo=_DEFAULT_DEPARTURE.tzinfo)
+    return when if when.tzinfo else when.replace(tzinfo=now.tzinfo)

@@ -21,7 +21,6 @@ from server.offline._query import Query, parse_bbox
 MAX_AREA_KM2 = 10_000.0
 DEFAULT_FIELDS = "{incidents{type,geometry{type,coordinates},properties{iconCategory}}}"
 _CELL = 0.1
-_NOW = datetime.fromisoformat("2026-01-05T08:00:00+00:00")
 # iconCategory -> (weight, event code, description, delay magnitudes)
 _KINDS = {
     6: (0.40, 101, "Stationary traffic", (1, 2, 3)),
@@ -52,7 +51,7 @@ def incident_details(q: Query) -> dict[str, Any]:
     incidents = []
     for i in range(math.floor(w / _CELL), math.floor(e / _CELL) + 1):
         for j in range(math.floor(s / _CELL), math.floor(n / _CELL) + 1):
-            for incident in _cell(i, j):
+            for incident in _cell(i, j, q.now):
                 p = incident["properties"]
                 if categories and p["iconCategory"] not in categories:
                     continue
@@ -68,7 +67,8 @@ def area_km2(w: float, s: float, e: float, n: float) -> float:
     return (e - w) * 111.32 * math.cos(mid) * (n - s) * 110.574
 
 
-def _cell(i: int, j: int) -> list[dict[str, Any]]:
+def _cell(i: int, j: int, now: datetime) -> list[dict[str, Any]]:
+    """The incidents of one 0.1° cell: where and what from its seed, when relative to `now`."""
     rng = _geo.rng_for("traffic", i, j)
     lon0, lat0 = i * _CELL, j * _CELL
     city, far = _geo.nearest_city(lon0 + _CELL / 2, lat0 + _CELL / 2)
@@ -88,10 +88,10 @@ def _cell(i: int, j: int) -> list[dict[str, Any]]:
             coordinates = [[round(lon, 6), round(lat, 6)]]
             geometry = {"type": "Point", "coordinates": coordinates[0]}
         length = _length(coordinates)
-        start = _NOW - timedelta(minutes=int(rng.integers(5, 600)))
+        start = now - timedelta(minutes=int(rng.integers(5, 600)))
         future = rng.random() < 0.1
         if future:
-            start = _NOW + timedelta(hours=int(rng.integers(2, 72)))
+            start = now + timedelta(hours=int(rng.integers(2, 72)))
         end = start + timedelta(minutes=int(rng.integers(30, 1440)))
         speed = {0: 40.0, 1: 30.0, 2: 15.0, 3: 6.0, 4: 0.0}[magnitude]
         delay = None if magnitude == 4 else round(length / (speed / 3.6) - length / (50 / 3.6))
@@ -113,7 +113,7 @@ def _cell(i: int, j: int) -> list[dict[str, Any]]:
                 "timeValidity": "future" if future else "present",
                 "probabilityOfOccurrence": "certain",
                 "numberOfReports": None,
-                "lastReportTime": (min(start, _NOW)).isoformat().replace("+00:00", "Z"),
+                "lastReportTime": (min(start, now)).isoformat().replace("+00:00", "Z"),
             },
             "geometry": geometry,
         })  # fmt: skip

@@ -50,10 +50,26 @@ POOL_RESTARTS = Counter(
     "Times the fitting pool was rebuilt after a worker died.",
     registry=REGISTRY,
 )
+OFFLINE_REQUESTS = Counter(
+    "tomtom_mcp_offline_requests_total",
+    "TomTom requests answered by the built-in offline upstream (the request had no key, "
+    "or OFFLINE=always), by endpoint.",
+    ["endpoint"],
+    registry=REGISTRY,
+)
 WIDGET_STATUS = Counter(
     "tomtom_mcp_widget_status_total",
-    "Widget outcome reports by tool and status (ok, error).",
-    ["tool", "status"],
+    "View outcome reports by tool, status (ok, error), reason (drawn, meta_dropped...), "
+    "host (claude, chatgpt, ...) and platform (web, desktop, mobile); unknown values are "
+    "counted as other.",
+    ["tool", "status", "reason", "host", "platform"],
+    registry=REGISTRY,
+)
+TILE_REQUESTS = Counter(
+    "tomtom_mcp_tile_requests_total",
+    "Requests to /tiles by layer and outcome (ok, not_modified, forbidden, rate_limited, "
+    "bad_request, not_found, upstream_refused, too_large, unavailable).",
+    ["layer", "outcome"],
     registry=REGISTRY,
 )
 LOOP_LAG = Histogram(

@@ -16,6 +16,11 @@ failed request may still have been billed.
 Every request goes through `_fetch` under an endpoint label `"<family>/<endpoint>"`
 (search, routing, traffic, map, ev), which metrics and traces report; pacing takes
 its family from the path (`_families.py`).
+
+Which upstream answers is decided per request (`serves_offline`): a request with a
+key (the caller's, else the configured one) goes to TomTom; one with no key goes to
+the built-in offline upstream, mounted in the same `httpx.AsyncClient` at
+`OFFLINE_BASE_URL`, unless `OFFLINE` says otherwise (docs/adr/0060).
 """
 
 from __future__ import annotations
@@ -30,12 +35,14 @@ from urllib.parse import quote
 
 import httpx
 
+from server.config import OFFLINE_BASE_URL
 from server.ops import call_scope, metrics, tracing
 from server.pool import INLINE, Placement
 from server.tomtom._body import ACCEPT_ENCODING, MAX_DECODED_BYTES, BodyError, RawBody, loads
 from server.tomtom._errors import (
     OUTCOMES,
     AnswerTooLargeError,
+    MissingKeyError,
     RateLimitError,
     TomTomError,
     UpstreamTimeoutError,
@@ -89,9 +96,10 @@ class TomTomClient:
     """Async methods for the TomTom REST endpoints the tools use.
 
     Every method takes the caller's `key` (the `tomtom-api-key` header) and
-    falls back to the configured default; with neither, no key is sent (the
-    offline upstream needs none). Bodies are returned as parsed JSON objects,
-    except calculateRoute's, which the route jobs decode where they run.
+    falls back to the configured default; the request goes to `base_url` with
+    that key, or, when there is none, to the offline upstream (`offline_mode`
+    `auto`). Bodies are returned as parsed JSON objects, except calculateRoute's,
+    which the route jobs decode where they run.
     """
 
     def __init__(
@@ -103,6 +111,7 @@ class TomTomClient:
         *,
         bounds: Bounds | None = None,
         pacer: Pacer | None = None,
+        offline_mode: str = "auto",
     ) -> None:
         self._http = http
         self._base_url = base_url.rstrip("/")
@@ -110,6 +119,26 @@ class TomTomClient:
         self._placement = placement
         self._bounds = bounds or Bounds()
         self._pacer = pacer or Pacer({}, max_wait_s=10.0)
+        self._offline_mode = offline_mode
+
+    def key_for(self, key: str | None) -> str | None:
+        """The key a request is made with: the caller's, else the configured one."""
+        return key or self._default_key
+
+    def serves_offline(self, key: str | None) -> bool:
+        """Whether a request with the caller's `key` is answered by the offline upstream;
+        `MissingKeyError` when it has no key and `OFFLINE=never` refuses it."""
+        if self._offline_mode == "always":
+            return True
+        if self.key_for(key) is not None:
+            return False
+        if self._offline_mode == "never":
+            raise MissingKeyError(
+                "This server needs a TomTom API key for every request (OFFLINE=never): send "
+                "yours in the tomtom-api-key request header, or have the operator set "
+                "TOMTOM_API_KEY."
+            )
+        return True
 
     async def geocode(self, query: str, *, key: str | None, params: Params = ()) -> dict[str, Any]:
         """`GET /search/2/geocode/{query}.json`."""
@@ -300,8 +329,11 @@ class TomTomClient:
         content: RawBody | None = None,
     ) -> RawBody:
         """The upstream's answer as received, or the TomTomError for it: paced when keyed,
-        and sent a second time only after a 429 whose Retry-After fits the call."""
-        key = key or self._default_key
+        and sent a second time only after a 429 whose Retry-After fits the call. A request
+        answered offline carries no key and is not paced."""
+        offline = self.serves_offline(key)
+        key = None if offline else self.key_for(key)
+        base = OFFLINE_BASE_URL if offline else self._base_url
         family = family_of(path)
         scope = call_scope.current(self._bounds.call_deadline_s)
         query = list(params) + ([("key", key)] if key else [])
@@ -311,7 +343,7 @@ class TomTomClient:
             if content.encoding:
                 headers["content-encoding"] = content.encoding
         body = content.content if content is not None else None
-        request = (endpoint, method, path, query, key, body, headers, family, scope)
+        request = (endpoint, method, base, path, query, key, body, headers, family, scope)
         try:
             return await self._paced(*request, attempt=1)
         except RateLimitError as exc:
@@ -330,6 +362,7 @@ class TomTomClient:
         self,
         endpoint: str,
         method: str,
+        base: str,
         path: str,
         query: list[tuple[str, Any]],
         key: str | None,
@@ -353,7 +386,7 @@ class TomTomClient:
             waited = await self._pacer.admit(key, family, scope) if key else 0.0
             span.set_attribute("tomtom.rate_limit_wait_ms", round(waited * 1000, 1))
             try:
-                raw = await self._attempt(endpoint, method, path, query, key, body, headers)
+                raw = await self._attempt(endpoint, method, base, path, query, key, body, headers)
             except TomTomError as exc:
                 if exc.status is not None:
                     span.set_attribute("http.response.status_code", exc.status)
@@ -375,17 +408,20 @@ class TomTomClient:
         self,
         endpoint: str,
         method: str,
+        base: str,
         path: str,
         query: list[tuple[str, Any]],
         key: str | None,
         body: bytes | None,
         headers: dict[str, str],
     ) -> RawBody:
-        """One request, timed, counted and logged by endpoint and outcome."""
+        """One request, timed, counted and logged by endpoint and outcome (offline answers
+        counted apart from TomTom's latency)."""
+        offline = base == OFFLINE_BASE_URL
         started = time.perf_counter()
         outcome = "unavailable"
         try:
-            raw = await self._send(method, path, query, key, body, headers)
+            raw = await self._send(method, base, path, query, key, body, headers)
             outcome = "ok"
             return raw
         except TomTomError as exc:
@@ -393,13 +429,20 @@ class TomTomClient:
             raise
         finally:
             elapsed = time.perf_counter() - started
-            metrics.UPSTREAM_SECONDS.labels(endpoint, outcome).observe(elapsed)
+            if offline:
+                metrics.OFFLINE_REQUESTS.labels(endpoint).inc()
+            else:
+                metrics.UPSTREAM_SECONDS.labels(endpoint, outcome).observe(elapsed)
             level = logging.INFO if outcome == "ok" else logging.WARNING
-            logger.log(level, "TomTom %s %s: %s in %.1f ms", method, path, outcome, elapsed * 1000)
+            source = "offline upstream" if offline else "TomTom"
+            logger.log(
+                level, "%s %s %s: %s in %.1f ms", source, method, path, outcome, elapsed * 1000
+            )
 
     async def _send(
         self,
         method: str,
+        base: str,
         path: str,
         query: list[tuple[str, Any]],
         key: str | None,
@@ -408,7 +451,7 @@ class TomTomClient:
     ) -> RawBody:
         bounds = self._bounds
         request = self._http.build_request(
-            method, self._base_url + path, params=query, content=content, headers=headers
+            method, base + path, params=query, content=content, headers=headers
         )
         try:
             async with asyncio.timeout(bounds.deadline_s):

@@ -1,6 +1,7 @@
 """What a failed TomTom request becomes: a tool error the model can act on.
 
     TomTomError (mcp ToolError: the model reads the message, never a protocol error)
+    ├── MissingKeyError          no key for the request and OFFLINE=never (nothing was sent)
     ├── InvalidKeyError          401/403: key missing, invalid, inactive or not entitled
     ├── RateLimitError           429 (or TomTom's 403 "Over Qps"), or our own pacing: the
     │   │                        key's queries per second; `retry_after` seconds
@@ -15,11 +16,13 @@ Every message is scrubbed of the caller's key (`scrub`).
 
 from __future__ import annotations
 
+import base64
 import email.utils
 import math
 import re
 import time
 from typing import Any
+from urllib.parse import quote, quote_plus
 
 import httpx
 import orjson
@@ -38,6 +41,10 @@ class TomTomError(ToolError):
 
     status: int | None = None
     """TomTom's HTTP status, when it answered."""
+
+
+class MissingKeyError(TomTomError):
+    """The request has no key and the server does not answer offline (`OFFLINE=never`)."""
 
 
 class InvalidKeyError(TomTomError):
@@ -74,6 +81,7 @@ class AnswerTooLargeError(UpstreamUnavailableError):
 
 
 OUTCOMES: dict[type[TomTomError], str] = {
+    MissingKeyError: "no_key",
     InvalidKeyError: "invalid_key",
     RateLimitError: "rate_limited",
     QuotaError: "quota",
@@ -86,9 +94,21 @@ OUTCOMES: dict[type[TomTomError], str] = {
 
 
 def scrub(text: str, key: str | None) -> str:
-    """`text` with any `key=` query value and the literal key removed."""
+    """`text` with any `key=` query value and the key itself removed: as is, URL-encoded
+    and base64-encoded (standard and URL-safe, padded or not)."""
     text = _KEY_IN_URL.sub(r"\1***", text)
-    return text.replace(key, "***") if key else text
+    if not key:
+        return text
+    for form in sorted(key_forms(key), key=len, reverse=True):
+        text = text.replace(form, "***")
+    return text
+
+
+def key_forms(key: str) -> set[str]:
+    """The spellings of `key` that could carry it into a text (tests search for each)."""
+    raw = key.encode("utf-8")
+    encoded = {base64.b64encode(raw).decode(), base64.urlsafe_b64encode(raw).decode()}
+    return {key, quote(key, safe=""), quote_plus(key)} | encoded | {e.rstrip("=") for e in encoded}
 
 
 def error_for(response: httpx.Response, key: str | None) -> TomTomError:

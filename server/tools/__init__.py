@@ -2,8 +2,9 @@
 
 Tools are thin: typed inputs (`_inputs.py`), a TomTom request, then a job from
 `server.jobs` delivered by `_delivery.py`. `_views.py` registers the views of
-`widgets` as `ui://` resources with their CSP. `_vehicle.py` is the truck profile
-the routing tools share, `_image.py` the `image` option's static map.
+`widgets` as `ui://` resources with their CSP and host metadata; `_reports.py`
+bounds what a view's status report is counted under. `_vehicle.py` is the truck
+profile the routing tools share, `_image.py` the `image` option's static map.
 """
 
 from __future__ import annotations
@@ -25,9 +26,9 @@ from server.tools import (
     search,
     traffic,
 )
-from server.tools._views import register_views
+from server.tools._views import register_earlier_views, register_views
 
-__all__ = ["register_plain_tools", "register_tools", "register_views"]
+__all__ = ["register_earlier_views", "register_plain_tools", "register_tools", "register_views"]
 
 
 def register_tools(apps: Apps, runtime: Runtime) -> None:

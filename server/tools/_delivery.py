@@ -4,7 +4,9 @@
 `server.jobs` (decode, build, fit: long routes and large GeoJSON, whose bodies
 are never parsed on the loop). Both run where `server.pool.Placement` says, turn
 a job's failure into a tool error, and log and count what became of the app
-data (inline as is, fitted, omitted and why). Nothing is kept between requests.
+data (inline as is, fitted, omitted and why). A result answered by the offline
+upstream is flagged for the model and the view (`offline=`). Nothing is kept
+between requests.
 """
 
 from __future__ import annotations
@@ -39,8 +41,10 @@ async def deliver(
     answer: dict[str, Any],
     data: dict[str, Any] | None,
     show_ui: bool,
+    offline: bool,
 ) -> CallToolResult:
-    """The tool result for `answer` (to the model) and `data` (to the widget)."""
+    """The tool result for `answer` (to the model) and `data` (to the widget); `offline`:
+    the offline upstream answered (`TomTomClient.serves_offline`)."""
     points = 0 if data is None or not show_ui else fitting.point_count({"data": data})
     return await deliver_job(
         runtime,
@@ -52,6 +56,7 @@ async def deliver(
         data,
         show_ui,
         runtime.settings.budget,
+        offline=offline,
     )
 
 
@@ -61,14 +66,16 @@ async def deliver_job(
     size: int | None,
     job: Callable[..., Prepared],
     *args: Any,
+    offline: bool,
 ) -> CallToolResult:
     """`job(*args)` (`prepare`, or a route or data-viz job) run by `run_job`, then logged,
-    counted and returned; `size` is the job's `Placement.for_*` measure."""
+    counted and returned; `size` is the job's `Placement.for_*` measure; `offline` flags
+    a result the offline upstream answered."""
     started = time.perf_counter()
     prepared = await run_job(runtime, size, job, *args)
     where = "pool" if runtime.placement.in_pool(size) else "inline"
     _record(tool, prepared, where, (time.perf_counter() - started) * 1000)
-    return prepared.result()
+    return prepared.result(offline=offline)
 
 
 async def run_job(runtime: Runtime, size: int | None, job: Callable[..., T], *args: Any) -> T:

@@ -40,8 +40,9 @@ async def image_request(
     runtime: Runtime, key: str | None, positions: Iterable[Sequence[float]]
 ) -> ImageRequest:
     """The render request for a map around `positions` (the inputs: stops, markers, area
-    vertices), with TomTom's static map when this replica talks to TomTom."""
-    if runtime.settings.offline:
+    vertices), with TomTom's static map when the request has a key (it is answered by
+    TomTom; the key stays in the request and never reaches the image or its text)."""
+    if runtime.tomtom.serves_offline(key):
         return ImageRequest(WIDTH, HEIGHT, basemap_note="offline basemap (offline mode)")
     frame = basemap_frame(positions, WIDTH, HEIGHT)
     size = (round(WIDTH * BASEMAP_SCALE), round(HEIGHT * BASEMAP_SCALE))

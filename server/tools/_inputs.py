@@ -8,15 +8,21 @@ path, e.g. `locations.1`).
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Sequence
 from typing import Annotated, Any, Literal, TypeVar
 
 from mcp.server.apps import Apps
 from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 from pydantic import AfterValidator, BeforeValidator, Field
 
+from server.jobs import MAX_RESULT_CHARS, MAX_RESULT_CHARS_KEY
+
 KEY_HEADER = "tomtom-api-key"
+_KEY_SHAPE = re.compile(r"[A-Za-z0-9._~-]{1,128}")
+"""TomTom keys are 32 letters and digits; anything far from that is refused unsent."""
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=True, idempotent_hint=True)
@@ -25,10 +31,10 @@ READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=True, idempoten
 
 def model_tool(apps: Apps, view: str, **kwargs: Any) -> Callable[[_F], _F]:
     """`apps.tool` for a model-visible TomTom tool shown in `view`: linked for MCP Apps hosts
-    (`_meta.ui.resourceUri`) and for older ChatGPT builds (`openai/outputTemplate`)."""
-    return apps.tool(
-        resource_uri=view, meta={"openai/outputTemplate": view}, annotations=READ_ONLY, **kwargs
-    )
+    (`_meta.ui.resourceUri`) and for older ChatGPT builds (`openai/outputTemplate`), and
+    kept whole by Claude Code (`anthropic/maxResultSizeChars`, read from `tools/list`)."""
+    meta = {"openai/outputTemplate": view, MAX_RESULT_CHARS_KEY: MAX_RESULT_CHARS}
+    return apps.tool(resource_uri=view, meta=meta, annotations=READ_ONLY, **kwargs)
 
 
 def check_position(value: Sequence[float]) -> list[float]:
@@ -154,12 +160,21 @@ SectionType = Annotated[Literal[_SECTION_TYPES], BeforeValidator(_section_type)]
 
 
 def caller_key(ctx: Context[Any, Any]) -> str | None:
-    """The caller's TomTom key from the `tomtom-api-key` header, if the transport has headers."""
+    """The caller's TomTom key from the `tomtom-api-key` header, if the transport has headers;
+    a value that cannot be a key is a tool error that never repeats it."""
     try:
         headers = ctx.headers
     except ValueError:  # called outside a request (direct calls in tests)
         return None
     if not headers:
         return None
-    key = headers.get(KEY_HEADER)
-    return key.strip() or None if key else None
+    key = (headers.get(KEY_HEADER) or "").strip()
+    if not key:
+        return None
+    if not _KEY_SHAPE.fullmatch(key):
+        raise ToolError(
+            f"The {KEY_HEADER} header does not hold a TomTom API key (up to 128 letters, "
+            "digits, '.', '_', '~' or '-'). Send the key from developer.tomtom.com, or no "
+            "header at all."
+        )
+    return key

@@ -1,25 +1,84 @@
-"""Registers the widget views as `ui://` resources with the CSP each one needs."""
+"""Registers the views as `ui://` resources with what each host needs to render them.
+
+- `_meta.ui.csp` names exactly the server's public origin (the tile route), or
+  nothing when the server serves no tiles; ChatGPT's `openai/widgetCSP` mirrors it.
+- `_meta.ui.domain` only when `UI_DOMAIN` asks for it (Claude renders no view at all
+  for a domain that breaks its rule; none is always safe); `openai/widgetDomain`
+  is the public origin.
+- The current build is listed under its content-versioned URI; earlier builds' and
+  the unversioned URIs still answer, with the current build, through one template
+  (docs/adr/0062).
+"""
 
 from __future__ import annotations
 
-from mcp.server.apps import Apps, ResourceCsp
+from typing import Any
+
+from mcp.server import MCPServer
+from mcp.server.apps import APP_MIME_TYPE, Apps
+from mcp.server.mcpserver.exceptions import ResourceError
+from mcp.server.mcpserver.resources import TextResource
 
 import widgets
 from server.config import Settings
 
+EARLIER_VIEWS = "ui://tomtom/{name}.html"
+
+
+def view_meta(view: widgets.View, settings: Settings) -> dict[str, Any]:
+    """The resource `_meta` of `view`: its CSP for MCP Apps hosts and ChatGPT, its domains."""
+    connect, resource = list(view.connect_domains), list(view.resource_domains)
+    ui: dict[str, Any] = {
+        "csp": {"connectDomains": connect, "resourceDomains": resource},
+        "prefersBorder": False,
+    }
+    if settings.resource_ui_domain is not None:
+        ui["domain"] = settings.resource_ui_domain
+    meta: dict[str, Any] = {
+        "ui": ui,
+        "openai/widgetCSP": {"connect_domains": connect, "resource_domains": resource},
+        "openai/widgetPrefersBorder": False,
+    }
+    if settings.public_origin is not None:
+        meta["openai/widgetDomain"] = settings.public_origin
+    return meta
+
 
 def register_views(apps: Apps, settings: Settings) -> None:
-    """Add every view, its `_meta.ui.csp` naming exactly the origins it loads from."""
-    for view in widgets.views(tiles_origin=settings.tiles_origin):
-        apps.add_html_resource(
-            view.uri,
-            view.html,
-            name=view.name,
-            title=view.title,
-            description=view.description,
-            csp=ResourceCsp(
-                connect_domains=list(view.connect_domains) or None,
-                resource_domains=list(view.resource_domains) or None,
-            ),
-            prefers_border=False,
+    """Add every view under its content-versioned URI."""
+    for view in widgets.views(_tiles_origin(settings)):
+        apps.add_resource(
+            TextResource(
+                uri=view.uri,
+                name=view.name,
+                title=view.title,
+                description=view.description,
+                mime_type=APP_MIME_TYPE,
+                meta=view_meta(view, settings),
+                text=view.html,
+            )
         )
+
+
+def register_earlier_views(mcp: MCPServer, settings: Settings) -> None:
+    """Answer the URIs of earlier builds (a host that listed tools on a replica of the
+    previous release reads the view from this one) with the current build."""
+    origin = _tiles_origin(settings)
+    any_view = widgets.views(origin)[0]  # every view loads from the same origins
+
+    @mcp.resource(
+        EARLIER_VIEWS,
+        name="tomtom-earlier-view",
+        description="An earlier build's view URI, answered with the current build",
+        mime_type=APP_MIME_TYPE,
+        meta=view_meta(any_view, settings),
+    )
+    def earlier_view(name: str) -> str:
+        view = widgets.view_for_uri(f"ui://tomtom/{name}.html", origin)
+        if view is None:
+            raise ResourceError(f"no view named ui://tomtom/{name[:60]}.html")
+        return view.html
+
+
+def _tiles_origin(settings: Settings) -> str | None:
+    return settings.public_origin if settings.tiles_enabled else None

@@ -98,4 +98,5 @@ def register(apps: Apps, runtime: Runtime) -> None:
             query,
             show_ui,
             runtime.settings.budget,
+            offline=runtime.tomtom.serves_offline(key),
         )

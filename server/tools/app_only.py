@@ -3,11 +3,11 @@
 - `tomtom-get-app-data` runs data-viz again from the widget's own tool input and
   pages the envelope; it refuses every other tool, because TomTom requests are
   billed and are never repeated for a widget (docs/architecture.md).
-- `tomtom-report-app-status` logs what a widget showed, so an empty map is
-  never silent.
-- `tomtom-get-map-config` gives the widget the TomTom key and tile URL templates
-  for the basemap and traffic layers; the key travels in `_meta` only, never in
-  the text a model may read.
+- `tomtom-report-app-status` logs what a widget showed, and in which host, so an
+  empty map is never silent (counted per host with bounded labels, `_reports.py`).
+- `tomtom-get-map-config` gives the widget URL templates on this server's tile
+  route (`server.tiles`) with a sealed, short-lived token; the TomTom key never
+  leaves the server (docs/adr/0061).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from pydantic import Field, ValidationError
 from server import jobs
 from server.ops import metrics
 from server.runtime import Runtime
+from server.tiles import LAYER_NAMES
 from server.tool_names import (
     DATA_VIZ,
     GET_APP_DATA,
@@ -33,6 +34,7 @@ from server.tool_names import (
     REPORT_APP_STATUS,
 )
 from server.tools._inputs import caller_key
+from server.tools._reports import HostInfo, host_label, platform_label, reason_label
 from server.tools.data_viz import DataVizArgs, deliver_data_viz, first_error
 from widgets import DATA_VIZ_URI, MAP_URI
 
@@ -41,20 +43,8 @@ logger = logging.getLogger(__name__)
 MAP_CONFIG_KEY = "com.tomtom/map-config"
 WIDGET_TOOLS = frozenset(MODEL_TOOLS)
 """Tools whose widgets report; any other name is counted as `other` (bounded label values)."""
-
-
-def tile_templates(origin: str) -> dict[str, str]:
-    """Raster tile URL templates on the API's origin; the widget appends `&key=<key>`."""
-    return {
-        "basemap": f"{origin}/map/1/tile/basic/main/{{z}}/{{x}}/{{y}}.png?tileSize=256",
-        "basemap_night": f"{origin}/map/1/tile/basic/night/{{z}}/{{x}}/{{y}}.png?tileSize=256",
-        "traffic_flow": (
-            f"{origin}/traffic/map/4/tile/flow/relative0/{{z}}/{{x}}/{{y}}.png?tileSize=256"
-        ),
-        "traffic_incidents": (
-            f"{origin}/traffic/map/4/tile/incidents/s3/{{z}}/{{x}}/{{y}}.png?tileSize=256"
-        ),
-    }
+TileLayer = Literal[LAYER_NAMES]  # type: ignore[valid-type]
+"""A tile layer of `server.tiles`, by name (the schema lists them)."""
 
 
 def register(apps: Apps, runtime: Runtime) -> None:
@@ -97,6 +87,10 @@ def register(apps: Apps, runtime: Runtime) -> None:
         status: Literal["ok", "error"],
         reason: Annotated[str, Field(max_length=200, description="Short machine-readable cause")],
         detail: Annotated[str, Field(max_length=2000, description="Human-readable detail")] = "",
+        host: Annotated[
+            HostInfo | None,
+            Field(description="The host the view runs in: name, version and platform"),
+        ] = None,
     ) -> CallToolResult:
         level = logging.INFO if status == "ok" else logging.WARNING
         logger.log(
@@ -111,22 +105,56 @@ def register(apps: Apps, runtime: Runtime) -> None:
                 "status": status,
                 "reason": reason,
                 "detail": detail,
+                "host": host.name if host else "",
+                "host_version": host.version if host else "",
+                "platform": host.platform if host else "",
             },
         )
-        metrics.WIDGET_STATUS.labels(tool if tool in WIDGET_TOOLS else "other", status).inc()
+        metrics.WIDGET_STATUS.labels(
+            tool if tool in WIDGET_TOOLS else "other",
+            status,
+            reason_label(reason),
+            host_label(host),
+            platform_label(host),
+        ).inc()
         return CallToolResult(content=[TextContent(type="text", text='{"logged": true}')])
 
     @apps.tool(
         resource_uri=MAP_URI,
         visibility=["app"],
         name=GET_MAP_CONFIG,
-        description="For the widgets: TomTom key and tile URL templates, in _meta.",
+        description=(
+            "For the widgets: tile URL templates on this server's tile route, with a "
+            "short-lived token (in _meta); ask again before expires_at to renew it."
+        ),
     )
-    async def get_map_config(ctx: Context) -> CallToolResult:
-        key = caller_key(ctx) or runtime.settings.api_key
-        config = {"key": key, "tiles": tile_templates(runtime.settings.tiles_origin)}
-        said = "withheld from this text" if key else "none: offline mode, no TomTom tiles"
-        text = orjson.dumps({"map_config": "in _meta", "key": said}).decode()
+    async def get_map_config(
+        ctx: Context,
+        layers: Annotated[
+            list[TileLayer] | None,
+            Field(max_length=4, description="The tile layers the view draws (default: all)"),
+        ] = None,
+    ) -> CallToolResult:
+        key = caller_key(ctx)
+        config: dict[str, Any] = {"tiles": {}}
+        if runtime.tomtom.serves_offline(key):
+            config["offline"] = True
+            config["reason"] = "offline demo data: no TomTom tiles"
+        elif runtime.tiles is None:
+            config["reason"] = "this server serves no tiles (TILE_TOKEN_SECRET is not set)"
+        else:
+            effective = runtime.tomtom.key_for(key)
+            assert effective is not None  # serves_offline is false only with a key
+            granted = runtime.tiles.map_tiles(effective, layers or LAYER_NAMES)
+            config["tiles"] = granted.templates
+            config["expires_at"] = granted.expires
+            config["expires_in"] = runtime.tiles.tokens.ttl_s
+        said = {
+            "map_config": "in _meta",
+            "tiles": sorted(config["tiles"]),
+            **({"note": config["reason"]} if "reason" in config else {}),
+        }
         return CallToolResult(
-            content=[TextContent(type="text", text=text)], _meta={MAP_CONFIG_KEY: config}
+            content=[TextContent(type="text", text=orjson.dumps(said).decode())],
+            _meta={MAP_CONFIG_KEY: config},
         )

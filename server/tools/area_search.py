@@ -98,9 +98,8 @@ def register(apps: Apps, runtime: Runtime) -> None:
         if language:
             params.append(("language", language))
         body = request_body(orjson.dumps({"geometryList": geometries}))
-        found = await runtime.tomtom.geometry_search(
-            query, body, key=caller_key(ctx), params=params
-        )
+        key = caller_key(ctx)
+        found = await runtime.tomtom.geometry_search(query, body, key=key, params=params)
         items, results = search_results(found.get("results") or [])
         answer: dict[str, Any] = {
             "query": query,
@@ -112,7 +111,14 @@ def register(apps: Apps, runtime: Runtime) -> None:
             answer["note"] = "Nothing found inside the areas; try a broader query or larger areas."
         features = [area_feature(area) for area in areas] + results
         data = collection(features, summary={"query": query, "count": len(items)})
-        return await deliver(runtime, tool=AREA_SEARCH, answer=answer, data=data, show_ui=show_ui)
+        return await deliver(
+            runtime,
+            tool=AREA_SEARCH,
+            answer=answer,
+            data=data,
+            show_ui=show_ui,
+            offline=runtime.tomtom.serves_offline(key),
+        )
 
 
 def _areas(

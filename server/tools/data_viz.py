@@ -176,6 +176,7 @@ async def deliver_data_viz(
         args.title,
         *extra,
         runtime.settings.budget,
+        offline=False,  # the caller's own data: never TomTom's, never offline demo data
     )
 
 

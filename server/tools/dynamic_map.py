@@ -196,6 +196,7 @@ def register(apps: Apps, runtime: Runtime) -> None:
             show_ui,
             runtime.settings.budget,
             picture,
+            offline=bool(specs) and runtime.tomtom.serves_offline(key),
         )
 
 

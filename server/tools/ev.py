@@ -191,7 +191,14 @@ def register(apps: Apps, runtime: Runtime) -> None:
             )
         origin = point_feature(position, {"kind": "origin", "label": "Search centre"})
         data = collection([origin, *features], summary={"count": len(items), "radius_m": radius})
-        return await deliver(runtime, tool=EV_SEARCH, answer=answer, data=data, show_ui=show_ui)
+        return await deliver(
+            runtime,
+            tool=EV_SEARCH,
+            answer=answer,
+            data=data,
+            show_ui=show_ui,
+            offline=runtime.tomtom.serves_offline(key),
+        )
 
     _register_ev_routing(apps, runtime)
 
@@ -486,8 +493,9 @@ def _register_ev_routing(apps: Apps, runtime: Runtime) -> None:
             extra=extra,
         )
         body = request_body(orjson.dumps({"chargingParameters": charging}))
+        key = caller_key(ctx)
         raw = await runtime.tomtom.calculate_long_distance_ev_route_raw(
-            stops, body, key=caller_key(ctx), params=params
+            stops, body, key=key, params=params
         )
         return await deliver_job(
             runtime,
@@ -499,6 +507,7 @@ def _register_ev_routing(apps: Apps, runtime: Runtime) -> None:
             charges,
             show_ui,
             runtime.settings.budget,
+            offline=runtime.tomtom.serves_offline(key),
         )
 
 

@@ -17,6 +17,7 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult, TextContent
 from pydantic import Field
 
+from server.jobs import DATA_SOURCE_KEY, MAX_RESULT_CHARS, MAX_RESULT_CHARS_KEY, OFFLINE_NOTE
 from server.runtime import Runtime
 from server.tool_names import POI_CATEGORIES
 from server.tools._inputs import READ_ONLY, Language, caller_key
@@ -48,7 +49,8 @@ def register_plain(mcp: MCPServer, runtime: Runtime) -> None:
         ] = False,
     ) -> CallToolResult:
         params = [("language", language)] if language else []
-        body = await runtime.tomtom.poi_categories(key=caller_key(ctx), params=params)
+        key = caller_key(ctx)
+        body = await runtime.tomtom.poi_categories(key=key, params=params)
         categories = [c for c in body.get("poiCategories") or [] if isinstance(c, dict)]
         word = (filter or "").strip().lower()
         matching = [c for c in categories if not word or _matches(c, word)]
@@ -64,8 +66,12 @@ def register_plain(mcp: MCPServer, runtime: Runtime) -> None:
             answer["more"] = f"{len(matching) - len(listed)} more match; give a narrower filter"
         if not matching:
             answer["note"] = f"No category name or synonym contains {filter!r}; try another word."
+        meta: dict[str, Any] = {MAX_RESULT_CHARS_KEY: MAX_RESULT_CHARS}
+        if runtime.tomtom.serves_offline(key):  # flagged like every tool's answer (ADR 0060)
+            answer["data_source"] = OFFLINE_NOTE
+            meta[DATA_SOURCE_KEY] = "offline"
         text = orjson.dumps(answer).decode()
-        return CallToolResult(content=[TextContent(type="text", text=text)])
+        return CallToolResult(content=[TextContent(type="text", text=text)], _meta=meta)
 
     mcp.add_tool(
         poi_categories,
@@ -77,6 +83,7 @@ def register_plain(mcp: MCPServer, runtime: Runtime) -> None:
             "tomtom-poi-search, tomtom-nearby, tomtom-fuzzy-search or tomtom-area-search."
         ),
         annotations=READ_ONLY,
+        meta={MAX_RESULT_CHARS_KEY: MAX_RESULT_CHARS},  # Claude Code keeps the list whole
     )
 
 

@@ -80,9 +80,8 @@ def register(apps: Apps, runtime: Runtime) -> None:
             extra=[*budget.items(), *vehicle.params(travelMode)],
         )
         lon, lat = origin
-        body = await runtime.tomtom.calculate_reachable_range(
-            lon, lat, key=caller_key(ctx), params=params
-        )
+        key = caller_key(ctx)
+        body = await runtime.tomtom.calculate_reachable_range(lon, lat, key=key, params=params)
         dropped = Dropped()
         boundary = obj(body.get("reachableRange")).get("boundary")
         ring = area_points(boundary, "reachableRange.boundary", dropped)
@@ -116,6 +115,7 @@ def register(apps: Apps, runtime: Runtime) -> None:
             answer=dropped.report(dict(summary)),
             data=data,
             show_ui=show_ui,
+            offline=runtime.tomtom.serves_offline(key),
         )
 
 

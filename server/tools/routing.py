@@ -215,4 +215,5 @@ def register(apps: Apps, runtime: Runtime) -> None:
             show_ui,
             runtime.settings.budget,
             picture,
+            offline=runtime.tomtom.serves_offline(key),
         )

@@ -90,8 +90,10 @@ def register(apps: Apps, runtime: Runtime) -> None:
         show_ui: ShowUi = True,
     ) -> CallToolResult:
         params = _params(limit, countrySet, position, radius, language)
-        body = await client.geocode(query, key=caller_key(ctx), params=params)
-        return await _results(runtime, GEOCODE, body, {"query": query}, show_ui)
+        key = caller_key(ctx)
+        body = await client.geocode(query, key=key, params=params)
+        offline = client.serves_offline(key)
+        return await _results(runtime, GEOCODE, body, {"query": query}, show_ui, offline)
 
     @model_tool(
         apps,
@@ -115,7 +117,8 @@ def register(apps: Apps, runtime: Runtime) -> None:
         if language:
             params.append(("language", language))
         lon, lat = position
-        body = await client.reverse_geocode(lon, lat, key=caller_key(ctx), params=params)
+        key = caller_key(ctx)
+        body = await client.reverse_geocode(lon, lat, key=key, params=params)
         dropped = Dropped()
         results = [
             {**entry, "type": text(entry.get("matchType")) or "Address"}
@@ -128,6 +131,7 @@ def register(apps: Apps, runtime: Runtime) -> None:
             {"results": results},
             {"position": rounded(position)},
             show_ui,
+            client.serves_offline(key),
             origin,
             dropped,
         )
@@ -161,8 +165,10 @@ def register(apps: Apps, runtime: Runtime) -> None:
         params = _params(limit, countrySet, position, radius, language, categorySet)
         if typeahead:
             params.append(("typeahead", True))
-        body = await client.fuzzy_search(query, key=caller_key(ctx), params=params)
-        return await _results(runtime, FUZZY_SEARCH, body, {"query": query}, show_ui)
+        key = caller_key(ctx)
+        body = await client.fuzzy_search(query, key=key, params=params)
+        offline = client.serves_offline(key)
+        return await _results(runtime, FUZZY_SEARCH, body, {"query": query}, show_ui, offline)
 
     @model_tool(
         apps,
@@ -188,8 +194,10 @@ def register(apps: Apps, runtime: Runtime) -> None:
         show_ui: ShowUi = True,
     ) -> CallToolResult:
         params = _params(limit, countrySet, position, radius, language, categorySet)
-        body = await client.poi_search(query, key=caller_key(ctx), params=params)
-        return await _results(runtime, POI_SEARCH, body, {"query": query}, show_ui)
+        key = caller_key(ctx)
+        body = await client.poi_search(query, key=key, params=params)
+        offline = client.serves_offline(key)
+        return await _results(runtime, POI_SEARCH, body, {"query": query}, show_ui, offline)
 
     @model_tool(
         apps,
@@ -215,7 +223,8 @@ def register(apps: Apps, runtime: Runtime) -> None:
     ) -> CallToolResult:
         params = _params(limit, countrySet, None, radius, language, categorySet)
         lon, lat = position
-        body = await client.nearby_search(lon, lat, key=caller_key(ctx), params=params)
+        key = caller_key(ctx)
+        body = await client.nearby_search(lon, lat, key=key, params=params)
         origin = point_feature(position, {"kind": "origin", "label": "Search centre"})
         return await _results(
             runtime,
@@ -223,6 +232,7 @@ def register(apps: Apps, runtime: Runtime) -> None:
             body,
             {"position": rounded(position), "radius_m": radius},
             show_ui,
+            client.serves_offline(key),
             origin,
         )
 
@@ -255,6 +265,7 @@ async def _results(
     body: dict[str, Any],
     asked: dict[str, Any],
     show_ui: bool,
+    offline: bool,
     origin: dict[str, Any] | None = None,
     dropped: Dropped | None = None,
 ) -> CallToolResult:
@@ -271,5 +282,10 @@ async def _results(
         features.insert(0, origin)
     data = collection(features, summary={**asked, "count": len(items)})
     return await deliver(
-        runtime, tool=tool, answer=dropped.report(answer), data=data, show_ui=show_ui
+        runtime,
+        tool=tool,
+        answer=dropped.report(answer),
+        data=data,
+        show_ui=show_ui,
+        offline=offline,
     )

@@ -129,7 +129,8 @@ def register(apps: Apps, runtime: Runtime) -> None:
             params.append(("timeValidityFilter", ",".join(dict.fromkeys(timeValidityFilter))))
         if language:
             params.append(("language", language))
-        body = await runtime.tomtom.incident_details(bbox, key=caller_key(ctx), params=params)
+        key = caller_key(ctx)
+        body = await runtime.tomtom.incident_details(bbox, key=key, params=params)
         dropped = jobs.Dropped()
         with read_answer():
             found = jobs.incidents_of(body, dropped)
@@ -145,5 +146,10 @@ def register(apps: Apps, runtime: Runtime) -> None:
             answer["note"] = "No incidents reported in this area."
         data = jobs.incident_collection(found, bbox)
         return await deliver(
-            runtime, tool=TRAFFIC, answer=dropped.report(answer), data=data, show_ui=show_ui
+            runtime,
+            tool=TRAFFIC,
+            answer=dropped.report(answer),
+            data=data,
+            show_ui=show_ui,
+            offline=runtime.tomtom.serves_offline(key),
         )

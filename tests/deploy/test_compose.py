@@ -62,6 +62,14 @@ def test_keyless_replicas_share_the_offline_upstream_service() -> None:
         assert services[name]["depends_on"]["upstream"]["condition"] == "service_healthy"
 
 
+def test_replicas_share_a_required_tile_secret_and_know_their_public_url() -> None:
+    services = _compose()["services"]
+    for name in ("replica-1", "replica-2"):
+        env = services[name]["environment"]
+        assert env["TILE_TOKEN_SECRET"].startswith("${TILE_TOKEN_SECRET:?"), "no default secret"
+        assert env["PUBLIC_URL"] == "${PUBLIC_URL:-http://localhost:8080/mcp}"
+
+
 def test_compose_waits_for_a_replica_to_drain_before_killing_it() -> None:
     services = _compose()["services"]
     for name in ("replica-1", "replica-2"):

@@ -65,6 +65,14 @@ def test_the_service_and_autoscaler_point_at_the_deployment() -> None:
     assert hpa["spec"]["minReplicas"] == deployment["spec"]["replicas"]
 
 
+def test_the_tile_secret_comes_from_a_secret_and_the_public_url_is_set() -> None:
+    (container,) = _kind("Deployment")["spec"]["template"]["spec"]["containers"]
+    env = {e["name"]: e for e in container["env"]}
+    assert env["TILE_TOKEN_SECRET"]["valueFrom"]["secretKeyRef"]["name"] == "tomtom-mcp-apps-tiles"
+    assert env["PUBLIC_URL"]["value"].endswith("/mcp")
+    assert "mcp.example.com" in env["ALLOWED_HOSTS"]["value"]
+
+
 def test_the_pod_is_given_time_to_pause_then_drain_before_it_is_killed() -> None:
     spec = _kind("Deployment")["spec"]["template"]["spec"]
     (container,) = spec["containers"]

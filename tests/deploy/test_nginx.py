@@ -36,3 +36,11 @@ def test_the_balancer_never_replays_a_request_a_replica_received() -> None:
     assert "proxy_next_upstream error timeout;" in conf
     assert "non_idempotent" not in conf
     assert "ip_hash" not in conf and "sticky" not in conf
+
+
+def test_the_balancer_passes_tile_gets_only_and_logs_no_tile_token() -> None:
+    conf = render_nginx_conf(["a:1", "b:2"], "8080")
+    tiles = conf.split("location /tiles/ {", 1)[1].split("location", 1)[0]
+    assert "limit_except GET" in tiles and "proxy_pass http://mcp_replicas;" in tiles
+    log_format = conf.split("log_format replay", 1)[1].split(";", 1)[0]
+    assert "$uri" in log_format and "$request " not in log_format and "$args" not in log_format

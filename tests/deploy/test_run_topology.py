@@ -39,6 +39,11 @@ async def _geocode_four_times(url: str) -> list[dict]:
         ]
 
 
+async def _map_config(url: str) -> dict:
+    async with httpx.AsyncClient(timeout=30) as client:
+        return await call_tool(client, url, "tomtom-get-map-config", {})
+
+
 def test_run_topology_serves_mcp_through_nginx_and_ctrl_c_stops_every_process(
     tmp_path: Path,
 ) -> None:
@@ -63,9 +68,17 @@ def test_run_topology_serves_mcp_through_nginx_and_ctrl_c_stops_every_process(
         assert not [r for r in results if r.get("isError")]
         assert httpx.get(f"http://127.0.0.1:{port}/health", timeout=10).json()["ready"] is True
         assert httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=10).status_code == 404
+        template = asyncio.run(_map_config(url))["_meta"]["com.tomtom/map-config"]["tiles"]
+        basemap = template["basemap"]
+        assert basemap.startswith(f"http://127.0.0.1:{port}/tiles/basemap/"), "through nginx"
+        for z, x, y in ((1, 0, 0), (1, 1, 0), (1, 0, 1), (1, 1, 1)):
+            tile = httpx.get(basemap.format(z=z, x=x, y=y), timeout=10)
+            assert tile.status_code == 200 and tile.headers["content-type"] == "image/png"
         (log,) = re.findall(r"^balancer .*log (\S+)\)$", out.read_text(), re.MULTILINE)
-        served_by = set(re.findall(r"upstream=(127\.0\.0\.1:\d+)", Path(log).read_text()))
+        logged = Path(log).read_text()
+        served_by = set(re.findall(r"upstream=(127\.0\.0\.1:\d+)", logged))
         assert len(served_by) == 2, "round robin reaches both replicas"
+        assert '"GET /tiles/basemap/1/1/1.png"' in logged and "?t=" not in logged
     finally:
         runner.send_signal(signal.SIGINT)
         code = runner.wait(timeout=60)

@@ -26,6 +26,7 @@ from server.jobs import APP_DATA_KEY
 from server.offline import build_upstream_app
 from server.pool import FitPool, Placement
 from server.runtime import Runtime, bounds_of, pacer_of
+from server.tiles import build_tiles
 from server.tomtom import TomTomClient
 from widgets import DATA_VIZ_URI, MAP_URI, TRAFFIC_URI
 
@@ -102,7 +103,8 @@ async def tool_client(
     **settings: Any,
 ) -> AsyncIterator[ToolClient]:
     """The server's tools in process, over the offline upstream (or `transport`, standing in
-    for TomTom); `key` is the configured key."""
+    for TomTom); `key` is the configured key. Keyed requests reach the same upstream at
+    the TomTom base URL, with the key."""
     settings.setdefault("fit_inline", True)  # no process pool needed in process
     transport = transport or httpx.ASGITransport(app=build_upstream_app(slow_answer_s=2.0))
     upstream = httpx.AsyncClient(transport=transport, timeout=5)
@@ -121,14 +123,20 @@ async def tool_client(
                 placement=placement,
                 bounds=bounds_of(config),
                 pacer=pacer_of(config),
+                offline_mode=config.offline_mode,
             ),
             http=upstream,
             downloads=downloads or default_downloads,
             pool=pool,
             placement=placement,
+            tiles=build_tiles(config),
         )
-        async with Client(build_server(runtime), cache=None) as client:
-            yield ToolClient(client, runtime)
+        try:
+            async with Client(build_server(runtime), cache=None) as client:
+                yield ToolClient(client, runtime)
+        finally:
+            if runtime.tiles is not None:
+                await runtime.tiles.aclose()
 
 
 def coordinate_lists(value: Any, path: str = "") -> list[str]:

@@ -3,9 +3,15 @@ variable's name and what would do."""
 
 from __future__ import annotations
 
+import hashlib
+import os
+import re
+import subprocess
+import sys
+
 import pytest
 
-from server.config import API_FAMILIES, ConfigError, Settings
+from server.config import API_FAMILIES, ConfigError, Settings, claude_ui_domain
 from server.tomtom import FAMILIES
 
 
@@ -47,6 +53,94 @@ def test_an_unusable_value_names_the_variable_and_what_would_do(
     with pytest.raises(ConfigError) as caught:
         Settings.from_env(env)
     assert str(caught.value) == message
+
+
+SECRET = "a-tile-secret-long-enough-for-the-rule-0123"
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"OFFLINE": "sometimes"}, "OFFLINE='sometimes': use auto, never, always"),
+        ({"TOMTOM_API_KEY": "k"}, "TILE_TOKEN_SECRET is not set, but TOMTOM_API_KEY is set"),
+        ({"OFFLINE": "never"}, "TILE_TOKEN_SECRET is not set, but OFFLINE=never"),
+        ({"TILE_TOKEN_SECRET": "short"}, "each secret needs at least 32 characters"),
+        ({"PUBLIC_URL": "maps.example.com/mcp"}, "give the MCP endpoint as users enter it"),
+        ({"PUBLIC_URL": "https://maps.example.com/"}, "must end with the /mcp endpoint"),
+        ({"PUBLIC_URL": "https://maps.example.com/mcp?x=1"}, "no query or fragment"),
+        ({"UI_DOMAIN": "claude"}, "UI_DOMAIN=claude: set PUBLIC_URL too"),
+        ({"TILE_TOKEN_TTL_S": "90000"}, "TILE_TOKEN_TTL_S=90000: at most 86400"),
+    ],
+)
+def test_a_hosted_setting_that_would_fail_later_stops_the_start(
+    env: dict[str, str], message: str
+) -> None:
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        Settings.from_env(env)
+
+
+def test_a_keyless_demo_server_starts_without_a_tile_secret_and_serves_no_tiles() -> None:
+    settings = Settings.from_env({"PUBLIC_URL": "http://127.0.0.1:8000/mcp"})
+    assert settings.offline_mode == "auto" and not settings.tiles_enabled
+    always = Settings.from_env({"OFFLINE": "always", "TOMTOM_API_KEY": "k"})
+    assert always.offline_mode == "always" and not always.serves_keyed
+
+
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "https://maps.example.com/mcp",
+        "https://maps.example.com/mcp/",  # trailing slash
+        "https://Maps.Example.COM/mcp",  # upper-case host
+        "https://maps.example.com:8443/mcp",  # port
+    ],
+)
+def test_claudes_ui_domain_hashes_the_connector_url_exactly_as_typed(typed: str) -> None:
+    settings = Settings.from_env(
+        {"PUBLIC_URL": typed, "UI_DOMAIN": "claude", "TILE_TOKEN_SECRET": SECRET}
+    )
+    expected = hashlib.sha256(typed.encode()).hexdigest()[:32] + ".claudemcpcontent.com"
+    assert settings.resource_ui_domain == expected
+    assert re.fullmatch(r"[0-9a-f]{32}\.claudemcpcontent\.com", expected)
+
+
+def test_claudes_documented_example_url_gives_its_documented_domain() -> None:
+    # claude.com/docs/connectors/building/mcp-apps/getting-started, "Set ui.domain for Claude"
+    assert claude_ui_domain("https://example.com/mcp") == (
+        "c3d80a4ed901ee05b21755a88273b4a4.claudemcpcontent.com"
+    )
+
+
+def test_three_spellings_of_one_url_give_three_claude_domains_but_one_origin() -> None:
+    spellings = ["https://maps.example.com/mcp", "https://maps.example.com/mcp/",
+                 "https://MAPS.example.com/mcp"]  # fmt: skip
+    settings = [Settings.from_env({"PUBLIC_URL": url, "UI_DOMAIN": "claude"}) for url in spellings]
+    assert len({s.resource_ui_domain for s in settings}) == 3
+    assert {s.public_origin for s in settings} == {"https://maps.example.com"}
+
+
+def test_chatgpt_and_explicit_ui_domains_and_the_tile_route_follow_public_url() -> None:
+    env = {"PUBLIC_URL": "https://Proxy.example.com/tomtom/mcp", "TILE_TOKEN_SECRET": SECRET}
+    chatgpt = Settings.from_env({**env, "UI_DOMAIN": "chatgpt"})
+    assert chatgpt.resource_ui_domain == "https://proxy.example.com"
+    assert chatgpt.tiles_base_url == "https://proxy.example.com/tomtom/tiles"
+    explicit = Settings.from_env({**env, "UI_DOMAIN": "maps-example.apps.example"})
+    assert explicit.resource_ui_domain == "maps-example.apps.example"
+    assert Settings.from_env(env).resource_ui_domain is None
+
+
+def test_serve_refuses_to_start_with_a_key_and_no_tile_secret() -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TOMTOM_", "TILE_"))}
+    done = subprocess.run(
+        [sys.executable, "-m", "server.cli", "serve", "--port", "0"],
+        env={**env, "TOMTOM_API_KEY": "a-key"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "TILE_TOKEN_SECRET is not set, but TOMTOM_API_KEY is set" in done.stderr
 
 
 def test_tomtom_qps_overrides_named_families_and_rejects_unknown_ones() -> None:

@@ -14,7 +14,7 @@ import pytest
 import fitting
 from server import jobs
 from server.config import Settings
-from server.jobs import APP_DATA_KEY, OMITTED_KEY
+from server.jobs import APP_DATA_KEY, DATA_SOURCE_KEY, OFFLINE_NOTE, OMITTED_KEY
 from server.offline.roads import route_with_points
 from server.pool import FitPool, Placement
 from server.runtime import Runtime
@@ -76,7 +76,12 @@ def wire_size(result) -> int:
 
 async def test_a_short_route_rides_inline_as_is(runtime: Runtime) -> None:
     result = await deliver(
-        runtime, tool="tomtom-routing", answer={"km": 12}, data=route_data(800), show_ui=True
+        runtime,
+        tool="tomtom-routing",
+        answer={"km": 12},
+        data=route_data(800),
+        show_ui=True,
+        offline=False,
     )
     text = orjson.loads(result.content[0].text)
     assert text == {"km": 12, "show_ui": True, "tool": "tomtom-routing"}
@@ -86,11 +91,31 @@ async def test_a_short_route_rides_inline_as_is(runtime: Runtime) -> None:
     assert result.meta["show_ui"] is True and result.meta["tool"] == "tomtom-routing"
 
 
+async def test_an_offline_answer_is_flagged_for_model_and_view_and_stays_under_the_budget(
+    runtime: Runtime,
+) -> None:
+    result = await deliver(
+        runtime, tool="tomtom-routing", answer={}, data=route_data(80_000), show_ui=True,
+        offline=True,
+    )  # fmt: skip
+    assert wire_size(result) < runtime.settings.budget
+    assert orjson.loads(result.content[0].text)["data_source"] == OFFLINE_NOTE
+    assert result.meta[DATA_SOURCE_KEY] == "offline"
+    assert fitting.decode(result.meta[APP_DATA_KEY])["fitted"] is not None
+
+
 async def test_every_result_carries_its_own_view_uuid_for_the_views_stored_state(
     runtime: Runtime,
 ) -> None:
     results = [
-        await deliver(runtime, tool="tomtom-routing", answer={}, data=route_data(50), show_ui=ui)
+        await deliver(
+            runtime,
+            tool="tomtom-routing",
+            answer={},
+            data=route_data(50),
+            show_ui=ui,
+            offline=False,
+        )
         for ui in (True, True, False)
     ]
     uuids = [r.meta["viewUUID"] for r in results]
@@ -104,7 +129,9 @@ async def test_an_80000_point_route_is_fitted_in_the_pool_under_the_budget(
     runtime: Runtime,
 ) -> None:
     data = route_data(80_000)
-    result = await deliver(runtime, tool="tomtom-routing", answer={}, data=data, show_ui=True)
+    result = await deliver(
+        runtime, tool="tomtom-routing", answer={}, data=data, show_ui=True, offline=False
+    )
     assert wire_size(result) < runtime.settings.budget
     envelope = fitting.decode(result.meta[APP_DATA_KEY])
     report = envelope["fitted"]
@@ -125,7 +152,12 @@ async def test_an_80000_point_route_is_fitted_in_the_pool_under_the_budget(
 
 async def test_show_ui_false_sends_no_app_data(runtime: Runtime) -> None:
     result = await deliver(
-        runtime, tool="tomtom-routing", answer={}, data=route_data(500), show_ui=False
+        runtime,
+        tool="tomtom-routing",
+        answer={},
+        data=route_data(500),
+        show_ui=False,
+        offline=False,
     )
     assert APP_DATA_KEY not in result.meta and OMITTED_KEY not in result.meta
     assert orjson.loads(result.content[0].text) == {"show_ui": False}
@@ -136,7 +168,9 @@ async def test_data_that_cannot_fit_is_omitted_with_a_reason_the_widget_can_show
 ) -> None:
     tiny = dataclasses.replace(runtime, settings=Settings(budget=10_000))
     data = route_data(20_000, sections=3_000)  # 3,000 anchored sections cannot fit 10,000 chars
-    result = await deliver(tiny, tool="tomtom-routing", answer={}, data=data, show_ui=True)
+    result = await deliver(
+        tiny, tool="tomtom-routing", answer={}, data=data, show_ui=True, offline=False
+    )
     assert APP_DATA_KEY not in result.meta
     assert result.meta[OMITTED_KEY].startswith("too_large:")
     assert "not shown" in orjson.loads(result.content[0].text)["map"]

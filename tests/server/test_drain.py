@@ -17,7 +17,7 @@ import fitting
 from loadtest.topology import Service
 from loadtest.wire import CallFailed, call_tool, result_text
 from server.jobs import APP_DATA_KEY
-from tests.conftest import TEST_KEY
+from tests.conftest import TEST_KEY, TILE_SECRET
 from tests.processes import running
 from tests.server.harness import LISBON, MADRID, WARSAW
 
@@ -48,6 +48,7 @@ async def test_sigterm_mid_flight_answers_every_accepted_call_then_exits(
     env = {
         "TOMTOM_API_KEY": TEST_KEY,
         "TOMTOM_API_BASE_URL": upstream.url,
+        "TILE_TOKEN_SECRET": TILE_SECRET,
         "FIT_WORKERS": "1",
         "TOMTOM_QPS": "routing=1000",
         **DRAIN,
@@ -86,7 +87,12 @@ async def test_sigterm_mid_flight_answers_every_accepted_call_then_exits(
 async def test_while_draining_calls_on_open_connections_are_answered_and_closed(
     upstream: Service,
 ) -> None:
-    env = {"TOMTOM_API_KEY": TEST_KEY, "TOMTOM_API_BASE_URL": upstream.url, **DRAIN}
+    env = {
+        "TOMTOM_API_KEY": TEST_KEY,
+        "TOMTOM_API_BASE_URL": upstream.url,
+        "TILE_TOKEN_SECRET": TILE_SECRET,
+        **DRAIN,
+    }
     with running(["serve", "--fit-workers", "1"], env) as replica:
         mcp = f"{replica.url}/mcp"
         async with httpx.AsyncClient(timeout=WAIT_S) as client:

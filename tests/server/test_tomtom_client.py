@@ -10,24 +10,31 @@ import httpx
 import orjson
 import pytest
 
+from server.config import OFFLINE_BASE_URL
 from server.ops import metrics
 from server.tomtom import (
     BadRequestError,
     InvalidKeyError,
+    MissingKeyError,
     RateLimitError,
     RawBody,
     TomTomClient,
     UpstreamTimeoutError,
     UpstreamUnavailableError,
     request_body,
+    scrub,
 )
+from server.tomtom._errors import key_forms
 
 SECRET = "s3cr3t-key-0123456789"
 BASE = "https://api.example.test"
 
 
 def client_for(
-    handler: Callable[[httpx.Request], httpx.Response], *, default_key: str | None = SECRET
+    handler: Callable[[httpx.Request], httpx.Response],
+    *,
+    default_key: str | None = SECRET,
+    offline_mode: str = "auto",
 ) -> tuple[TomTomClient, list[httpx.Request]]:
     seen: list[httpx.Request] = []
 
@@ -36,7 +43,10 @@ def client_for(
         return handler(request)
 
     http = httpx.AsyncClient(transport=httpx.MockTransport(record))
-    return TomTomClient(http=http, base_url=BASE, default_key=default_key), seen
+    client = TomTomClient(
+        http=http, base_url=BASE, default_key=default_key, offline_mode=offline_mode
+    )
+    return client, seen
 
 
 def ok(body: object = None) -> Callable[[httpx.Request], httpx.Response]:
@@ -58,10 +68,53 @@ async def test_the_callers_key_wins_over_the_configured_key() -> None:
     assert seen[1].url.params["key"] == SECRET
 
 
-async def test_no_key_parameter_is_sent_when_there_is_no_key_at_all() -> None:
+async def test_a_request_with_no_key_at_all_goes_to_the_offline_upstream_with_none() -> None:
     client, seen = client_for(ok(), default_key=None)
     await client.geocode("Amsterdam", key=None)
+    await client.geocode("Amsterdam", key="callers-key")
+    assert str(seen[0].url).startswith(OFFLINE_BASE_URL + "/search/2/geocode/")
     assert "key" not in seen[0].url.params
+    assert str(seen[1].url).startswith(BASE + "/search/2/geocode/"), "a key always reaches TomTom"
+    assert seen[1].url.params["key"] == "callers-key"
+    assert client.serves_offline(None) and not client.serves_offline("callers-key")
+
+
+async def test_offline_always_sends_no_request_to_tomtom_and_no_key_anywhere() -> None:
+    client, seen = client_for(ok(), offline_mode="always")
+    await client.geocode("Amsterdam", key="callers-key")
+    assert str(seen[0].url).startswith(OFFLINE_BASE_URL) and "key" not in seen[0].url.params
+
+
+async def test_offline_never_refuses_a_keyless_request_naming_the_header_and_the_variable() -> None:
+    client, seen = client_for(ok(), default_key=None, offline_mode="never")
+    with pytest.raises(MissingKeyError) as caught:
+        await client.geocode("Amsterdam", key=None)
+    assert "tomtom-api-key" in str(caught.value) and "TOMTOM_API_KEY" in str(caught.value)
+    assert seen == []
+    await client.geocode("Amsterdam", key="callers-key")
+    assert seen[0].url.params["key"] == "callers-key"
+
+
+def offline_count(endpoint: str) -> float:
+    labels = {"endpoint": endpoint}
+    value = metrics.REGISTRY.get_sample_value("tomtom_mcp_offline_requests_total", labels)
+    return value or 0.0
+
+
+async def test_offline_answers_are_counted_apart_from_tomtoms_latency() -> None:
+    before = offline_count("search/fuzzy"), upstream_count("search/fuzzy", "ok")
+    client, _ = client_for(ok(), default_key=None)
+    await client.fuzzy_search("pizza", key=None)
+    assert offline_count("search/fuzzy") == before[0] + 1
+    assert upstream_count("search/fuzzy", "ok") == before[1]
+
+
+def test_the_key_is_scrubbed_in_every_spelling_it_could_travel_in() -> None:
+    key = "k+y/with=odd&chars"
+    text = " ".join(sorted(key_forms(key))) + f" https://x.test/a?key={key}&b=1"
+    scrubbed = scrub(text, key)
+    assert all(form not in scrubbed for form in key_forms(key))
+    assert "key=***" in scrubbed and "&b=1" in scrubbed
 
 
 async def test_reverse_geocode_and_nearby_put_latitude_before_longitude() -> None:

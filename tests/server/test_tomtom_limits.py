@@ -202,6 +202,25 @@ async def test_requests_without_a_key_are_not_paced() -> None:
     assert len(recorder.times) == 5
 
 
+async def test_the_key_a_request_is_made_with_is_the_one_paced_and_counted() -> None:
+    """Pacing and the quota follow the request's key as chosen per request: the caller's,
+    else the configured one; a request answered offline (OFFLINE=always) is not paced."""
+    recorder = Recorder()
+    pacer = Pacer({"search": 1000}, max_wait_s=1, quota_per_minute=2)
+    http = httpx.AsyncClient(transport=httpx.MockTransport(recorder))
+    tomtom = TomTomClient(http, BASE, default_key="configured-key", pacer=pacer)
+    for _ in range(2):
+        await tomtom.fuzzy_search("coffee", key=None)  # the configured key
+    with pytest.raises(QuotaError):
+        await tomtom.fuzzy_search("coffee", key=None)
+    await tomtom.fuzzy_search("coffee", key=KEY)  # the caller's own key: its own quota
+    offline = TomTomClient(http, BASE, default_key="configured-key", pacer=pacer,
+                           offline_mode="always")  # fmt: skip
+    for _ in range(3):
+        await offline.fuzzy_search("coffee", key=KEY)
+    assert len(recorder.times) == 6
+
+
 def test_every_endpoint_the_client_calls_has_its_family() -> None:
     assert family_of("/search/2/geocode/x.json").name == "geocoding"
     assert family_of("/search/2/reverseGeocode/1,2.json").name == "reverse_geocoding"

@@ -5,8 +5,11 @@ from __future__ import annotations
 import logging
 
 import pytest
+from prometheus_client import generate_latest
 
 from server.ops import metrics
+from server.tiles import TileTokens
+from server.tomtom._errors import key_forms
 from server.tools.app_only import MAP_CONFIG_KEY
 from tests.server.harness import tool_client
 
@@ -45,30 +48,47 @@ async def test_an_ok_status_is_logged_at_info(caplog: pytest.LogCaptureFixture) 
     assert record.levelno == logging.INFO
 
 
-def widget_count(tool: str, status: str) -> float:
-    labels = {"tool": tool, "status": status}
-    value = metrics.REGISTRY.get_sample_value("tomtom_mcp_widget_status_total", labels)
+def widget_count(**labels: str) -> float:
+    full = {"tool": "other", "status": "ok", "reason": "other", "host": "unknown"}
+    full |= {"platform": "unknown"} | labels
+    value = metrics.REGISTRY.get_sample_value("tomtom_mcp_widget_status_total", full)
     return value or 0.0
 
 
-async def test_reports_are_counted_with_unknown_tool_names_folded_into_other() -> None:
-    before_known = widget_count("tomtom-routing", "error")
-    before_other = widget_count("other", "ok")
+async def test_reports_are_counted_by_tool_reason_and_host_with_unknown_values_folded() -> None:
+    dropped = {"tool": "tomtom-routing", "status": "error", "reason": "meta_dropped"}
+    claude = {**dropped, "host": "claude", "platform": "desktop"}
+    made_up = {"tool": "other", "status": "ok", "reason": "other", "host": "other"}
+    before = widget_count(**claude), widget_count(**made_up, platform="web")
     async with tool_client() as tools:
         await tools.call(
-            "tomtom-report-app-status", {"tool": "tomtom-routing", "status": "error", "reason": "r"}
+            "tomtom-report-app-status",
+            {**dropped, "host": {"name": "claude-ai", "version": "1.2", "platform": "desktop"}},
         )
         await tools.call(
-            "tomtom-report-app-status", {"tool": "made-up-tool", "status": "ok", "reason": "r"}
+            "tomtom-report-app-status",
+            {
+                "tool": "made-up-tool",
+                "status": "ok",
+                "reason": "made-up-reason",
+                "host": {"name": "Some Host 9000", "platform": "web"},
+            },
         )
-    assert widget_count("tomtom-routing", "error") == before_known + 1
-    assert widget_count("other", "ok") == before_other + 1
-    assert (
-        metrics.REGISTRY.get_sample_value(
-            "tomtom_mcp_widget_status_total", {"tool": "made-up-tool", "status": "ok"}
+    assert widget_count(**claude) == before[0] + 1
+    assert widget_count(**made_up, platform="web") == before[1] + 1
+    exposed = generate_latest(metrics.REGISTRY).decode()
+    assert "made-up" not in exposed and "Some Host" not in exposed
+
+
+async def test_a_report_without_a_host_is_counted_under_an_unknown_host() -> None:
+    before = widget_count(tool="tomtom-geocode", reason="drawn")
+    async with tool_client() as tools:
+        outcome = await tools.call(
+            "tomtom-report-app-status",
+            {"tool": "tomtom-geocode", "status": "ok", "reason": "drawn"},
         )
-        is None
-    )
+    assert not outcome.is_error
+    assert widget_count(tool="tomtom-geocode", reason="drawn") == before + 1
 
 
 @pytest.mark.parametrize(
@@ -81,6 +101,14 @@ async def test_reports_are_counted_with_unknown_tool_names_folded_into_other() -
             "at most 2000 characters",
         ),
         ({"tool": "x" * 65, "status": "ok", "reason": "r"}, "at most 64 characters"),
+        (
+            {"tool": "x", "status": "ok", "reason": "r", "host": {"name": "h" * 101}},
+            "at most 100 characters",
+        ),
+        (
+            {"tool": "x", "status": "ok", "reason": "r", "host": {"platform": "fridge"}},
+            "platform",
+        ),
     ],
 )
 async def test_status_reports_are_bounded(report: dict, message: str) -> None:
@@ -89,21 +117,44 @@ async def test_status_reports_are_bounded(report: dict, message: str) -> None:
     assert outcome.is_error and message in outcome.text
 
 
-async def test_the_map_config_carries_the_key_in_meta_only() -> None:
-    async with tool_client(key="configured-key-123") as tools:
-        outcome = await tools.call("tomtom-get-map-config", {})
+SECRET = "tile-secret-for-the-in-process-tests-0123456789"
+PUBLIC = "https://maps.example.test/mcp"
+
+
+async def test_the_map_config_gives_templates_on_the_tile_route_and_never_the_key() -> None:
+    async with tool_client(
+        key="configured-key-123", tile_token_secrets=(SECRET,), public_url=PUBLIC
+    ) as tools:
+        outcome = await tools.call("tomtom-get-map-config", {"layers": ["traffic_flow"]})
     config = outcome.meta[MAP_CONFIG_KEY]
-    assert config["key"] == "configured-key-123"
-    assert "configured-key-123" not in outcome.text
-    tiles = config["tiles"]
-    assert tiles["basemap"].startswith("https://api.tomtom.com/map/1/tile/basic/main/{z}/{x}/{y}")
-    assert "/traffic/map/4/tile/flow/" in tiles["traffic_flow"]
-    assert "/traffic/map/4/tile/incidents/" in tiles["traffic_incidents"]
-    assert all("key=" not in url for url in tiles.values())
+    assert list(config["tiles"]) == ["traffic_flow"]
+    template = config["tiles"]["traffic_flow"]
+    assert template.startswith("https://maps.example.test/tiles/traffic_flow/{z}/{x}/{y}.png?t=")
+    grant = TileTokens([SECRET], 60).open(template.rsplit("t=", 1)[1])
+    assert grant.key == "configured-key-123" and grant.layers == {"traffic_flow"}
+    dumped = outcome.result.model_dump_json()
+    assert all(form not in dumped for form in key_forms("configured-key-123"))
 
 
-async def test_offline_the_map_config_has_no_key() -> None:
-    async with tool_client() as tools:
+async def test_offline_the_map_config_has_no_tiles_and_says_why() -> None:
+    async with tool_client(tile_token_secrets=(SECRET,), public_url=PUBLIC) as tools:
         outcome = await tools.call("tomtom-get-map-config", {})
-    assert outcome.meta[MAP_CONFIG_KEY]["key"] is None
+    assert outcome.meta[MAP_CONFIG_KEY] == {
+        "tiles": {},
+        "offline": True,
+        "reason": "offline demo data: no TomTom tiles",
+    }
     assert "offline" in outcome.text
+
+
+async def test_without_a_tile_secret_a_keyed_caller_is_told_there_are_no_tiles() -> None:
+    async with tool_client(key="configured-key-123", public_url=PUBLIC) as tools:
+        outcome = await tools.call("tomtom-get-map-config", {})
+    assert outcome.meta[MAP_CONFIG_KEY]["tiles"] == {}
+    assert "TILE_TOKEN_SECRET" in outcome.meta[MAP_CONFIG_KEY]["reason"]
+
+
+async def test_an_unknown_tile_layer_is_refused_by_name() -> None:
+    async with tool_client(key="k", tile_token_secrets=(SECRET,), public_url=PUBLIC) as tools:
+        outcome = await tools.call("tomtom-get-map-config", {"layers": ["satellite"]})
+    assert outcome.is_error and "basemap" in outcome.text

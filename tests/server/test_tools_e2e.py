@@ -160,17 +160,18 @@ async def test_upstream_failures_are_tool_errors_and_the_server_keeps_serving(
     assert not again.is_error
 
 
-async def test_the_callers_key_is_used_for_map_tiles_and_never_shown_in_text_or_logs(
-    mcp_url: str, server: Service
+async def test_the_map_config_hands_out_tile_templates_with_a_token_never_the_key(
+    mcp_url: str, server: Service, server_url: str
 ) -> None:
     async with connected(mcp_url, key="callers-own-key") as client:
         own = await client.call_tool("tomtom-get-map-config", {})
     async with connected(mcp_url) as client:
         configured = await client.call_tool("tomtom-get-map-config", {})
-    assert own.meta[MAP_CONFIG_KEY]["key"] == "callers-own-key"
-    assert configured.meta[MAP_CONFIG_KEY]["key"] == TEST_KEY
-    assert "callers-own-key" not in own.content[0].text
-    assert TEST_KEY not in configured.content[0].text
+    for result in (own, configured):
+        tiles = result.meta[MAP_CONFIG_KEY]["tiles"]
+        assert tiles["basemap"].startswith(f"{server_url}/tiles/basemap/{{z}}/{{x}}/{{y}}.png?t=")
+        dumped = result.model_dump_json()
+        assert "callers-own-key" not in dumped and TEST_KEY not in dumped
     logged = [e for e in server.log_events() if e.get("tool") == "tomtom-get-map-config"]
     assert logged  # the calls were logged...
     log = server.log.read_text()
@@ -182,6 +183,20 @@ async def test_a_private_data_url_is_refused_over_http(mcp_url: str, server_url:
         result = await client.call_tool("tomtom-data-viz", {"data_url": server_url + "/health"})
     assert result.is_error
     assert "loopback address" in result.content[0].text
+
+
+async def test_a_header_that_cannot_be_a_key_is_refused_without_being_repeated(
+    mcp_url: str, server: Service
+) -> None:
+    hostile = "x" * 40 + "&key=stolen-key-elsewhere"
+    async with connected(mcp_url, key=hostile) as client:
+        result = await client.call_tool("tomtom-geocode", {"query": "Amsterdam"})
+    assert result.is_error
+    text = result.content[0].text
+    assert "tomtom-api-key header does not hold a TomTom API key" in text
+    assert (
+        "stolen-key-elsewhere" not in text and "stolen-key-elsewhere" not in server.log.read_text()
+    )
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])

@@ -23,7 +23,8 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from loadtest.topology import Service
 from loadtest.wire import call_tool, result_text
-from tests.conftest import TEST_KEY
+from server.tools.app_only import MAP_CONFIG_KEY
+from tests.conftest import TEST_KEY, TILE_SECRET
 from tests.processes import running
 from tests.server.harness import AMSTERDAM, LISBON, UTRECHT, WARSAW, tool_client
 
@@ -147,6 +148,7 @@ async def test_spans_from_the_fitting_worker_join_the_calls_trace_over_otlp(
     env = {
         "TOMTOM_API_KEY": TEST_KEY,
         "TOMTOM_API_BASE_URL": upstream.url,
+        "TILE_TOKEN_SECRET": TILE_SECRET,
         "FIT_WORKERS": "1",
         "OTEL_EXPORTER_OTLP_ENDPOINT": collector.url,
         "OTEL_SERVICE_NAME": "replica-under-test",
@@ -158,6 +160,15 @@ async def test_spans_from_the_fitting_worker_join_the_calls_trace_over_otlp(
                 client, f"{replica.url}/mcp", "tomtom-routing", {"locations": [LISBON, WARSAW]}
             )
         assert not result.get("isError"), result_text(result)
+        # A tile through the route: its URL holds a token sealing the key, so it is not traced.
+        async with httpx.AsyncClient(timeout=WAIT_S) as client:
+            config = await call_tool(
+                client, f"{replica.url}/mcp", "tomtom-get-map-config", {"layers": ["basemap"]}
+            )
+            template = config["_meta"][MAP_CONFIG_KEY]["tiles"]["basemap"]
+            tile = await client.get(template.format(z=3, x=4, y=2))
+        assert tile.status_code == 200, tile.text
+        token = template.rsplit("t=", 1)[1]
         fit = collector.wait_for("fit")  # made in the worker process
         job = collector.wait_for("worker job")
         call = collector.wait_for("tools/call tomtom-routing")
@@ -173,4 +184,7 @@ async def test_spans_from_the_fitting_worker_join_the_calls_trace_over_otlp(
     assert "POST /mcp" in chain
     assert request["parent"] == call["id"]
     assert {s["service"] for s in collector.spans} == {"replica-under-test"}
+    collector.wait_for("tools/call tomtom-get-map-config")
     assert TEST_KEY not in repr(collector.spans)
+    assert token not in repr(collector.spans)
+    assert not [s for s in collector.spans if "/tiles" in s["name"]], "tile requests untraced"

@@ -7,7 +7,6 @@ import pytest
 from mcp import Client
 from prometheus_client.parser import text_string_to_metric_families
 
-from loadtest.topology import Service
 from tests.server.harness import APP_TOOLS, MODEL_TOOLS
 from widgets import DATA_VIZ_URI, MAP_URI, TRAFFIC_URI
 
@@ -34,7 +33,7 @@ def test_get_on_mcp_answers_405_at_once_instead_of_opening_a_stream(server_url: 
 def test_health_says_ready_once_the_fitting_pool_is_warm(server_url: str) -> None:
     body = httpx.get(server_url + "/health", timeout=5).json()
     assert body["ready"] is True and body["fit_pool_warm"] is True
-    assert body["offline"] is False
+    assert body["offline"] == "auto" and body["tiles"] is True
 
 
 def test_a_body_over_4_mib_is_refused_with_413(mcp_url: str) -> None:
@@ -80,7 +79,7 @@ async def test_both_protocol_eras_see_every_tool_linked_to_its_view(
 
 
 async def test_each_view_is_one_self_contained_document_with_its_csp(
-    mcp_url: str, upstream: Service
+    mcp_url: str, server_url: str
 ) -> None:
     async with Client(mcp_url, mode="legacy") as client:
         for uri in (MAP_URI, DATA_VIZ_URI, TRAFFIC_URI):
@@ -89,10 +88,16 @@ async def test_each_view_is_one_self_contained_document_with_its_csp(
             html = content.text
             assert html.lstrip().lower().startswith("<!doctype html>")
             assert "<script src=" not in html.replace(" ", "").lower()  # nothing from a CDN
-            csp = (content.meta or {})["ui"]["csp"]
-            origins = set(csp.get("connectDomains", [])) | set(csp.get("resourceDomains", []))
-            # The tiles come from the configured TomTom base URL: here, the upstream process.
-            assert origins == {upstream.url}
+            meta = content.meta or {}
+            csp = meta["ui"]["csp"]
+            # Tiles come from the server's own tile route: its public origin, nothing else.
+            assert csp == {"connectDomains": [server_url], "resourceDomains": [server_url]}
+            assert meta["openai/widgetCSP"] == {
+                "connect_domains": [server_url],
+                "resource_domains": [server_url],
+            }
+            assert meta["openai/widgetDomain"] == server_url
+            assert "domain" not in meta["ui"], "no ui.domain unless UI_DOMAIN asks for one"
 
 
 def test_metrics_count_tool_calls_by_tool_and_outcome(server_url: str, mcp_url: str) -> None:

@@ -13,7 +13,6 @@ import widgets
 from tests.processes import ROOT
 from widgets import _document
 
-TILES = "https://api.tomtom.com"
 WIDGETS = ROOT / "widgets"
 
 
@@ -35,11 +34,18 @@ def test_a_view_loads_nothing_from_outside_its_document(view: widgets.View) -> N
     assert html.count("<script>") == 1 and html.count("</script>") == 1, "one inline bundle"
 
 
-def test_the_csp_names_exactly_the_tiles_origin_given() -> None:
+def test_the_csp_names_exactly_the_tiles_origin_given_or_nothing() -> None:
     for view in widgets.views(tiles_origin="https://tiles.example.test"):
         assert view.connect_domains == ("https://tiles.example.test",)
         assert view.resource_domains == ("https://tiles.example.test",)
-    assert widgets.views()[0].connect_domains == (TILES,)
+    assert all(v.connect_domains == v.resource_domains == () for v in widgets.views())
+
+
+def test_an_earlier_uri_of_a_view_finds_its_current_build_and_others_find_none() -> None:
+    assert widgets.view_for_uri("ui://tomtom/map.html").uri == widgets.MAP_URI
+    assert widgets.view_for_uri("ui://tomtom/data-viz-00ff.html").uri == widgets.DATA_VIZ_URI
+    for uri in ("ui://tomtom/map-XYZ.html", "ui://other/map.html", "ui://tomtom/map.html?x"):
+        assert widgets.view_for_uri(uri) is None
 
 
 def test_the_preview_page_and_its_sandbox_are_built_documents_too() -> None:

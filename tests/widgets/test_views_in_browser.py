@@ -14,10 +14,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from playwright.sync_api import Browser, Frame, Page, Playwright, sync_playwright
 
 from loadtest.topology import Service
+from server.tomtom._errors import key_forms
+from tests.conftest import TILE_SECRET
 from tests.processes import ROOT, running
 
 pytestmark = pytest.mark.browser
@@ -116,17 +119,52 @@ def page(browser: Browser) -> Iterator[Page]:
     assert not errors, f"uncaught errors in the page: {errors}"
 
 
+KEY = "Pr3viewKeyOfTheServer0123456789ab"
+
+
 @pytest.fixture(scope="module")
 def keyed_preview_server(upstream: Service) -> Iterator[Service]:
-    """A replica with a TomTom key whose API (and so tiles) origin is the offline upstream,
-    and the smallest app-data budget, so that data-viz pages its data."""
+    """A replica with a TomTom key, TomTom played by the offline upstream (tiles included),
+    serving tiles through its own route, and the smallest app-data budget, so that
+    data-viz pages its data."""
     env = {
-        "TOMTOM_API_KEY": "test-key",
+        "TOMTOM_API_KEY": KEY,
         "TOMTOM_API_BASE_URL": upstream.url,
+        "TILE_TOKEN_SECRET": TILE_SECRET,
         "APP_DATA_BUDGET": "10000",
     }
     with running(["serve", "--preview", "--fit-workers", "1"], env) as process:
         yield process
+
+
+@pytest.fixture(scope="module")
+def throttled_preview_server(upstream: Service) -> Iterator[Service]:
+    """As `keyed_preview_server`, but a tile token may load one tile, then waits minutes."""
+    env = {
+        "TOMTOM_API_KEY": KEY,
+        "TOMTOM_API_BASE_URL": upstream.url,
+        "TILE_TOKEN_SECRET": TILE_SECRET,
+        "TILE_BURST": "1",
+        "TILE_RATE_PER_S": "0.01",
+    }
+    with running(["serve", "--preview", "--fit-workers", "1"], env) as process:
+        yield process
+
+
+def holds_no_key(page: Page, frame: Frame, requested: list[str]) -> list[str]:
+    """Every spelling of the server's key found in the host page, the view's DOM or any URL
+    either of them requested."""
+    texts = {
+        "host page": page.content(),
+        "view DOM": frame.evaluate("document.documentElement.outerHTML"),
+        "view resources": " ".join(
+            frame.evaluate("performance.getEntriesByType('resource').map(e => e.name)")
+        ),
+        "requests": " ".join(requested),
+    }
+    return [
+        f"{where}: {form}" for form in key_forms(KEY) for where, t in texts.items() if form in t
+    ]
 
 
 def open_view(
@@ -202,7 +240,10 @@ def test_routing_draws_the_route_its_sections_and_waypoints(
     assert " mi" in frame.inner_text("#title"), "the preview's chromium says en-US: miles"
     legend = frame.inner_text("#legend")
     assert "Route" in legend and "Stops (3)" in legend
-    assert "Offline" in frame.inner_text("#notes")
+    notes = frame.inner_text("#notes")
+    assert "Offline map (Natural Earth): no TomTom key, so no street tiles." in notes
+    assert drawn["dataSource"] == "offline"
+    assert "Offline demo data: not real TomTom results." in notes
     shoot(page, "routing")
 
 
@@ -214,6 +255,12 @@ def test_the_view_reports_its_outcome_to_the_server(page: Page, preview_server: 
     assert events, "the server logged no app_status event for tomtom-geocode"
     assert events[-1]["status"] == "ok"
     assert events[-1]["reason"] in ("drawn", "empty")
+    assert (events[-1]["host"], events[-1]["platform"]) == ("tomtom-preview-host", "web")
+    assert events[-1]["host_version"] == "1.0.0"
+    counted = httpx.get(f"{preview_server.url}/metrics", timeout=5).text
+    assert 'host="preview",platform="web",reason="drawn",status="ok",tool="tomtom-geocode"' in (
+        counted
+    )
 
 
 @pytest.mark.parametrize(
@@ -386,7 +433,8 @@ def test_a_view_whose_host_dropped_meta_says_so_and_reports_the_error(
     assert drawn["status"] == "error"
     assert drawn["reason"] == "meta_dropped"
     message = frame.inner_text("#message")
-    assert "did not pass the tool result's _meta" in message
+    assert "tomtom-preview-host did not pass the tool result's _meta" in message
+    assert "open this chat in another MCP Apps host" in message
     frame.wait_for_function("document.body.dataset.reported === 'error'")
     frame.wait_for_function("document.body.dataset.modelContext === 'degraded'")
     told = page.evaluate("previewHost.modelContext.at(-1)")
@@ -455,38 +503,66 @@ def test_a_data_viz_layer_maplibre_refuses_is_noted_while_the_rest_draws(
     assert frame.evaluate(INK) > 0.0005
 
 
-def test_with_a_key_tiles_are_requested_and_their_failure_leaves_the_data_drawn(
+def test_with_a_key_tiles_come_from_the_tile_route_and_the_page_holds_no_key(
     page: Page, keyed_preview_server: Service, upstream: Service
 ) -> None:
     requested: list[str] = []
     page.on("request", lambda r: requested.append(r.url))
     args = {"locations": [AMSTERDAM, [5.1214, 52.0907]]}
-    frame, drawn = open_view(page, keyed_preview_server.url, "tomtom-routing", args)
+    with page.expect_response(lambda r: "/tiles/basemap/" in r.url) as first_tile:
+        frame, drawn = open_view(page, keyed_preview_server.url, "tomtom-routing", args)
+    assert first_tile.value.status == 200
+    assert first_tile.value.headers["content-type"] == "image/png"
+    assert drawn["status"] == "ok", drawn
+    assert drawn["tiles"] == "requested"
+    tiles = [u for u in requested if u.startswith(f"{keyed_preview_server.url}/tiles/basemap/")]
+    assert tiles, f"no basemap tile requested from the tile route: {requested[-5:]}"
+    assert all("?t=" in u for u in tiles)
+    assert not [u for u in requested if u.startswith(upstream.url)], "nothing from TomTom itself"
+    assert "tiles_failed" not in {
+        e["reason"] for e in app_status_events(keyed_preview_server, "tomtom-routing")
+    }
+    assert "dataSource" not in drawn, "TomTom's answer is not flagged offline"
+    assert holds_no_key(page, frame, requested) == []
+    shoot(page, "routing-tiles")
+
+
+def test_tiles_refused_by_the_route_leave_the_data_drawn_and_are_reported(
+    page: Page, throttled_preview_server: Service
+) -> None:
+    args = {"locations": [AMSTERDAM, [5.1214, 52.0907]]}
+    frame, drawn = open_view(page, throttled_preview_server.url, "tomtom-routing", args)
     assert drawn["status"] == "ok", drawn
     frame.wait_for_function("document.body.dataset.tiles === 'failed'")
-    tiles = [u for u in requested if u.startswith(f"{upstream.url}/map/1/tile/basic/main/")]
-    assert tiles, f"no basemap tile requested from the API origin: {requested[-5:]}"
-    assert all(u.endswith("key=test-key") for u in tiles)
-    assert "Map tiles could not load" in frame.inner_text("#notes")
+    assert "Map tiles could not load; showing the offline map. (HTTP 429)" in frame.inner_text(
+        "#notes"
+    )
     assert frame.evaluate(INK) > 0.002, "the route still draws without tiles"
     frame.wait_for_function("document.body.dataset.reported === 'ok'")
-    events = app_status_events(keyed_preview_server, "tomtom-routing")
+    events = app_status_events(throttled_preview_server, "tomtom-routing")
     assert any(e["reason"] == "tiles_failed" for e in events), events
 
 
-def test_with_a_key_the_traffic_view_draws_its_incidents_over_live_flow_tiles(
+def test_with_a_key_the_traffic_view_draws_its_incidents_over_flow_tiles_from_the_route(
     page: Page, keyed_preview_server: Service, upstream: Service
 ) -> None:
     requested: list[str] = []
     page.on("request", lambda r: requested.append(r.url))
-    _, drawn = open_view(
+    frame, drawn = open_view(
         page, keyed_preview_server.url, "tomtom-traffic", {"bbox": [4.82, 52.33, 4.96, 52.41]}
     )
     assert drawn["status"] == "ok", drawn
     assert drawn["trafficTiles"] == "1"
-    assert any(u.startswith(upstream.url + "/traffic/map/4/tile/flow/") for u in requested)
-    assert not any("/tile/incidents/" in u for u in requested), "incidents come as data"
+    for layer in ("basemap", "traffic_flow"):
+        prefix = f"{keyed_preview_server.url}/tiles/{layer}/"
+        frame.wait_for_function(
+            "p => performance.getEntriesByType('resource').some(e => e.name.startsWith(p))",
+            arg=prefix,
+        )
+    assert not any(u.startswith(upstream.url) for u in requested), "nothing from TomTom itself"
+    assert not any("/tiles/traffic_incidents/" in u for u in requested), "incidents come as data"
     assert int(drawn["incidents"]) >= 1
+    assert holds_no_key(page, frame, requested) == []
 
 
 def test_a_theme_change_from_the_host_restyles_the_drawn_view(
@@ -534,6 +610,27 @@ def test_data_viz_too_large_to_send_is_paged_in_with_its_own_tool_input(
     assert calls.count("tomtom-get-app-data") == int(drawn["pages"])
     assert frame.evaluate(INK) > 0.002
     shoot(page, "data-viz-paged")
+
+
+def test_the_view_renews_its_tile_token_before_it_expires(
+    page: Page, keyed_preview_server: Service
+) -> None:
+    tokens: list[str] = []
+    page.on("request", lambda r: "/tiles/" in r.url and tokens.append(r.url.split("t=")[1]))
+    page.clock.install()
+    args = {"locations": [AMSTERDAM, [5.1214, 52.0907]]}
+    frame, drawn = open_view(page, keyed_preview_server.url, "tomtom-routing", args)
+    assert drawn["status"] == "ok", drawn
+    assert page.evaluate("previewHost.viewCalls").count("tomtom-get-map-config") == 1
+    if not tokens:
+        page.wait_for_event("request", lambda r: "/tiles/" in r.url)
+    first = tokens[0]
+    page.clock.fast_forward("50:00")  # past 80% of the token's hour
+    frame.wait_for_function("document.body.dataset.tilesRenewed === '1'")
+    assert page.evaluate("previewHost.viewCalls").count("tomtom-get-map-config") == 2
+    if all(token == first for token in tokens):  # the tiles reload with the new token
+        page.wait_for_event("request", lambda r: "/tiles/" in r.url and first not in r.url)
+    assert len(set(tokens)) == 2
 
 
 ROUTE_ARGS = {"locations": [AMSTERDAM, [6.5665, 53.2194], [13.405, 52.52]]}

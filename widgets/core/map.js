@@ -1,6 +1,7 @@
 /**
  * MapLibre for the views: the offline basemap (always), TomTom raster tiles
- * above it when a key exists, and the tool features styled by
+ * above it when the server serves them (its own tile route, with a
+ * short-lived token renewed before it expires), and the tool features styled by
  * `properties.kind` in a `Scene` that can be cleared and drawn again (partial
  * input, then the result; a theme change). Every drawn feature carries the id
  * of its list item, so a click on the map selects the same thing the list does.
@@ -13,13 +14,8 @@ import { escapeHtml } from "./view.js";
 const CASING = { light: "#ffffff", dark: "#0d1117" };
 const DASH_LAYERS = Object.entries(style.DASHES);
 
-/** A tile template with the key: in its `{key}` slot, else appended as `key=`. */
-export function tileUrl(template, key) {
-  if (!template) return null;
-  const k = encodeURIComponent(key);
-  if (template.includes("{key}")) return template.replace("{key}", k);
-  return `${template}${template.includes("?") ? "&" : "?"}key=${k}`;
-}
+/** Renew the tile token at this share of its lifetime (tiles keep loading across it). */
+const RENEW_AT = 0.8;
 
 /** A map on `el` over the basemap in `theme`, resolved once its style has loaded. */
 export function createMap(el, theme) {
@@ -43,17 +39,21 @@ export function setTheme(map, theme) {
 
 /**
  * Raster layers from `config.tiles[name]` templates, above the basemap and below
- * the data. `onFail(message, state)` runs once: no key ("none") or a tile failed
- * ("failed"); the basemap shows wherever a tile is missing.
+ * the data. `onFail(message, state)` runs once: no tiles ("none") or a tile failed
+ * ("failed"); the basemap shows wherever a tile is missing. Before the templates'
+ * token expires, `config.renew()` swaps fresh ones in.
  */
 export function addRaster(map, config, names, onFail, t) {
-  if (!config.key) {
-    onFail(config.error ? `No TomTom tiles: ${config.error}.` : t(names.includes("traffic_flow") ? "noLiveTraffic" : "offlineBasemap"), "none");
+  if (!names.some((name) => config.tiles[name])) {
+    const why = config.offline
+      ? t(names.includes("traffic_flow") ? "noLiveTraffic" : "offlineBasemap")
+      : `No TomTom tiles: ${config.error || config.reason || "the server sent no tile address"}.`;
+    onFail(why, "none");
     return false;
   }
   let added = 0;
   for (const name of names) {
-    const url = tileUrl(config.tiles[name], config.key);
+    const url = config.tiles[name];
     if (!url) continue;
     map.addSource(`tiles-${name}`, { type: "raster", tiles: [url], tileSize: 256, attribution: "© TomTom" });
     map.addLayer({ id: `tiles-${name}`, type: "raster", source: `tiles-${name}` });
@@ -64,6 +64,7 @@ export function addRaster(map, config, names, onFail, t) {
     return false;
   }
   document.body.dataset.tiles = "requested";
+  renewTiles(map, config, names);
   let failed = false;
   map.on("error", (e) => {
     if (!failed && e.sourceId && e.sourceId.startsWith("tiles-")) {
@@ -73,6 +74,20 @@ export function addRaster(map, config, names, onFail, t) {
     }
   });
   return true;
+}
+
+function renewTiles(map, config, names) {
+  if (!(config.expiresIn > 0 && config.renew)) return;
+  const timer = setTimeout(async () => {
+    const fresh = await config.renew();
+    for (const name of names) {
+      const source = map.getSource(`tiles-${name}`);
+      if (source && fresh.tiles?.[name]) source.setTiles([fresh.tiles[name]]);
+    }
+    document.body.dataset.tilesRenewed = String(Number(document.body.dataset.tilesRenewed || 0) + 1);
+    if (Object.keys(fresh.tiles || {}).length) renewTiles(map, fresh, names);
+  }, config.expiresIn * 1000 * RENEW_AT);
+  map.once("remove", () => clearTimeout(timer));
 }
 
 /** Ask every raster source for fresh tiles (live traffic), cache-busting their URLs. */

@@ -1,20 +1,21 @@
 /**
  * One map per view, created on first need (partial input or the result) and
- * kept: the basemap, TomTom tiles when a key exists, a Scene for the data,
+ * kept: the basemap, TomTom tiles when the server serves them, a Scene for the data,
  * the camera tracked into the view state, and the selection shown on it.
  * Views call `open(ctx)` and draw; `restore` puts back a stored view state.
  */
 import * as mapCore from "./map.js";
 import { directionsLink, placeLink } from "./links.js";
 
-export function mapSession(tileNames) {
+/** `tileNames(theme, config)`: the layers to draw now, among `layers`, those the token grants. */
+export function mapSession(tileNames, layers) {
   let pending = null;
   let opened = null;
   const session = {
     /** {map, scene, tiles} once the map and its tiles are set up. */
     open(ctx) {
       pending ??= (async () => {
-        const [map, config] = await Promise.all([mapCore.createMap(document.getElementById("map"), ctx.theme()), ctx.mapConfig()]);
+        const [map, config] = await Promise.all([mapCore.createMap(document.getElementById("map"), ctx.theme()), ctx.mapConfig(layers)]);
         const scene = mapCore.createScene(map);
         const tiles = mapCore.addRaster(map, config, tileNames(ctx.theme(), config), (msg, state) => ctx.tilesFailed(msg, state), ctx.t);
         mapCore.trackCamera(map, (camera) => ctx.state.save({ camera }));

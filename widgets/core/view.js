@@ -3,8 +3,9 @@
  * before `connect()`; host theme, fonts, safe areas, locale, time zone and
  * size; full screen; the on-screen message, notes, legend, title and list;
  * the selection and failures told to the model (`updateModelContext`); view
- * state under the result's `viewUUID`; pausing while scrolled away; and the
- * status report to the server (ADR 0041). A view supplies `onPartial`,
+ * state under the result's `viewUUID`; pausing while scrolled away; the
+ * note on offline demo data; and the status report to the server, with the
+ * host the view runs in (ADRs 0041, 0062). A view supplies `onPartial`,
  * `onResult` and draws.
  */
 import { App, applyDocumentTheme, applyHostFonts, applyHostStyleVariables } from "@modelcontextprotocol/ext-apps";
@@ -12,10 +13,12 @@ import { createLocale } from "./i18n.js";
 import { createList, markHtml } from "./list.js";
 import { degradedText, selectionText } from "./context.js";
 import { viewState } from "./viewstate.js";
+import { hostInfo, metaDroppedText } from "./hosts.js";
 
 const INLINE_MAX = 500;
 const INLINE_DEFAULT = 440;
 const RESULT_WAIT_MS = 120000;
+const DATA_SOURCE = "com.tomtom/data-source";
 const $ = (id) => document.getElementById(id);
 
 export function escapeHtml(value) {
@@ -55,16 +58,29 @@ export async function startView(spec) {
     setLegend,
     isHidden: (group) => hidden.has(group),
     tilesProblem: () => tilesProblem,
-    /** `{key, tiles}` from `tomtom-get-map-config`; `{key: null, error}` when unavailable. */
-    mapConfig() {
-      configPromise ??= app
-        .callServerTool({ name: "tomtom-get-map-config", arguments: {} })
-        .then((r) => {
-          const cfg = r && !r.isError && r._meta && r._meta["com.tomtom/map-config"];
-          if (!cfg) return { key: null, tiles: {}, error: "the server sent no map configuration" };
-          return { key: cfg.key ?? null, tiles: cfg.tiles || {} };
-        })
-        .catch((err) => ({ key: null, tiles: {}, error: err.message }));
+    /**
+     * Tile URL templates for `layers` from `tomtom-get-map-config`, on the server's
+     * tile route with a short-lived token (never a key): `{tiles, offline, reason,
+     * expiresIn, renew}`, `renew()` asking again for a fresh token; `{tiles: {},
+     * error}` when unavailable.
+     */
+    mapConfig(layers) {
+      const ask = () =>
+        app
+          .callServerTool({ name: "tomtom-get-map-config", arguments: layers ? { layers } : {} })
+          .then((r) => {
+            const cfg = r && !r.isError && r._meta && r._meta["com.tomtom/map-config"];
+            if (!cfg) return { tiles: {}, error: "the server sent no map configuration" };
+            return {
+              tiles: cfg.tiles || {},
+              offline: cfg.offline === true,
+              reason: cfg.reason || "",
+              expiresIn: Number.isFinite(cfg.expires_in) ? cfg.expires_in : 0,
+              renew: ask,
+            };
+          })
+          .catch((err) => ({ tiles: {}, error: err.message }));
+      configPromise ??= ask();
       return configPromise;
     },
     callTool: async (name, args) => app.callServerTool({ name, arguments: args }),
@@ -120,6 +136,8 @@ export async function startView(spec) {
     },
     /** Nothing (more) to draw: say why on screen, to the server and to the model. */
     fail(reason, message, title = errorTitle(reason)) {
+      // The host dropped _meta: name it and say what the user can do there (ADR 0062).
+      if (reason === "meta_dropped") message = metaDroppedText(hostInfo(app));
       showMessage("error", title, message);
       report("error", reason, message);
       tellModel(degradedText({ view: spec.name, tool: ctx.tool }, reason, message), "degraded");
@@ -260,7 +278,7 @@ export async function startView(spec) {
     const key = `${status}:${reason}:${detail}`;
     if (reported === key || !connected) return;
     reported = key;
-    const args = { tool: ctx.tool, status, reason, detail: String(detail).slice(0, 500) };
+    const args = { tool: ctx.tool, status, reason, detail: String(detail).slice(0, 500), host: hostInfo(app) };
     app
       .callServerTool({ name: "tomtom-report-app-status", arguments: args })
       .then(() => (document.body.dataset.reported = status))
@@ -336,6 +354,11 @@ export async function startView(spec) {
     } catch (err) {
       ctx.fail(err.reason || "render_failed", err.reason ? err.message : `Drawing failed: ${err.message}`);
       console.error(err);
+    }
+    const meta = result?._meta || window.openai?.toolResponseMetadata || {};
+    if (meta[DATA_SOURCE] === "offline" && document.body.dataset.dataSource !== "offline") {
+      document.body.dataset.dataSource = "offline";
+      addNote(ctx.t("offlineData")).classList.add("tt-offline");
     }
   };
 

@@ -25,7 +25,7 @@ const GEOMETRY = {
 const FETCHABLE = new Set(["meta_dropped", "too_large", "no_app_data"]);
 const MAX_ITEMS = 300;
 const ITEM = "__tt_item";
-const session = mapSession(() => ["basemap"]);
+const session = mapSession(() => ["basemap"], ["basemap"]);
 let shown = null;
 let drawnFor = "";
 let inputWaiter = null;

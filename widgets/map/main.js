@@ -24,7 +24,10 @@ const TITLES = {
   "tomtom-area-search": "areaSearch",
 };
 
-const session = mapSession((theme, config) => (theme === "dark" && config.tiles.basemap_night ? ["basemap_night"] : ["basemap"]));
+const session = mapSession(
+  (theme, config) => (theme === "dark" && config.tiles.basemap_night ? ["basemap_night"] : ["basemap"]),
+  ["basemap", "basemap_night"],
+);
 let shown = null; // {fc, env}: what is drawn, redrawn on a theme or locale change
 let drawn = null;
 let drawnFor = ""; // theme and locale the data was drawn in

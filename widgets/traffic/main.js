@@ -16,7 +16,7 @@ import { startView } from "../core/view.js";
 const REFRESH_MS = 120000;
 /** Drawn on each incident besides its colour and dash: how bad, in a glyph. */
 const SEVERITY = ["?", "!", "!!", "!!!", "×"];
-const session = mapSession(() => ["basemap", "traffic_flow"]);
+const session = mapSession(() => ["basemap", "traffic_flow"], ["basemap", "traffic_flow"]);
 let shown = null;
 let drawnFor = "";
 let refresh = null;

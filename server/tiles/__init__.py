@@ -1,0 +1,49 @@
+"""The tile route: views load TomTom tiles from this server, and never hold the key.
+
+- `_layers.py`: the layers (`basemap`, `basemap_night`, `traffic_flow`,
+  `traffic_incidents`), where TomTom serves each, and the tile grid's bounds;
+- `_tokens.py`: `TileTokens`, the sealed short-lived tokens (AES-GCM) any replica opens;
+- `_limiter.py`: `RateLimiter`, a bounded token bucket per tile token;
+- `_service.py`: `Tiles`, the URL templates for a view and `GET /tiles/...` itself.
+
+Decisions: docs/adr/0061-tile-route.md.
+"""
+
+from __future__ import annotations
+
+from server.config import Settings
+from server.tiles._layers import LAYER_NAMES, LAYERS, MAX_ZOOM, Layer, tile_problem
+from server.tiles._limiter import RateLimiter
+from server.tiles._service import MapTiles, Tiles
+from server.tiles._tokens import Grant, TileTokens, TokenError
+
+__all__ = [
+    "LAYERS",
+    "LAYER_NAMES",
+    "MAX_ZOOM",
+    "Grant",
+    "Layer",
+    "MapTiles",
+    "RateLimiter",
+    "TileTokens",
+    "Tiles",
+    "TokenError",
+    "build_tiles",
+    "tile_problem",
+]
+
+
+def build_tiles(settings: Settings) -> Tiles | None:
+    """The tile route's state, or None when this server serves no tiles (offline only,
+    or no `TILE_TOKEN_SECRET`: then `/tiles` answers 404)."""
+    if not settings.tiles_enabled or settings.tiles_base_url is None:
+        return None
+    return Tiles(
+        tokens=TileTokens(settings.tile_token_secrets, settings.tile_token_ttl_s),
+        limiter=RateLimiter(settings.tile_rate_per_s, settings.tile_burst),
+        api_base_url=settings.api_base_url,
+        public_base_url=settings.tiles_base_url,
+        max_bytes=settings.tile_max_bytes,
+        timeout_s=settings.upstream_timeout_s,
+        connections=settings.upstream_connections,
+    )

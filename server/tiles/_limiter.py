@@ -1,0 +1,45 @@
+"""A token bucket per tile token, per replica: bounded memory, no shared store."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+
+
+class RateLimiter:
+    """`rate` requests a second per id, in bursts of up to `burst`.
+
+    The least recently seen ids are forgotten beyond `max_ids` (a forgotten id starts
+    with a full bucket again), so a flood of distinct tokens costs bounded memory.
+    """
+
+    def __init__(
+        self,
+        rate: float,
+        burst: int,
+        max_ids: int = 10_000,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._rate = rate
+        self._burst = float(burst)
+        self._max_ids = max_ids
+        self._clock = clock
+        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
+
+    def take(self, ident: str) -> int | None:
+        """None when `ident` may make a request now (one is spent), else the whole
+        seconds to wait before asking again (for `Retry-After`)."""
+        now = self._clock()
+        tokens, last = self._buckets.pop(ident, (self._burst, now))
+        tokens = min(self._burst, tokens + (now - last) * self._rate)
+        wait = None
+        if tokens >= 1.0:
+            tokens -= 1.0
+        else:
+            wait = max(1, math.ceil((1.0 - tokens) / self._rate))
+        self._buckets[ident] = (tokens, now)
+        if len(self._buckets) > self._max_ids:
+            self._buckets.popitem(last=False)
+        return wait

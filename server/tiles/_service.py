@@ -1,0 +1,224 @@
+"""`GET /tiles/{layer}/{z}/{x}/{y}.{ext}?t=TOKEN`: TomTom tiles fetched with the key in a token.
+
+The views never hold a TomTom key: `tomtom-get-map-config` seals the caller's key
+into a short-lived token (`_tokens.py`) and hands out URL templates on this route.
+Any replica opens the token, checks the tile and the token's rate (`_limiter.py`),
+fetches the tile from TomTom with the key, and answers with TomTom's body and cache
+headers. A refusal is a status with a one-line reason, never a broken image.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import aiohttp
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response
+
+from server.ops import metrics
+from server.tiles._layers import LAYER_NAMES, LAYERS, Layer, tile_problem
+from server.tiles._limiter import RateLimiter
+from server.tiles._tokens import TileTokens, TokenError
+
+log = logging.getLogger(__name__)
+
+PASSED_BACK = ("content-type", "cache-control", "expires", "etag", "last-modified")
+"""TomTom's response headers a tile keeps: what a browser needs to cache it."""
+PASSED_ON = ("if-none-match", "if-modified-since")
+"""The browser's conditional headers, so a cached tile costs TomTom a 304."""
+_CORS = {
+    # The views run in sandboxed iframes (an opaque or a host's sandbox origin) and load
+    # tiles with fetch(): the answer must be readable from any origin. It carries no
+    # credentials and no cookie; the token in the URL is the only grant.
+    "access-control-allow-origin": "*",
+    "cross-origin-resource-policy": "cross-origin",
+    "x-content-type-options": "nosniff",
+}
+
+
+@dataclass(frozen=True)
+class MapTiles:
+    """URL templates (`{z}/{x}/{y}` slots) on the tile route, and when their token expires."""
+
+    templates: dict[str, str]
+    expires: int
+
+
+class Tiles:
+    """The tile route's state: the token sealer, the per-token limiter, the upstream."""
+
+    def __init__(
+        self,
+        *,
+        tokens: TileTokens,
+        limiter: RateLimiter,
+        api_base_url: str,
+        public_base_url: str,
+        max_bytes: int,
+        timeout_s: float = 10.0,
+        connections: int = 200,
+    ) -> None:
+        self.tokens = tokens
+        self._limiter = limiter
+        self._api = api_base_url.rstrip("/")
+        self._public = public_base_url.rstrip("/")
+        self._max_bytes = max_bytes
+        self._timeout = aiohttp.ClientTimeout(
+            total=timeout_s, connect=min(5.0, timeout_s), sock_read=timeout_s
+        )
+        self._connections = connections
+        self._session: aiohttp.ClientSession | None = None
+
+    def _client(self) -> aiohttp.ClientSession:
+        """The keep-alive pool to TomTom for tiles, made on first use (inside the loop).
+
+        aiohttp, not the API's httpx client: a tile is one small GET, and httpcore's
+        pure-Python connection handling cost it three to four times aiohttp's CPU per
+        request (docs/adr/0061); a pool of its own also keeps a burst of tiles from
+        taking the connections TomTom API calls wait for."""
+        if self._session is None:
+            connector = aiohttp.TCPConnector(
+                limit=self._connections, keepalive_timeout=4.0, enable_cleanup_closed=True
+            )
+            self._session = aiohttp.ClientSession(
+                connector=connector, timeout=self._timeout, auto_decompress=False
+            )
+        return self._session
+
+    async def aclose(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+
+    def map_tiles(self, key: str, layers: Iterable[str]) -> MapTiles:
+        """Templates for `layers`, with a token sealing `key`; never the key itself."""
+        names = [name for name in LAYER_NAMES if name in set(layers)]
+        token, expires = self.tokens.seal(key, names)
+        templates = {
+            name: f"{self._public}/{name}/{{z}}/{{x}}/{{y}}.png?t={token}" for name in names
+        }
+        return MapTiles(templates, expires)
+
+    async def serve(self, request: Request) -> Response:
+        """One tile, or a status with a short reason (logged and counted, never the key)."""
+        params = request.path_params
+        name = str(params["layer"])
+        layer = LAYERS.get(name)
+        if layer is None:
+            return _refused("other", 404, "not_found", f"no tile layer {name[:40]!r}")
+        ext = str(params["ext"])
+        if ext not in layer.formats:
+            formats = " or ".join(layer.formats)
+            return _refused(
+                name, 404, "not_found", f"{name} tiles come as {formats}, not {ext[:8]!r}"
+            )
+        z, x, y = int(params["z"]), int(params["x"]), int(params["y"])
+        problem = tile_problem(z, x, y)
+        if problem is not None:
+            return _refused(name, 400, "bad_request", problem)
+        token = request.query_params.get("t", "")
+        try:
+            grant = self.tokens.open(token)
+        except TokenError as exc:
+            return _refused(name, 403, "forbidden", str(exc))
+        if name not in grant.layers:
+            return _refused(name, 403, "forbidden", f"tile token not valid for layer {name}")
+        wait = self._limiter.take(token)
+        if wait is not None:
+            return _refused(
+                name,
+                429,
+                "rate_limited",
+                "too many tile requests for this token; slow down",
+                {"retry-after": str(wait)},
+            )
+        conditional = {h: request.headers[h] for h in PASSED_ON if h in request.headers}
+        return await self._fetch(layer, (z, x, y, ext), grant.key, conditional)
+
+    async def _fetch(
+        self, layer: Layer, tile: tuple[int, int, int, str], key: str, headers: dict[str, str]
+    ) -> Response:
+        url = self._api + layer.upstream_path(*tile)
+        params = {"tileSize": "256", "key": key}
+        started = time.perf_counter()
+        outcome = "unavailable"
+        try:
+            async with self._client().get(
+                url, params=params, headers=headers, allow_redirects=False
+            ) as upstream:
+                outcome, response = await self._answer(layer.name, upstream)
+                return response
+        except TimeoutError:
+            return _refused(layer.name, 504, "unavailable", "TomTom sent no tile in time")
+        except aiohttp.ClientError as exc:
+            # The exception text repeats the URL and its key: only its type is told.
+            reason = f"TomTom could not be reached ({type(exc).__name__})"
+            return _refused(layer.name, 502, "unavailable", reason)
+        finally:
+            metrics.UPSTREAM_SECONDS.labels(f"tiles/{layer.name}", outcome).observe(
+                time.perf_counter() - started
+            )
+
+    async def _answer(self, name: str, upstream: aiohttp.ClientResponse) -> tuple[str, Response]:
+        status = upstream.status
+        kept = {h: upstream.headers[h] for h in PASSED_BACK if h in upstream.headers}
+        if status == 304:
+            metrics.TILE_REQUESTS.labels(name, "not_modified").inc()
+            return "ok", Response(status_code=304, headers={**kept, **_CORS})
+        if status != 200:
+            return "refused", _upstream_refusal(name, status, upstream.headers)
+        if not kept.get("content-type", "").startswith("image/"):
+            return "unavailable", _refused(name, 502, "unavailable", "TomTom's answer is no image")
+        declared = upstream.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > self._max_bytes:
+            return "too_large", self._too_large(name)
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in upstream.content.iter_any():
+            size += len(chunk)
+            if size > self._max_bytes:
+                return "too_large", self._too_large(name)
+            chunks.append(chunk)
+        if "content-encoding" in upstream.headers:
+            kept["content-encoding"] = upstream.headers["content-encoding"]
+        metrics.TILE_REQUESTS.labels(name, "ok").inc()
+        return "ok", Response(b"".join(chunks), headers={**kept, **_CORS})
+
+    def _too_large(self, name: str) -> Response:
+        return _refused(name, 502, "too_large", f"TomTom's tile is over {self._max_bytes} bytes")
+
+
+def _upstream_refusal(name: str, status: int, headers: Mapping[str, str]) -> Response:
+    if status in (401, 403):
+        return _refused(
+            name,
+            502,
+            "upstream_refused",
+            f"TomTom refused the key for {name} tiles (HTTP {status})",
+        )
+    if status == 429:
+        extra = {"retry-after": headers["retry-after"]} if "retry-after" in headers else {}
+        return _refused(name, 429, "rate_limited", "TomTom's rate limit for this key", extra)
+    if status in (400, 404):
+        return _refused(name, 404, "not_found", f"TomTom has no such tile (HTTP {status})")
+    return _refused(name, 502, "unavailable", f"TomTom answered HTTP {status}")
+
+
+def _refused(
+    layer: str, status: int, outcome: str, reason: str, headers: dict[str, Any] | None = None
+) -> Response:
+    metrics.TILE_REQUESTS.labels(layer, outcome).inc()
+    level = logging.WARNING if status >= 500 or outcome == "upstream_refused" else logging.INFO
+    log.log(
+        level,
+        "tile refused",
+        extra={"event": "tile_refused", "layer": layer, "status": status, "reason": reason},
+    )
+    return PlainTextResponse(
+        reason + "\n",
+        status_code=status,
+        headers={"cache-control": "no-store", **_CORS, **(headers or {})},
+    )

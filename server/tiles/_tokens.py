@@ -1,0 +1,105 @@
+"""Sealed, short-lived tile tokens: the caller's key travels to the view encrypted.
+
+A token is AES-256-GCM (authenticated encryption, from `cryptography`) of the key,
+the layers it may load and its expiry, under a key derived from `TILE_TOKEN_SECRET`
+with HKDF. Every replica derives the same key, so a token minted on one opens on
+any other with no shared store; the view can read nothing in it, and changing one
+bit makes it fail to open. Several secrets rotate: the first seals, all open.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import os
+import struct
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+from server.tiles._layers import LAYER_NAMES
+
+_INFO = b"tomtom-mcp-apps/tile-token/v1"
+_AAD = b"tile-token-v1"
+_NONCE = 12
+_TAG = 16
+_HEADER = struct.Struct(">IB")  # expiry (unix seconds), layer bit mask
+MAX_TOKEN_CHARS = 512
+"""Longer `t` values are refused before any decoding (keys are capped well below)."""
+
+
+class TokenError(ValueError):
+    """A token that cannot be used; the message is the short reason the 403 carries."""
+
+
+@dataclass(frozen=True)
+class Grant:
+    """What an opened token allows: tiles of `layers`, fetched with `key`, until `expires`."""
+
+    key: str
+    layers: frozenset[str]
+    expires: int
+
+
+class TileTokens:
+    """Seals and opens tile tokens under the replicas' shared secrets."""
+
+    def __init__(
+        self,
+        secrets: Sequence[str],
+        ttl_s: int,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        if not secrets:
+            raise ValueError("tile tokens need at least one secret")
+        self._ciphers = [AESGCM(_derive(secret)) for secret in secrets]
+        self.ttl_s = ttl_s
+        self._clock = clock
+
+    def seal(self, key: str, layers: Iterable[str]) -> tuple[str, int]:
+        """A token for `key` and `layers`, and the unix time it expires."""
+        expires = int(self._clock()) + self.ttl_s
+        mask = sum(1 << LAYER_NAMES.index(name) for name in set(layers))
+        nonce = os.urandom(_NONCE)
+        sealed = self._ciphers[0].encrypt(
+            nonce, _HEADER.pack(expires, mask) + key.encode("utf-8"), _AAD
+        )
+        return base64.urlsafe_b64encode(nonce + sealed).rstrip(b"=").decode("ascii"), expires
+
+    def open(self, token: str) -> Grant:
+        """The grant inside `token`, or TokenError saying why it cannot be used."""
+        if not token:
+            raise TokenError("no tile token (the t parameter)")
+        if len(token) > MAX_TOKEN_CHARS:
+            raise TokenError("malformed tile token")
+        try:
+            raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+        except (binascii.Error, ValueError):
+            raise TokenError("malformed tile token") from None
+        if len(raw) < _NONCE + _TAG + _HEADER.size + 1:
+            raise TokenError("malformed tile token")
+        nonce, sealed = raw[:_NONCE], raw[_NONCE:]
+        for cipher in self._ciphers:
+            try:
+                plain = cipher.decrypt(nonce, sealed, _AAD)
+                break
+            except InvalidTag:
+                continue
+        else:
+            raise TokenError("invalid tile token (forged, altered or sealed under another secret)")
+        expires, mask = _HEADER.unpack_from(plain)
+        if expires <= self._clock():
+            raise TokenError("tile token expired: the view asks tomtom-get-map-config again")
+        layers = frozenset(name for i, name in enumerate(LAYER_NAMES) if mask >> i & 1)
+        return Grant(plain[_HEADER.size :].decode("utf-8"), layers, expires)
+
+
+def _derive(secret: str) -> bytes:
+    return HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=_INFO).derive(
+        secret.encode("utf-8")
+    )
