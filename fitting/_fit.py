@@ -330,6 +330,10 @@ class _Fitter:
                 self._does_not_fit(keep, size)
             else:
                 hi = k
+            if self.encodes >= _MAX_ENCODES or (
+                keep_lo is not None and (hi - lo <= 1 or size_lo >= _FILL * budget)
+            ):
+                break  # done: the next guess would go unused
             raw = self._lines.shape[0] if self._lines is not None else 0
             slope = (size - seen[1]) / (raw - seen[0]) if raw != seen[0] else 0.0
             guess = self._aim(k, raw, raw + (target - size) / slope) if slope > 0 else -1

@@ -53,6 +53,39 @@ def test_varint_deltas_decode_to_the_deltas_encoded(units: np.ndarray) -> None:
         assert np.all(data[bounds[p] : bounds[p + 1]][-1:] < 0x80)
 
 
+def leb128(values: list[int]) -> bytes:
+    """A plain reference: zigzag, then 7 bits a byte, least significant first."""
+    out = bytearray()
+    for value in values:
+        u = (value << 1) ^ (value >> 63)
+        while u >= 0x80:
+            out.append((u & 0x7F) | 0x80)
+            u >>= 7
+        out.append(u)
+    return bytes(out)
+
+
+@settings(max_examples=60, deadline=None)
+@given(units=coordinates, data=st.data())
+@example(units=np.array([[-18_000_000, -9_000_000], [18_000_000, 9_000_000]]), data=None)
+def test_the_line_section_is_leb128_of_zigzag_deltas_of_the_kept_vertices(
+    units: np.ndarray, data: st.DataObject | None
+) -> None:
+    m = len(units)
+    offsets = np.array([0, m // 2, m]) if m >= 4 else np.array([0, m])
+    inner = [i for i in range(m) if i not in offsets[:-1] and i not in offsets[1:] - 1]
+    dropped = set(data.draw(st.sets(st.sampled_from(inner)))) if data and inner else set()
+    kept_at = np.array([i for i in range(m) if i not in dropped], dtype=np.int64)
+    encoded, bounds = _varint.encode(units, kept_at, offsets)
+    expected, starts = b"", []
+    for p in range(len(offsets) - 1):
+        starts.append(len(expected))
+        part = units[[i for i in kept_at if offsets[p] <= i < offsets[p + 1]]]
+        expected += leb128(np.vstack([part[:1], np.diff(part, axis=0)]).ravel().tolist())
+    assert encoded.tobytes() == expected
+    assert bounds.tolist() == [*starts, len(expected)]
+
+
 def test_a_fitted_envelope_is_json_then_a_nul_then_the_line_section() -> None:
     coords = [[4.9, 52.37], [4.90001, 52.37002], [4.90011, 52.36999]]
     result = fitting.fit(envelope(line_feature(coords)), 10_000)
