@@ -18,6 +18,7 @@ from . import _codec, _varint
 from ._exceptions import DoesNotFit, FittingError
 from ._kernels import max_error, project, rank, rank_deeper
 from ._parts import LINEAR, Parts, Shape, collect
+from ._prefixes import Prefixes, Unranked
 from ._rings import RingGuard
 
 # Budget search: aim secant steps just under the budget; stop once the fitting
@@ -117,41 +118,6 @@ def _as_is(envelope: dict[str, Any], budget: int, why: str) -> FitResult:
     return FitResult(_codec.to_text(compressed), None)
 
 
-class _Ranking:
-    """Significances in descending order, sorting only the head until more is asked for.
-
-    A budget of B characters rarely holds more than B / 2 vertices, so the
-    head is found by partition (linear) and only it is sorted. A ranking cut
-    off below some significance (`complete=False`) raises `_PastHead` when
-    asked past its end, and the fitter ranks everything.
-    """
-
-    def __init__(self, values: np.ndarray, head: int, total: int, complete: bool) -> None:
-        self._values = values
-        self._total = total
-        self._complete = complete
-        self._ascending = np.empty(0)  # the head (or all), ascending: sorting a negation costs 2x
-        if 0 < head < values.shape[0] // 2:
-            top = np.partition(values, values.shape[0] - head)[values.shape[0] - head :]
-            self._ascending = np.sort(top)
-
-    def __len__(self) -> int:
-        """How many vertices can move (ranked or not)."""
-        return self._total
-
-    def value(self, i: int) -> float:
-        """The (i+1)-th largest significance."""
-        if i >= self._ascending.shape[0]:
-            if i >= self._values.shape[0] and not self._complete:
-                raise _PastHead
-            self._ascending = np.sort(self._values)
-        return float(self._ascending[-1 - i])
-
-
-class _PastHead(Exception):
-    pass
-
-
 class _Fitter:
     """One fit: candidate encoding over the merged vertices, and the budget search."""
 
@@ -167,8 +133,6 @@ class _Fitter:
         self._lines: np.ndarray | None = None
         self._head: float | None = None
         self._sample = np.empty(0)  # the cutoff sample's significances, descending
-        # (units, sig, offsets) of the ranked vertices alone, for counting line bytes
-        self._ranked: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
     def run(self) -> FitResult:
         parts = self.parts
@@ -213,7 +177,7 @@ class _Fitter:
         """Sends vertices on a grid of q e5 steps from now on (the next encode writes them)."""
         self.q = q
         self.units = np.rint(self.parts.e5 / q).astype(np.int64)
-        self._ranked = None
+        self.prefixes = Prefixes(self.sig, self.units, self.parts.offsets, self.cutoff < 0.0)
         self._json_keep = None
         self.encodes = 0
 
@@ -273,12 +237,8 @@ class _Fitter:
         self._order(cutoff)
 
     def _order(self, cutoff: float) -> None:
-        sig = self.sig
-        self._ranked = None
         self.cutoff = cutoff
-        movable = int(np.count_nonzero(~np.isinf(sig)))
-        ranked = sig[np.isfinite(sig)]
-        self.order = _Ranking(ranked, self.budget // 2, movable, complete=cutoff < 0.0)
+        self.prefixes = Prefixes(self.sig, self.units, self.parts.offsets, cutoff < 0.0)
 
     def _keep(self, k: int) -> np.ndarray:
         """The vertices of ranking prefix `k`: anchors plus the k most significant."""
@@ -288,12 +248,10 @@ class _Fitter:
         return keep
 
     def _threshold(self, k: int) -> float:
-        if k == 0:
-            return np.inf
         while True:
             try:
-                return self.order.value(k - 1)
-            except _PastHead:
+                return self.prefixes.threshold(k)
+            except Unranked:
                 self._deepen(k)
 
     def _search(self, as_is: int) -> tuple[int, np.ndarray, int]:
@@ -302,14 +260,14 @@ class _Fitter:
         Each guess solves a size model (ADR 0017): characters as a line through
         the two latest (line-section bytes, characters) encodes, starting from
         the header alone and a typical gzip ratio; the bytes of any prefix are
-        counted without encoding it (`_varint.size`). `as_is` (all vertices;
+        counted without encoding it (`Prefixes`). `as_is` (all vertices;
         possibly extrapolated) picks where the first count starts, so the
         anchors-only prefix is encoded only if nothing longer fits.
         """
         budget = self.budget
         target = budget * _AIM
         lo, size_lo, keep_lo = 0, -1, None
-        hi = len(self.order)
+        hi = len(self.prefixes)
         k = min(hi - 1, int(hi * target / as_is), budget // _CHARS_PER_VERTEX)
         seen = (0, self._head_chars())  # (line bytes, characters) of the previous encode
         raw = self._raw(k) if k > 0 else 0
@@ -353,7 +311,7 @@ class _Fitter:
         """
         if k <= 0 or raw <= 0 or want <= 0:
             return -1.0
-        limit = len(self.order)
+        limit = len(self.prefixes)
         k1 = max(1, min(limit, int(k * want / raw)))
         if k1 == k:
             return float(k)
@@ -363,22 +321,9 @@ class _Fitter:
         return k1 + (want - raw1) * (k - k1) / (raw - raw1)
 
     def _raw(self, k: int) -> int:
-        """Line-section bytes of prefix `k`, counted, not encoded (rings' repairs left out).
-
-        Counts over the ranked vertices only: a cut-off ranking of a long line
-        leaves most of them out, and no unranked vertex is in any prefix.
-        """
-        threshold = self._threshold(k)  # first: it may deepen the ranking
-        if self._ranked is None:
-            sig = self.sig
-            if np.isnan(sig).any():
-                at = np.flatnonzero(~np.isnan(sig))
-                offsets = np.searchsorted(at, self.parts.offsets)
-                self._ranked = (self.units[at], sig[at], offsets)
-            else:
-                self._ranked = (self.units, sig, self.parts.offsets)
-        units, sig, offsets = self._ranked
-        return int(_varint.size(units, sig, offsets, threshold))
+        """Line-section bytes of prefix `k`, counted, not encoded (rings' repairs left out)."""
+        self._threshold(k)  # first: it may deepen the ranking
+        return self.prefixes.line_bytes(k)
 
     def _head_chars(self) -> float:
         """Characters the envelope's JSON takes alone, gzipped; measured once per fit."""

@@ -153,7 +153,7 @@ def size(units, sig, offsets, threshold: float) -> int:
     so a branch would mispredict half the time): every vertex's length is
     computed and counted only if kept, the previous vertex moves only if kept.
     """
-    flat = units.reshape(-1)
+    flat = units.reshape(-1)  # (m, 2) units or already flat
     one = uint64(1)
     total = 0
     for p in range(offsets.shape[0] - 1):
@@ -163,14 +163,14 @@ def size(units, sig, offsets, threshold: float) -> int:
             kept = sig[i] >= threshold
             x = flat[uint64(2) * i]
             y = flat[uint64(2) * i + one]
-            total += (_length(x - px) + _length(y - py)) * kept
+            total += (length(x - px) + length(y - py)) * kept
             px = x if kept else px
             py = y if kept else py
     return total
 
 
 @njit(cache=True, inline="always")
-def _length(value: int) -> int:
+def length(value: int) -> int:
     """Bytes of the varint of `value` (zigzag first)."""
     u = (value << 1) ^ (value >> 63)
     return 1 + (u >= 0x80) + (u >= 0x4000) + (u >= 0x200000)
