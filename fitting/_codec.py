@@ -10,7 +10,11 @@ in the JSON) is still read, as replicas may send it during a rolling update.
 
 Gzip is ISA-L at level 2 (ADR 0011): about ten times faster than zlib's
 default level for a few percent more bytes, and the budget search encodes
-several candidates per fit. Output is standard gzip (RFC 1952) that any
+several candidates per fit. The JSON and the line section are deflated as
+two streams of one gzip member (`Member`, ADR 0018): the JSON's ends in a
+sync flush (byte-aligned, not final), the section's follows it, so a fit
+re-deflates only the small JSON when its report changes, and each gets a
+Huffman code of its own. Output is standard gzip (RFC 1952) that any
 inflater, including the browser's DecompressionStream, reads.
 """
 
@@ -19,12 +23,14 @@ from __future__ import annotations
 import base64
 import binascii
 import gzip
+import struct
 import zlib
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, NamedTuple
 
 import numpy as np
 import orjson
-from isal import igzip, isal_zlib
+from isal import isal_zlib
 
 from . import _varint
 from ._exceptions import FittingError
@@ -32,8 +38,12 @@ from ._exceptions import FittingError
 VERSION = 2
 GZIP_LEVEL = 2
 SEPARATOR = b"\0"
-_CHUNK = 1 << 16
 _JSON_OPTIONS = orjson.OPT_SERIALIZE_NUMPY
+# RFC 1952: magic, deflate, no flags, mtime 0, no extra flags, OS unknown (as isal writes it).
+_GZIP_HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"
+_GZIP_TRAILER = 8  # CRC-32 and ISIZE
+FRAMING = len(_GZIP_HEADER) + _GZIP_TRAILER  # a member's bytes beyond its deflate streams
+RAW_DEFLATE = -15  # wbits: a deflate stream with no zlib or gzip framing
 
 
 def envelope(tool: str, data: Any) -> dict[str, Any]:
@@ -49,31 +59,90 @@ def dumps(envelope: dict[str, Any]) -> bytes:
         raise FittingError(f"the app data cannot be written as JSON: {exc}") from None
 
 
-def compress(raw: bytes) -> bytes:
-    return igzip.compress(raw, GZIP_LEVEL, mtime=0)
+class Deflated(NamedTuple):
+    """A line section deflated on its own (RFC 1951, ending in a final block)."""
+
+    data: bytes
+    crc: int  # CRC-32 of the section
+    size: int  # the section's bytes
 
 
-def compress_within(raw: bytes, limit: int) -> tuple[bytes | None, int]:
-    """gzip of `raw` if it is at most `limit` bytes, else None and an estimate of its size.
+def deflate(section: np.ndarray) -> Deflated:
+    """The line section (uint8) as a deflate stream of its own."""
+    compressor = isal_zlib.compressobj(GZIP_LEVEL, isal_zlib.DEFLATED, RAW_DEFLATE)
+    data = compressor.compress(section) + compressor.flush(isal_zlib.Z_FINISH)
+    return Deflated(data, isal_zlib.crc32(section), int(section.shape[0]))
 
-    Compresses in chunks and stops as soon as the output passes the limit:
-    deflate output only grows, so a long route that cannot fit as is costs a
-    fraction of a full compression. The estimate extrapolates the ratio so far.
+
+def deflate_within(pieces: Iterable[np.ndarray], limit: int) -> tuple[Deflated | None, int, int]:
+    """The section given in pieces, deflated, if at most `limit` bytes; else None.
+
+    Each piece ends in a sync flush, so the output so far is known after every
+    piece, and the stream stops (the rest of `pieces` never produced) once it
+    passes `limit`: deflate output only grows, so a long line that cannot go
+    as is costs a fraction of its encoding and compression. Returns (the
+    section or None, bytes of output, pieces read).
     """
-    if len(raw) <= _CHUNK:
-        compressed = compress(raw)
-        return (compressed if len(compressed) <= limit else None), len(compressed)
-    deflate = isal_zlib.compressobj(GZIP_LEVEL, isal_zlib.DEFLATED, 31)
+    compressor = isal_zlib.compressobj(GZIP_LEVEL, isal_zlib.DEFLATED, RAW_DEFLATE)
     out: list[bytes] = []
-    size = 0
-    for start in range(0, len(raw), _CHUNK):
-        out.append(deflate.compress(raw[start : start + _CHUNK]))
-        size += len(out[-1])
-        if size > limit:
-            return None, size * len(raw) // (start + _CHUNK)
-    out.append(deflate.flush())
-    compressed = b"".join(out)
-    return (compressed if len(compressed) <= limit else None), len(compressed)
+    crc = size = written = read = 0
+    for piece in pieces:
+        out.append(compressor.compress(piece))
+        out.append(compressor.flush(isal_zlib.Z_SYNC_FLUSH))
+        crc = isal_zlib.crc32(piece, crc)
+        size += piece.shape[0]
+        written += len(out[-1]) + len(out[-2])
+        read += 1
+        if written > limit:
+            return None, written, read
+    out.append(compressor.flush(isal_zlib.Z_FINISH))
+    data = b"".join(out)
+    return (Deflated(data, crc, size) if len(data) <= limit else None), len(data), read
+
+
+class Member:
+    """One gzip member: the envelope's JSON, then, with lines, a NUL and the deflated section.
+
+    The JSON is deflated here, ending in a sync flush when a section follows:
+    the section's own stream then starts byte-aligned, and is kept unchanged
+    when only the JSON (a fit's report) changes.
+    """
+
+    def __init__(self, head: bytes, lines: Deflated | None = None) -> None:
+        self._head = head
+        self._lines = lines
+        compressor = isal_zlib.compressobj(GZIP_LEVEL, isal_zlib.DEFLATED, RAW_DEFLATE)
+        if lines is None:
+            self._deflated = compressor.compress(head) + compressor.flush(isal_zlib.Z_FINISH)
+        else:
+            self._deflated = compressor.compress(head + SEPARATOR) + compressor.flush(
+                isal_zlib.Z_SYNC_FLUSH
+            )
+
+    def __len__(self) -> int:
+        """Bytes of the member, without writing it."""
+        lines = len(self._lines.data) if self._lines is not None else 0
+        return FRAMING + len(self._deflated) + lines
+
+    def chars(self) -> int:
+        """Characters of its base64 text."""
+        return base64_length(len(self))
+
+    def tobytes(self) -> bytes:
+        crc = isal_zlib.crc32(self._head)
+        size = len(self._head)
+        tail = b""
+        if self._lines is not None:
+            crc = isal_zlib.crc32(SEPARATOR, crc)
+            crc = isal_zlib.crc32_combine(crc, self._lines.crc, self._lines.size)
+            size += 1 + self._lines.size
+            tail = self._lines.data
+        trailer = struct.pack("<II", crc, size & 0xFFFFFFFF)
+        return b"".join((_GZIP_HEADER, self._deflated, tail, trailer))
+
+    def text(self) -> str:
+        """The member as base64 text, as `_meta` carries it."""
+        return to_text(self.tobytes())
 
 
 def base64_length(size: int) -> int:

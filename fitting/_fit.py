@@ -40,6 +40,8 @@ _ROUNDING_M = 0.8
 _STEPS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
 _QUANTISATION_SHARE = 0.4
 _NULL_REPORT = b'"fitted":null}'
+# The as-is check writes and deflates its line section this many vertices at a time.
+_PIECE = 8192
 # Characters per line-section byte assumed before the first encode measures it
 # (gzip leaves varint bytes at 0.85-1.0 of their size; base64 adds 4/3).
 _RATIO = 0.9 * 4 / 3
@@ -108,14 +110,14 @@ def _vertices(coords: Any, depth: int) -> int:
 
 
 def _as_is(envelope: dict[str, Any], budget: int, why: str) -> FitResult:
-    compressed = _codec.compress(_codec.dumps(envelope))
-    chars = _codec.base64_length(len(compressed))
+    member = _codec.Member(_codec.dumps(envelope))
+    chars = member.chars()
     if chars > budget:
         raise DoesNotFit(
             f"the app data needs {chars} characters but the budget is {budget} "
             f"({chars - budget} over); {why}"
         )
-    return FitResult(_codec.to_text(compressed), None)
+    return FitResult(member.text(), None)
 
 
 class _Fitter:
@@ -130,17 +132,17 @@ class _Fitter:
         self.units = parts.e5  # the merged vertices in units of q
         self._json_keep: np.ndarray | None = None
         self._json = b""
-        self._lines: np.ndarray | None = None
+        self._lines: np.ndarray | None = None  # the latest candidate's line section
+        self._deflated: _codec.Deflated | None = None  # ... deflated
         self._head: float | None = None
         self._sample = np.empty(0)  # the cutoff sample's significances, descending
 
     def run(self) -> FitResult:
         parts = self.parts
-        everything = np.ones(parts.e5.shape[0], dtype=np.bool_)
-        compressed, as_is = self._encode_within(everything)
-        if compressed is not None:
-            return FitResult(_codec.to_text(compressed), None)
-        if not everything.size:
+        text, as_is = self._encode_within()
+        if text is not None:
+            return FitResult(text, None)
+        if not parts.e5.shape[0]:
             return _as_is(self.envelope, self.budget, "it has no lines or rings to simplify")
 
         x, y = project(parts.e5, parts.offsets)
@@ -328,8 +330,7 @@ class _Fitter:
     def _head_chars(self) -> float:
         """Characters the envelope's JSON takes alone, gzipped; measured once per fit."""
         if self._head is None:
-            head = _codec.dumps(self.envelope)
-            self._head = float(_codec.base64_length(len(_codec.compress(head))))
+            self._head = float(_codec.Member(_codec.dumps(self.envelope)).chars())
         return self._head
 
     def _does_not_fit(self, keep: np.ndarray, size: int) -> None:
@@ -350,15 +351,18 @@ class _Fitter:
                 "max_error_m": math.ceil(error * 10.0) / 10.0,
                 "chars": size,
             }
-            # chars is part of what it measures: settle it (a fixed point within a few rounds).
+            # chars is part of what it measures: settle it (a fixed point within a few
+            # rounds, each deflating the JSON alone: the line section's stream is kept).
+            settled = False
             for _ in range(4):
-                compressed = self._encode(keep, report)
-                chars = self._chars(compressed)
-                if chars == report["chars"]:
+                member = self._encode(keep, report)
+                chars = member.chars()
+                settled = chars == report["chars"]
+                if settled:
                     break
                 report["chars"] = chars
-            if chars <= self.budget and chars == report["chars"]:
-                return FitResult(_codec.to_text(compressed), report)
+            if settled and chars <= self.budget:
+                return FitResult(member.text(), report)
             if k == 0:
                 self._does_not_fit(keep, chars)
             k = max(0, k - max(1, k // 200))
@@ -372,33 +376,48 @@ class _Fitter:
             "max_error_m": math.ceil(min(threshold + _ROUNDING_M * self.q, 1e6) * 10.0) / 10.0,
             "chars": self.budget,
         }
-        return self._chars(self._encode(keep, standin))
+        return self._encode(keep, standin).chars()
 
-    @staticmethod
-    def _chars(compressed: bytes) -> int:
-        return _codec.base64_length(len(compressed))
+    def _encode_within(self) -> tuple[str | None, int]:
+        """The as-is encoding's text if it fits, else None and its (extrapolated) characters.
 
-    def _encode_within(self, keep: np.ndarray) -> tuple[bytes | None, int]:
-        """The as-is encoding if it fits, else None and its (extrapolated) characters.
-
-        budget // 4 * 3 bytes is the most whose base64 stays within the budget.
+        The line section is written and deflated piece by piece and abandoned
+        as soon as it alone passes the budget, so a long line that cannot go
+        as is costs a fraction of its encoding and compression. budget // 4 * 3
+        bytes is the most whose base64 stays within the budget.
         """
         self.encodes += 1
-        lines = self._prepare(keep)
-        raw = self._joined(_codec.dumps(self.envelope), lines)
-        compressed, size = _codec.compress_within(raw, self.budget // 4 * 3)
-        return compressed, _codec.base64_length(size)
+        parts = self.parts
+        limit = self.budget // 4 * 3
+        m = parts.e5.shape[0]
+        self._renumber(np.arange(m))
+        if not parts.shapes:
+            member = _codec.Member(_codec.dumps(self.envelope))
+            return (member.text() if len(member) <= limit else None), member.chars()
+        bounds = np.zeros(parts.offsets.shape[0], dtype=np.int64)
+        pieces = _varint.pieces(self.units, parts.offsets, _PIECE, bounds)
+        lines, written, taken = _codec.deflate_within(pieces, limit - _codec.FRAMING)
+        self._place(bounds)
+        if lines is None:  # the section alone overflows: extrapolate from what was read
+            read = min(m, taken * _PIECE)
+            return None, _codec.base64_length(_codec.FRAMING + written * m // read)
+        member = _codec.Member(_codec.dumps(self.envelope), lines)
+        return (member.text() if len(member) <= limit else None), member.chars()
 
-    def _encode(self, keep: np.ndarray, report: dict[str, Any] | None = None) -> bytes:
-        """gzip of the envelope with the `keep` vertices in its line section.
+    def _encode(self, keep: np.ndarray, report: dict[str, Any] | None = None) -> _codec.Member:
+        """The envelope with the `keep` vertices in its line section, as a gzip member.
 
-        The JSON of the latest `keep` is kept with "fitted": null; while that is
-        the envelope's last key, a report for the same vertices is spliced in
-        rather than the whole JSON written again.
+        The JSON and the deflated section of the latest `keep` are kept, the
+        JSON with "fitted": null; while that is the envelope's last key, a
+        report for the same vertices is spliced in rather than the whole JSON
+        written again, and only the JSON is deflated again.
         """
         self.encodes += 1
         if keep is not self._json_keep:
-            self._lines = self._prepare(keep)
+            kept_at = np.flatnonzero(keep)
+            self._lines = self._write_lines(kept_at)
+            self._deflated = _codec.deflate(self._lines) if self._lines is not None else None
+            self._renumber(kept_at)
             self._json = _codec.dumps(self.envelope)
             self._json_keep = keep
         head = self._json
@@ -411,42 +430,33 @@ class _Fitter:
                 self.envelope["fitted"] = report
                 head = _codec.dumps(self.envelope)
                 self.envelope["fitted"] = None
-        return _codec.compress(self._joined(head, self._lines))
+        return _codec.Member(head, self._deflated)
 
-    def _joined(self, head: bytes, lines: np.ndarray | None) -> bytes:
-        if lines is None:
-            return head
-        return b"".join((head, _codec.SEPARATOR, lines))
-
-    def _prepare(self, keep: np.ndarray) -> np.ndarray | None:
-        """Writes the `keep` vertices into the geometries and renumbers every index into them.
-
-        Returns the line section (None when there are no lines or rings).
-        """
-        kept_at = np.flatnonzero(keep)
-        lines = self._write_lines(kept_at)
+    def _renumber(self, kept_at: np.ndarray) -> None:
+        """Points every index property at its vertex's position among the `kept_at` vertices."""
         parts = self.parts
         if parts.slots:
             values = np.searchsorted(kept_at, parts.slot_vertex) - np.searchsorted(
                 kept_at, parts.slot_base
             )
-            values = values.tolist()
-            for (item, key), value in zip(parts.slots, values, strict=True):
+            for (item, key), value in zip(parts.slots, values.tolist(), strict=True):
                 item[key] = value
-        return lines
 
     def _write_lines(self, kept_at: np.ndarray) -> np.ndarray | None:
         """Varint deltas of the kept vertices; each geometry gets its byte ranges as "e5v"."""
-        parts = self.parts
-        if not parts.shapes:
+        if not self.parts.shapes:
             return None
-        lines, bounds = _varint.encode(self.units, kept_at, parts.offsets)
+        lines, bounds = _varint.encode(self.units, kept_at, self.parts.offsets)
+        self._place(bounds)
+        return lines
+
+    def _place(self, bounds: np.ndarray) -> None:
+        """Gives each geometry its parts' byte ranges in the line section (and its grid)."""
         ranges = np.column_stack([bounds[:-1], bounds[1:]]).tolist()
-        for shape in parts.shapes:
+        for shape in self.parts.shapes:
             place(shape, "e5v", ranges[shape.first_part : shape.first_part + shape.count])
             if self.q != 1:
                 shape.geometry["q"] = self.q
-        return lines
 
 
 def place(shape: Shape, key: str, parts: list[Any]) -> None:

@@ -38,6 +38,57 @@ def encode(units: np.ndarray, kept_at: np.ndarray, offsets: np.ndarray):
     return out[:size], bounds
 
 
+def pieces(units: np.ndarray, offsets: np.ndarray, step: int, bounds: np.ndarray):
+    """Every vertex of `units` as `encode` writes them, `step` vertices a piece.
+
+    For streaming an as-is line section that may be abandoned after a few
+    pieces (`_codec.deflate_within`). `bounds` (one per part plus one) gets
+    each part's start as the part begins, and the end after the last piece.
+    """
+    flat = np.ascontiguousarray(units).reshape(-1)
+    m = units.shape[0]
+    written = 0
+    part = 0
+    for start in range(0, m, step):
+        stop = min(m, start + step)
+        out = np.empty(2 * MAX_BYTES * (stop - start + 1), dtype=np.uint8)
+        size, part = _encode_run(flat, offsets, part, start, stop, out, written, bounds)
+        written += size
+        yield out[:size]
+    bounds[-1] = written
+
+
+@njit(cache=True)
+def _encode_run(flat, offsets, part: int, start: int, stop: int, out, written: int, bounds):
+    """Writes vertices start..stop-1 (a delta from the one before unless it starts a part).
+
+    `part` holds vertex `start` or precedes it; returns (bytes written, the
+    part of the last vertex). Part starts go into `bounds`, offset by `written`.
+    """
+    pos = uint64(0)
+    px = np.int64(0)
+    py = np.int64(0)
+    if start > offsets[part]:
+        px = flat[2 * (start - 1)]
+        py = flat[2 * (start - 1) + 1]
+    for i in range(start, stop):
+        while i >= offsets[part + 1]:
+            part += 1
+        if i == offsets[part]:
+            bounds[part] = written + pos
+            px = np.int64(0)
+            py = np.int64(0)
+        x = flat[2 * i]
+        y = flat[2 * i + 1]
+        wx, nx = _word(x - px)
+        wy, ny = _word(y - py)
+        _store8(out, pos, uint64(wx | (wy << (8 * nx))))
+        pos += uint64(nx + ny)
+        px = x
+        py = y
+    return pos, part
+
+
 @intrinsic
 def _store8(typingctx, out, pos, value):
     """Stores uint64 `value` at byte `pos` of the uint8 array `out`, unaligned, unchecked.

@@ -349,6 +349,9 @@ def test_any_lines_either_fit_the_budget_with_indices_intact_or_raise_does_not_f
     except fitting.DoesNotFit:
         return
     assert len(result.app_data) <= budget
+    if result.report is not None:  # the report sent is the one returned, its chars exact
+        assert fitting.decode(result.app_data)["fitted"] == result.report
+        assert result.report["chars"] == len(result.app_data)
     q = step(result.app_data)
     for feature, route, sent in zip(features, routes, sent_features(result.app_data), strict=True):
         coords = np.array(sent["geometry"]["coordinates"])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import gzip
+import zlib
 
 import numpy as np
 import orjson
@@ -13,7 +14,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import fitting
-from fitting import _varint
+from fitting import _codec, _varint
 
 from .support import envelope, line_feature, sent_features
 
@@ -84,6 +85,38 @@ def test_the_line_section_is_leb128_of_zigzag_deltas_of_the_kept_vertices(
         expected += leb128(np.vstack([part[:1], np.diff(part, axis=0)]).ravel().tolist())
     assert encoded.tobytes() == expected
     assert bounds.tolist() == [*starts, len(expected)]
+
+
+@settings(max_examples=40, deadline=None)
+@given(head=st.binary(max_size=3_000), lines=st.binary(max_size=200_000) | st.none())
+def test_a_member_of_two_deflate_streams_is_plain_gzip_to_any_inflater(
+    head: bytes, lines: bytes | None
+) -> None:
+    section = None if lines is None else _codec.deflate(np.frombuffer(lines, dtype=np.uint8))
+    member = _codec.Member(head, section)
+    raw = member.tobytes()
+    expected = head if lines is None else head + b"\0" + lines
+    assert gzip.decompress(raw) == expected
+    assert zlib.decompress(raw, wbits=31) == expected  # one member, trailer checked
+    assert len(member) == len(raw) and member.chars() == len(member.text())
+
+
+def test_a_section_deflated_in_pieces_stops_reading_them_once_it_passes_the_limit() -> None:
+    rng = np.random.default_rng(2)
+    pieces = [rng.integers(0, 256, 20_000, dtype=np.uint8) for _ in range(10)]
+    taken = []
+
+    def given() -> object:
+        for piece in pieces:
+            taken.append(piece)
+            yield piece
+
+    section, written, read = _codec.deflate_within(given(), 50_000)
+    assert section is None and written > 50_000 and read == len(taken) == 3
+    section, written, read = _codec.deflate_within(iter(pieces), 10**6)
+    assert section is not None and len(section.data) == written and read == 10
+    member = _codec.Member(b"{}", section)
+    assert gzip.decompress(member.tobytes()) == b"{}\0" + b"".join(p.tobytes() for p in pieces)
 
 
 def test_a_fitted_envelope_is_json_then_a_nul_then_the_line_section() -> None:
