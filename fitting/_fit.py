@@ -334,8 +334,9 @@ class _Fitter:
         return self._head
 
     def _does_not_fit(self, keep: np.ndarray, size: int) -> None:
+        kept = int(np.count_nonzero(keep))
         raise DoesNotFit(
-            f"even the {int(keep.sum())} vertices that must be kept (line and ring ends, "
+            f"even the {kept} vertices that must be kept (line and ring ends, "
             f"every vertex a property points at) need {size} characters; "
             f"the budget is {self.budget} ({size - self.budget} over)"
         )
@@ -344,10 +345,11 @@ class _Fitter:
         """Encodes the chosen prefix with its true report, stepping back if that overflows."""
         parts = self.parts
         while True:
-            error = max_error(parts.lonlat, parts.dedup_of, self.units * self.q, keep)
+            sent = self.units * self.q if self.q != 1 else self.units
+            error = max_error(parts.lonlat, parts.dedup_of, sent, keep)
             report = {
                 "original_points": parts.original_points,
-                "points": int(keep.sum()),
+                "points": int(np.count_nonzero(keep)),
                 "max_error_m": math.ceil(error * 10.0) / 10.0,
                 "chars": size,
             }
@@ -372,7 +374,7 @@ class _Fitter:
     def _size(self, keep: np.ndarray, threshold: float) -> int:
         standin = {
             "original_points": self.parts.original_points,
-            "points": int(keep.sum()),
+            "points": int(np.count_nonzero(keep)),
             "max_error_m": math.ceil(min(threshold + _ROUNDING_M * self.q, 1e6) * 10.0) / 10.0,
             "chars": self.budget,
         }

@@ -385,13 +385,15 @@ def _max_error(lonlat, dedup_of, e5, kept_at, first) -> float:
         first[dedup_of[j]] = j
     first[m] = n
     worst = 0.0
+    if kept_at.shape[0] == 0:
+        return worst
     # cos of latitudes from a cached cos/sin pair and a Taylor step (kept vertices are
     # close: one libm call per ~0.6 degrees of latitude, not two per kept vertex).
     cache = np.array([1e9, 0.0, 0.0])
+    a = kept_at[0]
+    alon = e5[a, 0] / 1e5
+    alat = e5[a, 1] / 1e5
     for k in range(kept_at.shape[0]):
-        a = kept_at[k]
-        alon = e5[a, 0] / 1e5
-        alat = e5[a, 1] / 1e5
         # The originals of kept vertex a: distances to a itself, in a frame about a.
         kx = M_PER_DEG * _cos(math.radians(alat), cache)
         for j in range(first[a], first[a + 1]):
@@ -399,21 +401,24 @@ def _max_error(lonlat, dedup_of, e5, kept_at, first) -> float:
             py = (lonlat[j, 1] - alat) * M_PER_DEG
             d2 = px * px + py * py
             worst = d2 if d2 > worst else worst
-        b = kept_at[k + 1] if k + 1 < kept_at.shape[0] else a
-        if b <= a + 1:
-            continue  # nothing dropped between them (or b starts the next part)
-        # The originals of the dropped vertices between a and b: distances to segment a-b.
+        if k + 1 == kept_at.shape[0]:
+            break
+        b = kept_at[k + 1]
+        blon = e5[b, 0] / 1e5  # b's degrees, once: a in the next round
         blat = e5[b, 1] / 1e5
-        kx = M_PER_DEG * _cos(math.radians(0.5 * (alat + blat)), cache)
-        dx = _wrap(e5[b, 0] / 1e5 - alon) * kx
-        dy = (blat - alat) * M_PER_DEG
-        len2 = dx * dx + dy * dy
-        inv = 1.0 / len2 if len2 > 0.0 else 0.0  # a point segment: the distance to a
-        for j in range(first[a + 1], first[b]):
-            px = _wrap(lonlat[j, 0] - alon) * kx
-            py = (lonlat[j, 1] - alat) * M_PER_DEG
-            d2 = _d2(px, py, dx, dy, len2, inv)
-            worst = d2 if d2 > worst else worst
+        if b > a + 1:  # dropped vertices between them (b may start the next part)
+            # The originals of the dropped vertices between a and b: distances to segment a-b.
+            kx = M_PER_DEG * _cos(math.radians(0.5 * (alat + blat)), cache)
+            dx = _wrap(blon - alon) * kx
+            dy = (blat - alat) * M_PER_DEG
+            len2 = dx * dx + dy * dy
+            inv = 1.0 / len2 if len2 > 0.0 else 0.0  # a point segment: the distance to a
+            for j in range(first[a + 1], first[b]):
+                px = _wrap(lonlat[j, 0] - alon) * kx
+                py = (lonlat[j, 1] - alat) * M_PER_DEG
+                d2 = _d2(px, py, dx, dy, len2, inv)
+                worst = d2 if d2 > worst else worst
+        a, alon, alat = b, blon, blat
     return math.sqrt(worst)
 
 
