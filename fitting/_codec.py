@@ -10,12 +10,14 @@ in the JSON) is still read, as replicas may send it during a rolling update.
 
 Gzip is ISA-L at level 2 (ADR 0011): about ten times faster than zlib's
 default level for a few percent more bytes, and the budget search encodes
-several candidates per fit. The JSON and the line section are deflated as
-two streams of one gzip member (`Member`, ADR 0018): the JSON's ends in a
-sync flush (byte-aligned, not final), the section's follows it, so a fit
-re-deflates only the small JSON when its report changes, and each gets a
-Huffman code of its own. Output is standard gzip (RFC 1952) that any
-inflater, including the browser's DecompressionStream, reads.
+several candidates per fit. The line section is not LZ77-compressed: it is
+coded as deflate blocks of literals with Huffman codes fitted to them
+(`_huffman`, ADR 0018), whose size is known before they are written. The
+JSON and the section are two deflate streams of one gzip member (`Member`):
+the JSON's ends in a sync flush (byte-aligned, not final) and the section's
+follows, so a fit re-deflates only the small JSON when its report changes.
+Output is standard gzip (RFC 1952) that any inflater, including the
+browser's DecompressionStream, reads.
 """
 
 from __future__ import annotations
@@ -25,8 +27,7 @@ import binascii
 import gzip
 import struct
 import zlib
-from collections.abc import Iterable
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 import orjson
@@ -34,6 +35,7 @@ from isal import isal_zlib
 
 from . import _varint
 from ._exceptions import FittingError
+from ._huffman import Section
 
 VERSION = 2
 GZIP_LEVEL = 2
@@ -59,56 +61,15 @@ def dumps(envelope: dict[str, Any]) -> bytes:
         raise FittingError(f"the app data cannot be written as JSON: {exc}") from None
 
 
-class Deflated(NamedTuple):
-    """A line section deflated on its own (RFC 1951, ending in a final block)."""
-
-    data: bytes
-    crc: int  # CRC-32 of the section
-    size: int  # the section's bytes
-
-
-def deflate(section: np.ndarray) -> Deflated:
-    """The line section (uint8) as a deflate stream of its own."""
-    compressor = isal_zlib.compressobj(GZIP_LEVEL, isal_zlib.DEFLATED, RAW_DEFLATE)
-    data = compressor.compress(section) + compressor.flush(isal_zlib.Z_FINISH)
-    return Deflated(data, isal_zlib.crc32(section), int(section.shape[0]))
-
-
-def deflate_within(pieces: Iterable[np.ndarray], limit: int) -> tuple[Deflated | None, int, int]:
-    """The section given in pieces, deflated, if at most `limit` bytes; else None.
-
-    Each piece ends in a sync flush, so the output so far is known after every
-    piece, and the stream stops (the rest of `pieces` never produced) once it
-    passes `limit`: deflate output only grows, so a long line that cannot go
-    as is costs a fraction of its encoding and compression. Returns (the
-    section or None, bytes of output, pieces read).
-    """
-    compressor = isal_zlib.compressobj(GZIP_LEVEL, isal_zlib.DEFLATED, RAW_DEFLATE)
-    out: list[bytes] = []
-    crc = size = written = read = 0
-    for piece in pieces:
-        out.append(compressor.compress(piece))
-        out.append(compressor.flush(isal_zlib.Z_SYNC_FLUSH))
-        crc = isal_zlib.crc32(piece, crc)
-        size += piece.shape[0]
-        written += len(out[-1]) + len(out[-2])
-        read += 1
-        if written > limit:
-            return None, written, read
-    out.append(compressor.flush(isal_zlib.Z_FINISH))
-    data = b"".join(out)
-    return (Deflated(data, crc, size) if len(data) <= limit else None), len(data), read
-
-
 class Member:
-    """One gzip member: the envelope's JSON, then, with lines, a NUL and the deflated section.
+    """One gzip member: the envelope's JSON, then, with lines, a NUL and the coded section.
 
-    The JSON is deflated here, ending in a sync flush when a section follows:
-    the section's own stream then starts byte-aligned, and is kept unchanged
-    when only the JSON (a fit's report) changes.
+    The JSON is deflated here (ISA-L), ending in a sync flush when a section
+    follows: the section's own stream (`_huffman`) then starts byte-aligned,
+    and is kept unchanged when only the JSON (a fit's report) changes.
     """
 
-    def __init__(self, head: bytes, lines: Deflated | None = None) -> None:
+    def __init__(self, head: bytes, lines: Section | None = None) -> None:
         self._head = head
         self._lines = lines
         compressor = isal_zlib.compressobj(GZIP_LEVEL, isal_zlib.DEFLATED, RAW_DEFLATE)
@@ -121,7 +82,7 @@ class Member:
 
     def __len__(self) -> int:
         """Bytes of the member, without writing it."""
-        lines = len(self._lines.data) if self._lines is not None else 0
+        lines = self._lines.length if self._lines is not None else 0
         return FRAMING + len(self._deflated) + lines
 
     def chars(self) -> int:

@@ -16,6 +16,7 @@ import numpy as np
 
 from . import _codec, _varint
 from ._exceptions import DoesNotFit, FittingError
+from ._huffman import Section, bytes_within
 from ._kernels import max_error, project, rank, rank_deeper
 from ._parts import LINEAR, Parts, Shape, collect
 from ._prefixes import Prefixes, Unranked
@@ -40,7 +41,7 @@ _ROUNDING_M = 0.8
 _STEPS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
 _QUANTISATION_SHARE = 0.4
 _NULL_REPORT = b'"fitted":null}'
-# The as-is check writes and deflates its line section this many vertices at a time.
+# The as-is check writes and costs its line section this many vertices at a time.
 _PIECE = 8192
 # Characters per line-section byte assumed before the first encode measures it
 # (gzip leaves varint bytes at 0.85-1.0 of their size; base64 adds 4/3).
@@ -133,7 +134,7 @@ class _Fitter:
         self._json_keep: np.ndarray | None = None
         self._json = b""
         self._lines: np.ndarray | None = None  # the latest candidate's line section
-        self._deflated: _codec.Deflated | None = None  # ... deflated
+        self._section: Section | None = None  # ... coded
         self._head: float | None = None
         self._sample = np.empty(0)  # the cutoff sample's significances, descending
 
@@ -383,10 +384,10 @@ class _Fitter:
     def _encode_within(self) -> tuple[str | None, int]:
         """The as-is encoding's text if it fits, else None and its (extrapolated) characters.
 
-        The line section is written and deflated piece by piece and abandoned
+        The line section is written and costed piece by piece and abandoned
         as soon as it alone passes the budget, so a long line that cannot go
-        as is costs a fraction of its encoding and compression. budget // 4 * 3
-        bytes is the most whose base64 stays within the budget.
+        as is costs a fraction of its encoding. budget // 4 * 3 bytes is the
+        most whose base64 stays within the budget.
         """
         self.encodes += 1
         parts = self.parts
@@ -398,7 +399,7 @@ class _Fitter:
             return (member.text() if len(member) <= limit else None), member.chars()
         bounds = np.zeros(parts.offsets.shape[0], dtype=np.int64)
         pieces = _varint.pieces(self.units, parts.offsets, _PIECE, bounds)
-        lines, written, taken = _codec.deflate_within(pieces, limit - _codec.FRAMING)
+        lines, written, taken = bytes_within(pieces, limit - _codec.FRAMING)
         self._place(bounds)
         if lines is None:  # the section alone overflows: extrapolate from what was read
             read = min(m, taken * _PIECE)
@@ -409,16 +410,17 @@ class _Fitter:
     def _encode(self, keep: np.ndarray, report: dict[str, Any] | None = None) -> _codec.Member:
         """The envelope with the `keep` vertices in its line section, as a gzip member.
 
-        The JSON and the deflated section of the latest `keep` are kept, the
+        The JSON and the coded section of the latest `keep` are kept, the
         JSON with "fitted": null; while that is the envelope's last key, a
         report for the same vertices is spliced in rather than the whole JSON
-        written again, and only the JSON is deflated again.
+        written again, and only the JSON is deflated again. The section's
+        stream is sized, not written, until the result is taken.
         """
         self.encodes += 1
         if keep is not self._json_keep:
             kept_at = np.flatnonzero(keep)
             self._lines = self._write_lines(kept_at)
-            self._deflated = _codec.deflate(self._lines) if self._lines is not None else None
+            self._section = Section(self._lines) if self._lines is not None else None
             self._renumber(kept_at)
             self._json = _codec.dumps(self.envelope)
             self._json_keep = keep
@@ -432,7 +434,7 @@ class _Fitter:
                 self.envelope["fitted"] = report
                 head = _codec.dumps(self.envelope)
                 self.envelope["fitted"] = None
-        return _codec.Member(head, self._deflated)
+        return _codec.Member(head, self._section)
 
     def _renumber(self, kept_at: np.ndarray) -> None:
         """Points every index property at its vertex's position among the `kept_at` vertices."""

@@ -18,7 +18,7 @@ from llvmlite import ir
 from numba import njit, types, uint64
 from numba.extending import intrinsic
 
-if sys.byteorder != "little":  # `_store8` writes a machine word as little-endian bytes
+if sys.byteorder != "little":  # `store8` writes a machine word as little-endian bytes
     raise ImportError("fitting's varint encoder needs a little-endian machine")
 
 # Zigzag values stay below 2**28 (|delta| <= 3.6e7 e5 steps): 4 bytes of 7 bits.
@@ -42,7 +42,7 @@ def pieces(units: np.ndarray, offsets: np.ndarray, step: int, bounds: np.ndarray
     """Every vertex of `units` as `encode` writes them, `step` vertices a piece.
 
     For streaming an as-is line section that may be abandoned after a few
-    pieces (`_codec.deflate_within`). `bounds` (one per part plus one) gets
+    pieces (`_huffman.bytes_within`). `bounds` (one per part plus one) gets
     each part's start as the part begins, and the end after the last piece.
     """
     flat = np.ascontiguousarray(units).reshape(-1)
@@ -82,7 +82,7 @@ def _encode_run(flat, offsets, part: int, start: int, stop: int, out, written: i
         y = flat[2 * i + 1]
         wx, nx = _word(x - px)
         wy, ny = _word(y - py)
-        _store8(out, pos, uint64(wx | (wy << (8 * nx))))
+        store8(out, pos, uint64(wx | (wy << (8 * nx))))
         pos += uint64(nx + ny)
         px = x
         py = y
@@ -90,7 +90,7 @@ def _encode_run(flat, offsets, part: int, start: int, stop: int, out, written: i
 
 
 @intrinsic
-def _store8(typingctx, out, pos, value):
+def store8(typingctx, out, pos, value):
     """Stores uint64 `value` at byte `pos` of the uint8 array `out`, unaligned, unchecked.
 
     One store where four byte stores per number would be the encoder's bottleneck.
@@ -151,7 +151,7 @@ def _encode_into(flat, kept_at, offsets, out, bounds) -> int:
             y = flat[uint64(2) * i + uint64(1)]
             wx, nx = _word(x - px)
             wy, ny = _word(y - py)
-            _store8(out, pos, uint64(wx | (wy << (8 * nx))))
+            store8(out, pos, uint64(wx | (wy << (8 * nx))))
             pos += uint64(nx + ny)
             px = x
             py = y
