@@ -61,6 +61,8 @@ http {{
             proxy_set_header X-Forwarded-Proto $scheme;
             # Retry on the other replica only when this one refused the connection:
             # nginx never resends a POST a replica has received (a TomTom call is billed).
+            # A draining replica answers with "Connection: close", then refuses new
+            # connections, so nginx moves to the other without losing a request.
             proxy_next_upstream error timeout;
             proxy_connect_timeout 2s;
             # Long routes under load take seconds to fit; the SDK answers in one JSON body.

@@ -4,15 +4,20 @@ Sizes on the offline upstream (seeded road-like geometry): Amsterdam to
 Rotterdam is short and goes inline as is; Lisbon to Warsaw is tens of
 thousands of points and must be fitted (the tests check it is); the dynamic
 map carries three long routes and is fitted; the large data-viz set is
-`DATA_VIZ_LARGE_POINTS` points, fetched in get-app-data pages.
+`DATA_VIZ_LARGE_POINTS` points, fetched in get-app-data pages. EV search joins
+one availability request per station; the EV route to Madrid carries its
+charging stops; the truck route carries two alternatives.
 """
 
 from __future__ import annotations
 
 from loadtest.fetch import Scenario
 from server.tool_names import (
+    AREA_SEARCH,
     DATA_VIZ,
     DYNAMIC_MAP,
+    EV_ROUTING,
+    EV_SEARCH,
     FUZZY_SEARCH,
     GEOCODE,
     ROUTING,
@@ -86,4 +91,26 @@ def replay_mix(geojson_base_url: str) -> list[Scenario]:
         Scenario("data-viz small", DATA_VIZ, data_viz(DATA_VIZ_SMALL_POINTS), paged=True),
         Scenario("data-viz large", DATA_VIZ, data_viz(DATA_VIZ_LARGE_POINTS), paged=True),
         Scenario("geocode", GEOCODE, {"query": "Dam 1, Amsterdam"}),
+        Scenario("ev search", EV_SEARCH, {"position": AMSTERDAM, "minPowerKW": 50}),
+        Scenario(
+            "ev routing long",
+            EV_ROUTING,
+            {"locations": [AMSTERDAM, MADRID], "maxChargeInkWh": 75, "currentChargePercent": 80},
+        ),
+        Scenario(
+            "area search",
+            AREA_SEARCH,
+            {"query": "pharmacy", "polygons": [{"center": ROTTERDAM, "radius": 3000}]},
+        ),
+        Scenario(
+            "routing truck alternatives",
+            ROUTING,
+            {
+                "locations": [AMSTERDAM, BERLIN],
+                "travelMode": "truck",
+                "vehicleHeight": 4.0,
+                "vehicleWeight": 40_000,
+                "maxAlternatives": 2,
+            },
+        ),
     ]

@@ -4,6 +4,7 @@
     python -m loadtest.replay --balancer           # ... and nginx, and goes through it
     python -m loadtest.replay --replica URL --replica URL
     python -m loadtest.replay --url http://127.0.0.1:8080/mcp   # one load balancer
+    python -m loadtest.replay --balancer --rolling-restart-after 20   # restart both replicas
 
 Fetch i calls its tool on replica i and obtains the widget's data on replica
 i+1 (mod the number of replicas); through a load balancer both go to the
@@ -11,7 +12,9 @@ balancer. Prints a table per fetch kind and a last line `misses: M/N`.
 A miss is a widget left without data after its tool succeeded; tool errors
 (the tool call itself answered with an error) and failed calls (no answer at
 all) are counted apart. Exits 1 on any miss, 2 on tool errors or on failed
-calls that no `--kill-one-after` explains.
+calls that no `--kill-one-after` explains. During a rolling restart (through the
+balancer, replicas restarted one after the other, each draining first) nothing may
+fail: the replay goes on until both replicas are back.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import argparse
 import asyncio
 import contextlib
 import sys
+import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -69,29 +73,47 @@ async def run_replay(
     timeout: float = DEFAULT_TIMEOUT_S,
     kill_after: int | None = None,
     kill: Callable[[], None] | None = None,
+    during: Callable[[], None] | None = None,
+    until: float | None = None,
 ) -> list[Outcome]:
-    """Run `count` fetches, `concurrency` at a time; call `kill` once `kill_after` completed."""
-    outcomes: list[Outcome | None] = [None] * count
-    next_index = completed = 0
+    """Run `count` fetches, `concurrency` at a time (or as many as start before `until`, a
+    `time.monotonic()`, when given); once `kill_after` have completed, call `kill`
+    (blocking one caller), or run `during` in a thread while fetches go on, and go on
+    fetching until it has returned."""
+    outcomes: list[Outcome] = []
+    next_index = 0
+    background: asyncio.Task[None] | None = None
     killed = False
     async with clients(min(concurrency, count), timeout) as pool:
 
+        def more() -> bool:
+            if until is not None:
+                return time.monotonic() < until
+            return next_index < count or (background is not None and not background.done())
+
         async def worker(client: httpx.AsyncClient) -> None:
-            nonlocal next_index, completed, killed
-            while next_index < count:
+            nonlocal next_index, killed, background
+            while more():
                 i = next_index
                 next_index += 1
                 scenario = scenarios[i % len(scenarios)]
-                outcomes[i] = await replay_fetch(
-                    client, scenario, route.tool_url(i), route.widget_url(i), show_ui=show_ui
+                outcomes.append(
+                    await replay_fetch(
+                        client, scenario, route.tool_url(i), route.widget_url(i), show_ui=show_ui
+                    )
                 )
-                completed += 1
-                if kill and not killed and kill_after is not None and completed >= kill_after:
-                    killed = True
+                if kill_after is None or len(outcomes) < kill_after or killed:
+                    continue
+                killed = True
+                if kill:
                     await asyncio.to_thread(kill)
+                if during:
+                    background = asyncio.create_task(asyncio.to_thread(during))
 
         await asyncio.gather(*(worker(client) for client in pool))
-    return [o for o in outcomes if o is not None]
+        if background is not None:
+            await background  # its exception, if any, is the run's
+    return outcomes
 
 
 def summary(outcomes: Sequence[Outcome]) -> str:
@@ -206,6 +228,13 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help="SIGKILL the second replica after N fetches completed",
     )
+    parser.add_argument(
+        "--rolling-restart-after",
+        type=int,
+        metavar="N",
+        help="with --balancer: after N fetches, restart each replica in turn (SIGTERM, it "
+        "drains, a new one starts on its port); the replay goes on until both are back",
+    )
     parser.add_argument("--fit-workers", type=int, help="FIT_WORKERS of started replicas")
     parser.add_argument(
         "--logs",
@@ -233,10 +262,13 @@ def main(argv: list[str] | None = None) -> int:
     external = args.replica is not None or args.url is not None
     if args.kill_one_after is not None and external:
         parser.error("--kill-one-after kills a replica the replay started: drop --replica/--url")
+    if args.rolling_restart_after is not None and not args.balancer:
+        parser.error("--rolling-restart-after needs --balancer: callers reach replicas through it")
 
     with contextlib.ExitStack() as stack:
         geojson_url = stack.enter_context(serve_geojson())
         kill: Callable[[], None] | None = None
+        restart: Callable[[], None] | None = None
         if external:
             urls = args.replica or [args.url]
         else:
@@ -257,6 +289,11 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"killing {victim}", file=sys.stderr)
                 topology.kill(victim)
 
+            def restart() -> None:
+                print("rolling restart: each replica drains and starts again", file=sys.stderr)
+                topology.rolling_restart()
+                print("rolling restart done", file=sys.stderr)
+
         replica_bases = [
             u.removesuffix("/mcp")
             for u in (args.replica or ([] if external else topology.replica_urls))
@@ -276,11 +313,12 @@ def main(argv: list[str] | None = None) -> int:
                 concurrency=args.concurrency,
                 show_ui=args.show_ui,
                 timeout=args.timeout,
-                kill_after=args.kill_one_after,
+                kill_after=args.kill_one_after or args.rolling_restart_after,
                 kill=kill if args.kill_one_after else None,
+                during=restart if args.rolling_restart_after is not None else None,
             )
         )
-        if replica_bases and args.kill_one_after is None:
+        if replica_bases and args.kill_one_after is None and args.rolling_restart_after is None:
             print(server_side(outcomes, widget_reports(replica_bases) - before))
     print(summary(outcomes), flush=True)
     return exit_code(outcomes, failures_expected=args.kill_one_after is not None)

@@ -4,7 +4,9 @@
 127.0.0.1 and keeps it up until Ctrl-C; `run_topology()` is the same as a
 context manager for the replay, the benchmarks and the tests. Every service
 runs in its own process group, so stopping or killing one (`kill`) takes its
-fitting workers with it, as a pod's death would.
+fitting workers with it, as a pod's death would; `restart` stops one as a
+rolling update does (SIGTERM to its main process, which drains) and starts it
+again on the same port.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ import httpx
 import orjson
 
 from loadtest.balancer import nginx_command, render_nginx_conf
+from server.config import API_FAMILIES
 
 READY_TIMEOUT_S = 240.0
 """A cold numba cache compiles every kernel at start-up; a warm one takes seconds."""
@@ -49,12 +52,18 @@ class TopologyError(RuntimeError):
     """A service did not start, or did not become ready in time (its log tail says why)."""
 
 
+DRAIN_WAIT_S = 60.0
+"""How long `restart` waits for a replica to drain and exit (its DRAIN_TIMEOUT_S is 25 s)."""
+
+
 @dataclass
 class Service:
     name: str
     process: subprocess.Popen[bytes]
     url: str
     log: Path
+    command: Sequence[str] = ()
+    env: dict[str, str] | None = None
 
     def log_tail(self, lines: int = 30) -> str:
         try:
@@ -62,8 +71,17 @@ class Service:
         except OSError:
             return "(no log)"
 
-    def log_events(self) -> list[dict]:
-        """The JSON log lines written so far (`LOG_FORMAT=json`; other lines skipped)."""
+    def log_events(self, settle_s: float = 0.05, timeout_s: float = 2.0) -> list[dict]:
+        """The JSON log lines written so far (`LOG_FORMAT=json`; other lines skipped).
+
+        A service's logging thread writes a line a moment after the event it records, so
+        the log is read once it has not grown for `settle_s` (waiting `timeout_s` at most,
+        for a service that never stops logging)."""
+        deadline = time.monotonic() + timeout_s
+        size = -1
+        while (now := self.log.stat().st_size) != size and time.monotonic() < deadline:
+            size = now
+            time.sleep(settle_s)
         events = []
         for line in self.log.read_bytes().splitlines():
             with contextlib.suppress(orjson.JSONDecodeError):
@@ -100,34 +118,67 @@ class Topology:
         _signal_group(service.process, signal.SIGKILL)
         service.process.wait(timeout=10)
 
+    def restart(self, name: str, timeout: float = READY_TIMEOUT_S) -> None:
+        """Stop a replica as a rolling update does (SIGTERM to its main process only: it
+        drains, then exits) and start it again on the same port, waiting until ready."""
+        service = next(s for s in self.replicas if s.name == name)
+        service.process.send_signal(signal.SIGTERM)
+        try:
+            service.process.wait(timeout=DRAIN_WAIT_S)
+        finally:
+            _signal_group(service.process, signal.SIGKILL)  # leftovers, if it hung
+        port = int(service.url.rsplit(":", 1)[1])
+        fresh = start(name, service.command, port, service.log.parent, service.env, append=True)
+        self.replicas[self.replicas.index(service)] = fresh
+        wait_ready(fresh, timeout)
 
-class PeakRss:
-    """The highest `rss_bytes` of a service while this runs, sampled every `every_s` by a
-    process of its own: reading /proc takes milliseconds of a GIL, which in the caller
-    would delay the very calls a benchmark times."""
+    def rolling_restart(self) -> None:
+        """Every replica restarted (`restart`), one after the other."""
+        for name in [s.name for s in self.replicas]:
+            self.restart(name)
 
-    def __init__(self, service: Service, every_s: float = 0.25) -> None:
+
+class RssSeries:
+    """The `rss_bytes` of some services, sampled every `every_s` by a process of its own:
+    reading /proc takes milliseconds of a GIL, which in the caller would delay the very
+    calls a benchmark times or a soak drives."""
+
+    def __init__(self, services: Sequence[Service], every_s: float = 0.25) -> None:
         spawn = multiprocessing.get_context("spawn")
         self._stop = spawn.Event()
-        self._peak: Queue = spawn.Queue()
+        self._out: Queue = spawn.Queue()
+        groups = [service.process.pid for service in services]
         self._process = spawn.Process(
-            target=_sample_rss, args=(service.process.pid, every_s, self._stop, self._peak)
+            target=_sample_rss, args=(groups, every_s, self._stop, self._out)
         )
         self._process.start()
 
+    async def stop(self) -> list[tuple[float, list[int]]]:
+        """Stop sampling; the samples: (`time.monotonic()`, bytes of each service)."""
+        self._stop.set()
+        samples: list[tuple[float, list[int]]] = await asyncio.to_thread(
+            self._out.get, timeout=60.0
+        )
+        self._process.join()
+        return samples
+
+
+class PeakRss:
+    """The highest `rss_bytes` of a service while this runs (`RssSeries` of one)."""
+
+    def __init__(self, service: Service, every_s: float = 0.25) -> None:
+        self._series = RssSeries([service], every_s)
+
     async def stop(self) -> int:
         """Stop sampling; the peak in bytes."""
-        self._stop.set()
-        peak: int = await asyncio.to_thread(self._peak.get, timeout=30.0)
-        self._process.join()
-        return peak
+        return max((sizes[0] for _, sizes in await self._series.stop()), default=0)
 
 
-def _sample_rss(group: int, every_s: float, stop: Event, peak: Queue) -> None:
-    highest = 0
+def _sample_rss(groups: list[int], every_s: float, stop: Event, out: Queue) -> None:
+    samples = []
     while not stop.wait(every_s):
-        highest = max(highest, _group_rss(group))
-    peak.put(highest)
+        samples.append((time.monotonic(), [_group_rss(group) for group in groups]))
+    out.put(samples)
 
 
 def free_port() -> int:
@@ -145,6 +196,9 @@ def replica_env(upstream_url: str | None, extra: Mapping[str, str] | None = None
         env["TOMTOM_API_KEY"] = OFFLINE_KEY
         env["TOMTOM_API_BASE_URL"] = upstream_url
     env["DATA_VIZ_ALLOW_PRIVATE"] = "1"  # the replay serves data-viz GeoJSON on 127.0.0.1
+    # The replay's one key stands in for many users' keys: TomTom's per-key rates would
+    # pace the load itself, not what it measures.
+    env["TOMTOM_QPS"] = ",".join(f"{family}=10000" for family in sorted(API_FAMILIES))
     env.update(extra or {})
     return env
 
@@ -236,11 +290,18 @@ def serving(
 
 
 def start(
-    name: str, command: Sequence[str], port: int, workdir: Path, env: dict[str, str] | None
+    name: str,
+    command: Sequence[str],
+    port: int,
+    workdir: Path,
+    env: dict[str, str] | None,
+    *,
+    append: bool = False,
 ) -> Service:
-    """Launch `command` in a process group of its own, its output to `workdir/<name>.log`."""
+    """Launch `command` in a process group of its own, its output to `workdir/<name>.log`
+    (added to it when `append`: a restarted service keeps one log)."""
     log = workdir / f"{name}.log"
-    with log.open("wb") as out:
+    with log.open("ab" if append else "wb") as out:
         process = subprocess.Popen(
             command,
             stdout=out,
@@ -250,7 +311,7 @@ def start(
             cwd=_ROOT,
             start_new_session=True,
         )
-    return Service(name, process, f"http://127.0.0.1:{port}", log)
+    return Service(name, process, f"http://127.0.0.1:{port}", log, list(command), env)
 
 
 def lower_priority(pid: int, nice: int) -> None:

@@ -3,7 +3,8 @@
 `build_server()` makes the `MCPServer` (tools and views); `build_app()` wraps it
 for uvicorn and owns the long-lived resources (the TomTom HTTP client, the
 download client, the fitting pool) in its lifespan. Any replica answers any
-request: nothing is kept between requests.
+request: nothing is kept between requests. While the replica drains
+(`server.ops.drain`) `/health` answers 503 and responses close their connections.
 """
 
 from __future__ import annotations
@@ -29,17 +30,20 @@ import widgets
 from server.config import Settings
 from server.ops import metrics
 from server.ops.call_log import ToolCallLog
+from server.ops.drain import CloseWhileDraining, Drain
 from server.ops.heap import freeze_startup_heap
 from server.ops.loop_lag import watch_loop_lag
 from server.runtime import Runtime, build_runtime
-from server.tools import register_tools, register_views
+from server.tools import register_plain_tools, register_tools, register_views
 
 log = logging.getLogger(__name__)
 
 INSTRUCTIONS = (
-    "TomTom maps: search places, geocode, route between [lon, lat] positions, reachable "
-    "ranges, live traffic, and maps of the caller's GeoJSON. Each tool shows an interactive "
-    "map to the user when the host supports MCP Apps; its text answer is for you. Pass "
+    "TomTom maps: search places (also inside areas), geocode, route between [lon, lat] "
+    "positions (trucks, best order, alternatives), EV charging stations and EV trips with "
+    "charging stops, reachable ranges, live traffic, and maps of the caller's GeoJSON. Each "
+    "tool shows an interactive map to the user when the host supports MCP Apps (routing and "
+    "dynamic-map also attach a PNG with image=true); its text answer is for you. Pass "
     "show_ui=false when the user does not need to see a map."
 )
 MCP_HEADERS = [
@@ -58,16 +62,20 @@ def build_server(runtime: Runtime) -> MCPServer:
     apps = Apps()
     register_tools(apps, runtime)
     register_views(apps, runtime.settings)
-    return MCPServer(
+    mcp = MCPServer(
         "tomtom-mcp-apps",
         instructions=INSTRUCTIONS,
         extensions=[apps],
-        middleware=[ToolCallLog()],
+        middleware=[ToolCallLog(runtime.settings.call_deadline_s)],
     )
+    register_plain_tools(mcp, runtime)
+    return mcp
 
 
-def build_app(settings: Settings) -> Starlette:
-    """The replica: `POST /mcp` and its companions, owning the runtime in its lifespan."""
+def build_app(settings: Settings, drain: Drain | None = None) -> Starlette:
+    """The replica: `POST /mcp` and its companions, owning the runtime in its lifespan;
+    `drain` is the replica's stopping state (the server that runs the app sets it)."""
+    drain = drain or Drain()
     runtime = build_runtime(settings)
     mcp = build_server(runtime)
     mcp.streamable_http_app(
@@ -98,11 +106,12 @@ def build_app(settings: Settings) -> Starlette:
                 await runtime.downloads.aclose()
 
     async def health(_: Request) -> JSONResponse:
-        ready = runtime.pool.ready
+        ready = runtime.pool.ready and not drain.active
+        status = "draining" if drain.active else "ok" if ready else "starting"
         body = {
-            "status": "ok" if ready else "starting",
+            "status": status,
             "ready": ready,
-            "fit_pool_warm": ready,
+            "fit_pool_warm": runtime.pool.ready,
             "offline": settings.offline,
         }
         return JSONResponse(body, status_code=200 if ready else 503)
@@ -128,7 +137,9 @@ def build_app(settings: Settings) -> Starlette:
         routes.append(Route("/preview", preview, methods=["GET"]))
         routes.append(Route("/preview/sandbox", preview_sandbox, methods=["GET"]))
 
-    middleware = []
+    middleware = [Middleware(CloseWhileDraining, drain=drain)]
+    if settings.traces_exporter != "none":
+        middleware.insert(0, _traced())
     if settings.allowed_origins:
         middleware.append(
             Middleware(
@@ -140,7 +151,22 @@ def build_app(settings: Settings) -> Starlette:
                 max_age=600,
             )
         )
-    return Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
+    app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
+    app.state.drain = drain
+    return app
+
+
+def _traced() -> Middleware:
+    """OpenTelemetry's ASGI instrumentation: a server span per request (`POST /mcp`), none
+    for the probes and scrapes, and none for each body chunk sent or received."""
+    from opentelemetry.instrumentation.asgi import OpenTelemetryMiddleware
+    from opentelemetry.util.http import ExcludeList
+
+    return Middleware(
+        OpenTelemetryMiddleware,
+        excluded_urls=ExcludeList([r"/health$", r"/metrics$"]),
+        exclude_spans=["receive", "send"],
+    )
 
 
 def _transport_security(settings: Settings) -> TransportSecuritySettings:

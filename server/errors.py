@@ -6,8 +6,11 @@ Failures off the event loop (fitting workers, no MCP code there) raise
 
     ValueError
      ├── JobError                   here: a job could not build its result
-     │    └── BodyError             server.tomtom: TomTom's body is not JSON of the expected shape
-     │         └── NoRoute          server.jobs: TomTom answered with no route
+     │    └── BodyError             server.tomtom: TomTom's body is not JSON of the expected
+     │         │                    shape, is over its size once decoded, or is broken gzip
+     │         ├── NoRoute          server.jobs: TomTom answered with no route
+     │         └── BadAnswer        server.jobs: TomTom's answer is malformed where the
+     │                              result depends on it (the field is named)
      ├── GeoJsonError               server.jobs: caller GeoJSON is malformed (its path named)
      └── ConfigError                server.config: an environment variable is unusable (start-up)
     mcp ToolError (the SDK's: message shown to the model, never a protocol error)

@@ -8,7 +8,7 @@ import httpx
 
 from server.config import Settings
 from server.pool import FitPool, Placement
-from server.tomtom import TomTomClient
+from server.tomtom import Bounds, Pacer, TomTomClient
 
 
 @dataclass
@@ -46,7 +46,11 @@ def build_runtime(settings: Settings) -> Runtime:
     downloads = httpx.AsyncClient(
         timeout=httpx.Timeout(settings.data_viz_timeout_s), follow_redirects=False
     )
-    pool = FitPool(settings.fit_workers, least_work_first=settings.fit_order == "least-work")
+    pool = FitPool(
+        settings.fit_workers,
+        least_work_first=settings.fit_order == "least-work",
+        traces_exporter=settings.traces_exporter,
+    )
     placement = Placement(
         pool, inline_points=settings.inline_points, inline_only=settings.fit_inline
     )
@@ -57,9 +61,30 @@ def build_runtime(settings: Settings) -> Runtime:
             base_url=settings.upstream_base_url,
             default_key=settings.api_key,
             placement=placement,
+            bounds=bounds_of(settings),
+            pacer=pacer_of(settings),
         ),
         http=http,
         downloads=downloads,
         pool=pool,
         placement=placement,
+    )
+
+
+def bounds_of(settings: Settings) -> Bounds:
+    """What one TomTom request may take, from `settings`."""
+    return Bounds(
+        deadline_s=settings.upstream_timeout_s,
+        max_body_bytes=settings.upstream_max_body_bytes,
+        max_decoded_bytes=settings.upstream_max_decoded_bytes,
+        call_deadline_s=settings.call_deadline_s,
+    )
+
+
+def pacer_of(settings: Settings) -> Pacer:
+    """TomTom's rate limits kept per key and API family, from `settings`."""
+    return Pacer(
+        dict(settings.tomtom_qps),
+        max_wait_s=settings.rate_wait_s,
+        quota_per_minute=settings.key_quota_per_min,
     )

@@ -17,6 +17,10 @@ REACHABLE_RANGE = "tomtom-reachable-range"
 TRAFFIC = "tomtom-traffic"
 DYNAMIC_MAP = "tomtom-dynamic-map"
 DATA_VIZ = "tomtom-data-viz"
+EV_SEARCH = "tomtom-ev-search"
+EV_ROUTING = "tomtom-ev-routing"
+AREA_SEARCH = "tomtom-area-search"
+POI_CATEGORIES = "tomtom-poi-categories"
 
 GET_APP_DATA = "tomtom-get-app-data"
 REPORT_APP_STATUS = "tomtom-report-app-status"
@@ -34,8 +38,13 @@ MODEL_TOOLS = (
     TRAFFIC,
     DYNAMIC_MAP,
     DATA_VIZ,
+    EV_SEARCH,
+    EV_ROUTING,
+    AREA_SEARCH,
+    POI_CATEGORIES,
 )
-"""The tools the model sees; each has a view, whose status reports are counted per tool."""
+"""The tools the model sees; all but `POI_CATEGORIES` have a view, whose status reports
+are counted per tool."""
 
 APP_TOOLS = (GET_APP_DATA, REPORT_APP_STATUS, GET_MAP_CONFIG)
 """The tools only views call (`_meta.ui.visibility: ["app"]`)."""

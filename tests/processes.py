@@ -27,6 +27,9 @@ def running(args: list[str], env: Mapping[str, str] | None = None) -> Iterator[S
         **{k: v for k, v in os.environ.items() if not k.startswith("TOMTOM_")},
         "LOG_FORMAT": "json",
         "PYTHONUNBUFFERED": "1",
+        # No balancer in front of a test's replica: stopping it need not wait for one
+        # (the drain tests set their own).
+        "DRAIN_DELAY_S": "0",
         **(env or {}),
     }
     with serving(args[0], cli(args, port), port, env=full_env, timeout=START_TIMEOUT_S) as service:

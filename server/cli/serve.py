@@ -1,13 +1,17 @@
-"""`tomtom-mcp-apps serve`: run one stateless replica with uvicorn."""
+"""`tomtom-mcp-apps serve`: run one stateless replica with uvicorn, draining on SIGTERM."""
 
 from __future__ import annotations
 
 import argparse
+import atexit
 import sys
 
 import uvicorn
 
+from server.cli._draining import DrainingServer
 from server.config import ConfigError, Settings
+from server.ops import tracing
+from server.ops.drain import Drain
 from server.ops.logs import configure_logging
 
 
@@ -35,11 +39,14 @@ def run(args: argparse.Namespace) -> int:
         print("tomtom-mcp-apps: --fit-workers must be at least 1", file=sys.stderr)
         return 2
     configure_logging(settings.log_level, settings.log_json)
+    if tracing.configure(settings.traces_exporter):
+        atexit.register(tracing.shutdown)
 
     from server.app import build_app
 
-    uvicorn.run(
-        build_app(settings),
+    drain = Drain()
+    config = uvicorn.Config(
+        build_app(settings, drain),
         host=args.host,
         port=args.port,
         log_config=None,
@@ -48,9 +55,12 @@ def run(args: argparse.Namespace) -> int:
         # (docs/adr/0006-uvloop-httptools.md).
         loop="uvloop",
         http="httptools",
-        timeout_graceful_shutdown=10,
         # Longer than a balancer's idle timeout (nginx here: 4 s), so the balancer, not the
         # replica, closes idle connections and never sends on one being closed.
         timeout_keep_alive=75,
     )
+    server = DrainingServer(
+        config, drain, delay_s=settings.drain_delay_s, timeout_s=settings.drain_timeout_s
+    )
+    server.run()
     return 0

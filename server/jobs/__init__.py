@@ -3,11 +3,16 @@ or on the event loop, wherever `server.pool.Placement` puts them.
 
 - `_result.py`: `prepare`, the tool result itself (text for the model, app data
   inline in `_meta`, fitted or omitted with a reason);
+- `_answers.py`: TomTom answers checked where they are parsed (`Dropped`, `BadAnswer`);
 - `_features.py`: TomTom answers as map features and compact model summaries;
 - `_routes.py`: routing, search-along-route and dynamic-map results from TomTom's
   route bodies as received;
+- `_traffic.py`: incidentDetails answers as the model's list and the view's features;
 - `_data_viz.py`, `_geojson.py`: data-viz results from the caller's GeoJSON bytes,
-  validated but never altered.
+  validated but never altered;
+- `_ev.py`: EV stations with their live availability, and Long Distance EV routes
+  with their charging stops;
+- `_image.py`, `_basemap.py`: the PNG of a map for hosts without views.
 
 Nothing here imports the MCP SDK (beyond its protocol types), httpx or Starlette:
 fitting workers import this package, and stay small.
@@ -15,11 +20,24 @@ fitting workers import this package, and stay small.
 
 from __future__ import annotations
 
+from server.jobs._answers import (
+    DROPPED_KEY,
+    BadAnswer,
+    Dropped,
+    entries,
+    integer,
+    number,
+    obj,
+    required_list,
+    text,
+)
 from server.jobs._data_viz import answer_and_data, data_viz, data_viz_page
+from server.jobs._ev import availability_id, ev_route, stations
 from server.jobs._features import (
+    area_points,
     bbox_of,
+    checked_route,
     collection,
-    point_array,
     point_feature,
     rounded,
     route_answer,
@@ -28,6 +46,7 @@ from server.jobs._features import (
     waypoint_features,
 )
 from server.jobs._geojson import GeoJsonError, Summary, validate_geojson
+from server.jobs._image import IMAGE_MAX_BYTES, ImageRequest, Rendered, basemap_frame, render_map
 from server.jobs._result import (
     APP_DATA_KEY,
     OMITTED_KEY,
@@ -44,35 +63,61 @@ from server.jobs._routes import (
     dynamic_map,
     routes_of,
     routing,
+    visiting_order,
 )
+from server.jobs._traffic import CATEGORIES as INCIDENT_CATEGORIES
+from server.jobs._traffic import incident_collection, incidents_of
 
 __all__ = [
     "APP_DATA_KEY",
+    "DROPPED_KEY",
+    "IMAGE_MAX_BYTES",
+    "INCIDENT_CATEGORIES",
     "OMITTED_KEY",
+    "BadAnswer",
     "DrawnRoute",
+    "Dropped",
     "GeoJsonError",
+    "ImageRequest",
     "NoRoute",
     "Prepared",
+    "Rendered",
     "Summary",
     "along_route",
     "along_route_request",
     "answer_and_data",
+    "area_points",
+    "availability_id",
+    "basemap_frame",
     "bbox_of",
     "call_tool_result",
+    "checked_route",
     "collection",
     "data_viz",
     "data_viz_page",
     "dynamic_map",
+    "entries",
+    "ev_route",
+    "incident_collection",
+    "incidents_of",
+    "integer",
+    "number",
+    "obj",
     "point_array",
     "point_feature",
     "prepare",
+    "render_map",
+    "required_list",
     "rounded",
     "route_answer",
     "route_feature",
     "routes_of",
     "routing",
     "search_results",
+    "stations",
+    "text",
     "validate_geojson",
+    "visiting_order",
     "waypoint_features",
     "wire_size",
 ]

@@ -18,6 +18,7 @@ import fitting
 from server.errors import JobError
 from server.jobs._geojson import GeoJsonError, Summary, validate_geojson
 from server.jobs._result import APP_DATA_KEY, Prepared, call_tool_result, prepare, wire_size
+from server.ops import tracing
 from server.tool_names import DATA_VIZ
 
 _DEFAULT_LAYER = {
@@ -38,7 +39,8 @@ def answer_and_data(
     `source` is "data_url" or "inline"; `layers` are the caller's, already validated,
     or None for one default layer per kind of geometry."""
     try:
-        parsed = orjson.loads(geojson)
+        with tracing.span("decode", attributes={"job.decoded_bytes": len(geojson)}):
+            parsed = orjson.loads(geojson)
     except orjson.JSONDecodeError as exc:
         said = "data_url did not return" if source == "data_url" else "geojson is not"
         raise JobError(f"{said} JSON: {exc}") from None

@@ -1,36 +1,36 @@
 """TomTom responses turned into the features of docs/adr/0001-app-data-shape.md,
 and the compact summaries the model reads in their place.
 
-Route lines are float64 `(n, 2)` arrays built column by column from TomTom's
-point objects (no per-point tuple or list), so that a long route is cheap to
-build here and pickles cheaply into the fitting pool.
+Every answer is checked as it is read (`_answers.py`): malformed entries are dropped
+and counted, malformed values the rest depends on raise `BadAnswer`. Route lines are
+float64 `(n, 2)` arrays, so that a long route is cheap to build here and pickles
+cheaply into the fitting pool.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from operator import itemgetter
 from typing import Any
 
 import numpy as np
 
-_LON = itemgetter("longitude")
-_LAT = itemgetter("latitude")
+from server.jobs._answers import (
+    BadAnswer,
+    Dropped,
+    entries,
+    indexed,
+    integer,
+    line_points,
+    number,
+    obj,
+    plain,
+    position,
+    text,
+)
+
+_EARTH_RADIUS_M = 6_371_008.8
 _MAX_INSTRUCTIONS = 25
 """Guidance messages quoted to the model; the widget gets them all."""
-
-
-def point_array(points: Sequence[dict[str, float]] | np.ndarray | None) -> np.ndarray:
-    """TomTom `[{latitude, longitude}, ...]` as a float64 `(n, 2)` `[lon, lat]` array
-    (already one when the client parsed a route body: `server.tomtom.parse_route_body`)."""
-    if isinstance(points, np.ndarray):
-        return points
-    points = points or []
-    n = len(points)
-    out = np.empty((n, 2), dtype=np.float64)
-    out[:, 0] = np.fromiter(map(_LON, points), dtype=np.float64, count=n)
-    out[:, 1] = np.fromiter(map(_LAT, points), dtype=np.float64, count=n)
-    return out
 
 
 def rounded(position: Sequence[float]) -> list[float]:
@@ -90,92 +90,144 @@ def _parts(geometry: dict[str, Any]) -> Iterable[np.ndarray]:
 
 
 def result_position(result: dict[str, Any]) -> tuple[float, float] | None:
-    """`[lon, lat]` of a search or reverse-geocode result (the latter gives "lat,lon" text)."""
-    position = result.get("position")
-    if isinstance(position, dict) and "lat" in position and "lon" in position:
-        return float(position["lon"]), float(position["lat"])
-    if isinstance(position, str) and "," in position:
-        lat, lon = position.split(",", 1)
-        return float(lon), float(lat)
+    """`[lon, lat]` of a search or reverse-geocode result (the latter gives "lat,lon" text),
+    or None when it has none usable."""
+    place = result.get("position")
+    if isinstance(place, dict):
+        return position(place.get("lon"), place.get("lat"))
+    if isinstance(place, str) and "," in place:
+        lat, lon = place.split(",", 1)
+        try:
+            return position(float(lon), float(lat))
+        except ValueError:
+            return None
     return None
 
 
 def result_summary(result: dict[str, Any]) -> dict[str, Any]:
     """What the model and the widget both show for one search result."""
-    poi = result.get("poi") or {}
-    address = (result.get("address") or {}).get("freeformAddress")
-    categories = poi.get("categories") or []
+    poi = obj(result.get("poi"))
+    address = text(obj(result.get("address")).get("freeformAddress"))
+    listed = poi.get("categories")
+    categories = [c for c in listed if isinstance(c, str)] if isinstance(listed, list) else []
+    kind = text(result.get("type"))
     summary: dict[str, Any] = {
-        "name": poi.get("name") or address or result.get("type"),
+        "name": text(poi.get("name")) or address or kind,
         "address": address,
-        "category": categories[0] if categories else result.get("type"),
+        "category": categories[0] if categories else kind,
     }
-    if "score" in result:
-        summary["score"] = round(float(result["score"]), 3)
-    if "dist" in result:
-        summary["distance_m"] = round(float(result["dist"]), 1)
-    if "detourTime" in result:
+    for src, dst, digits in (("score", "score", 3), ("dist", "distance_m", 1)):
+        value = number(result.get(src))
+        if value is not None:
+            summary[dst] = round(value, digits)
+    detour = number(result.get("detourTime"))
+    if detour is not None:
         summary["detour_s"] = result["detourTime"]
-    if result.get("id") is not None:
-        summary["id"] = result["id"]
+    identifier = result.get("id")
+    if isinstance(identifier, str) or integer(identifier) is not None:
+        summary["id"] = identifier
     return summary
 
 
-def search_results(results: Sequence[dict[str, Any]]) -> tuple[list[dict], list[dict]]:
-    """(answer items for the model, `result` features for the widget)."""
+def search_results(
+    results: Any, dropped: Dropped | None = None
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(answer items for the model, `result` features for the widget). Entries that are not
+    objects are dropped; a result whose position is unusable is listed without a point."""
+    dropped = dropped if dropped is not None else Dropped()
     items: list[dict[str, Any]] = []
     features: list[dict[str, Any]] = []
-    for result in results:
-        position = result_position(result)
+    for result in entries(results, "results", dropped):
+        place = result_position(result)
         summary = result_summary(result)
-        if position is None:
+        if place is None:
+            if result.get("position") is not None:
+                dropped.add("results.position")
             items.append(summary)
             continue
-        items.append({**summary, "position": rounded(position)})
-        features.append(point_feature(position, {"kind": "result", **summary}))
+        items.append({**summary, "position": rounded(place)})
+        features.append(point_feature(place, {"kind": "result", **summary}))
     return items, features
 
 
 # --- routes ---------------------------------------------------------------------------------
 
 
+def checked_route(route: Any, where: str, dropped: Dropped) -> dict[str, Any]:
+    """`route` (TomTom's `routes[i]`, as parsed) with what the features and summaries use:
+    leg points as float64 `[lon, lat]` arrays, and every index-bearing list (sections,
+    progress, guidance instructions) holding only entries whose indices fall on the line.
+
+    An empty leg adds no point, so it is dropped without moving any index; a malformed
+    point would move every index after it, so it raises `BadAnswer`."""
+    if not isinstance(route, dict):
+        raise BadAnswer(where, "expected a route object")
+    legs_in = route.get("legs")
+    if not isinstance(legs_in, list) or not legs_in:
+        raise BadAnswer(f"{where}.legs", "expected a non-empty list of legs")
+    legs: list[dict[str, Any]] = []
+    for i, leg in enumerate(legs_in):
+        if not isinstance(leg, dict):
+            raise BadAnswer(f"{where}.legs[{i}]", "expected a leg object")
+        points = line_points(leg.get("points"), f"{where}.legs[{i}].points")
+        if not len(points):
+            dropped.add(f"{where}.legs")
+            continue
+        legs.append({"points": points, "summary": plain(obj(leg.get("summary")))})
+    count = sum(len(leg["points"]) for leg in legs)
+    if count < 2:
+        raise BadAnswer(f"{where}.legs", f"the route has {count} point(s), a line needs 2")
+    checked: dict[str, Any] = {"summary": plain(obj(route.get("summary"))), "legs": legs}
+    guidance = obj(route.get("guidance"))
+    for key, source, keys, required in (
+        ("sections", route.get("sections"), ("startPointIndex", "endPointIndex"), True),
+        ("progress", route.get("progress"), ("pointIndex",), True),
+        ("instructions", guidance.get("instructions"), ("pointIndex",), False),
+    ):
+        label = f"{where}.guidance.instructions" if key == "instructions" else f"{where}.{key}"
+        kept, left_out = indexed(entries(source, label, dropped), keys, count, required)
+        dropped.add(label, left_out)
+        checked[key] = kept
+    checked["guidance"] = {"instructions": checked.pop("instructions")}
+    return checked
+
+
+def route_line(route: dict[str, Any]) -> np.ndarray:
+    """All leg points of a checked route, concatenated, as TomTom's indices count them."""
+    arrays = [leg["points"] for leg in route["legs"]]
+    return np.concatenate(arrays) if len(arrays) > 1 else arrays[0]
+
+
 def route_feature(
     route: dict[str, Any], index: int, *, guidance: bool = True, **extra: Any
 ) -> dict[str, Any]:
-    """One `route` feature: all leg points concatenated, as TomTom's indices count them.
+    """One `route` feature of a checked route (`checked_route`).
 
     `guidance=False` leaves out the instructions and progress points: a composed map of
     many long routes shows no turn-by-turn, and their thousands of anchored vertices
     and messages alone would overflow the budget."""
-    legs = route.get("legs") or []
-    arrays = [point_array(leg.get("points")) for leg in legs]
-    line = np.concatenate(arrays) if arrays else np.empty((0, 2), dtype=np.float64)
     leg_props: list[dict[str, Any]] = []
     start = 0
-    for leg, points in zip(legs, arrays, strict=True):
+    for leg in route["legs"]:
+        end = start + len(leg["points"])
         leg_props.append(
-            {
-                "startPointIndex": start,
-                "endPointIndex": start + len(points) - 1,
-                "summary": leg.get("summary") or {},
-            }
+            {"startPointIndex": start, "endPointIndex": end - 1, "summary": leg["summary"]}
         )
-        start += len(points)
+        start = end
     properties: dict[str, Any] = {
         "kind": "route",
         "route_index": index,
-        "summary": route.get("summary") or {},
+        "summary": route["summary"],
         "legs": leg_props,
-        "sections": route.get("sections") or [],
+        "sections": route["sections"],
     }
     if guidance:
-        instructions = (route.get("guidance") or {}).get("instructions") or []
-        properties["guidance"] = {"instructions": instructions}
-        properties["progress"] = route.get("progress") or []
+        properties["guidance"] = {"instructions": route["guidance"]["instructions"]}
+        properties["progress"] = route["progress"]
     properties.update({k: v for k, v in extra.items() if v is not None})
     return {
         "type": "Feature",
-        "geometry": {"type": "LineString", "coordinates": line},
+        "geometry": {"type": "LineString", "coordinates": route_line(route)},
         "properties": properties,
     }
 
@@ -185,27 +237,25 @@ def waypoint_features(
 ) -> list[dict[str, Any]]:
     last = len(locations) - 1
     features = []
-    for i, position in enumerate(locations):
+    for i, place in enumerate(locations):
         given = labels[i] if labels and i < len(labels) else None
         default = "Start" if i == 0 else "End" if i == last else f"Stop {i}"
         features.append(
-            point_feature(position, {"kind": "waypoint", "index": i, "label": given or default})
+            point_feature(place, {"kind": "waypoint", "index": i, "label": given or default})
         )
     return features
 
 
 def route_answer(route: dict[str, Any], index: int) -> dict[str, Any]:
-    """The model's view of a route: figures, legs, section summaries, the first instructions."""
-    summary = route.get("summary") or {}
-    answer: dict[str, Any] = {"route_index": index, **_trip(summary)}
-    legs = route.get("legs") or []
-    if len(legs) > 1:
-        answer["legs"] = [_trip(leg.get("summary") or {}) for leg in legs]
-    sections = _sections_summary(route.get("sections") or [], route)
+    """The model's view of a checked route: figures, legs, section summaries, the first
+    instructions."""
+    answer: dict[str, Any] = {"route_index": index, **_trip(route["summary"])}
+    if len(route["legs"]) > 1:
+        answer["legs"] = [_trip(leg["summary"]) for leg in route["legs"]]
+    sections = _sections_summary(route)
     if sections:
         answer["sections"] = sections
-    instructions = (route.get("guidance") or {}).get("instructions") or []
-    messages = [i["message"] for i in instructions if i.get("message")]
+    messages = [m for i in route["guidance"]["instructions"] if (m := text(i.get("message")))]
     if messages:
         answer["instructions"] = messages[:_MAX_INSTRUCTIONS]
         if len(messages) > _MAX_INSTRUCTIONS:
@@ -215,17 +265,18 @@ def route_answer(route: dict[str, Any], index: int) -> dict[str, Any]:
 
 def _trip(summary: dict[str, Any]) -> dict[str, Any]:
     trip: dict[str, Any] = {}
-    if "lengthInMeters" in summary:
-        trip["length_km"] = round(summary["lengthInMeters"] / 1000, 2)
-    if "travelTimeInSeconds" in summary:
+    length = number(summary.get("lengthInMeters"))
+    if length is not None:
+        trip["length_km"] = round(length / 1000, 2)
+    seconds = number(summary.get("travelTimeInSeconds"))
+    if seconds is not None:
         trip["travel_time_s"] = summary["travelTimeInSeconds"]
-        trip["travel_time"] = _duration(summary["travelTimeInSeconds"])
-    for src, dst in (
-        ("trafficDelayInSeconds", "traffic_delay_s"),
-        ("departureTime", "departure"),
-        ("arrivalTime", "arrival"),
-    ):
-        if src in summary:
+        trip["travel_time"] = _duration(seconds)
+    delay = number(summary.get("trafficDelayInSeconds"))
+    if delay is not None:
+        trip["traffic_delay_s"] = summary["trafficDelayInSeconds"]
+    for src, dst in (("departureTime", "departure"), ("arrivalTime", "arrival")):
+        if text(summary.get(src)) is not None:
             trip[dst] = summary[src]
     return trip
 
@@ -235,38 +286,78 @@ def _duration(seconds: float) -> str:
     return f"{minutes // 60} h {minutes % 60} min" if minutes >= 60 else f"{minutes} min"
 
 
-def _sections_summary(sections: list[dict[str, Any]], route: dict[str, Any]) -> dict[str, Any]:
-    """Per section type: how many, and how far (from the progress distances when present)."""
-    distance_at = _distance_lookup(route.get("progress") or [])
+def _sections_summary(route: dict[str, Any]) -> dict[str, Any]:
+    """Per section type: how many, and how far (`_distance_lookup`)."""
+    distance_at = _distance_lookup(route)
     out: dict[str, Any] = {}
-    for section in sections:
-        kind = section.get("sectionType", "UNKNOWN")
+    for section in route["sections"]:
+        kind = text(section.get("sectionType")) or "UNKNOWN"
         if kind == "TRAVEL_MODE":
             continue
         entry = out.setdefault(kind, {"count": 0})
         entry["count"] += 1
-        if distance_at is not None:
-            length = distance_at(section.get("endPointIndex", 0)) - distance_at(
-                section.get("startPointIndex", 0)
-            )
-            entry["length_km"] = round(entry.get("length_km", 0) + length / 1000, 2)
-        if kind == "COUNTRY" and section.get("countryCode"):
-            entry.setdefault("countries", []).append(section["countryCode"])
+        length = distance_at(section["endPointIndex"]) - distance_at(section["startPointIndex"])
+        entry["length_km"] = round(entry.get("length_km", 0) + length / 1000, 2)
+        country = text(section.get("countryCode"))
+        if kind == "COUNTRY" and country:
+            entry.setdefault("countries", []).append(country)
         if kind == "TRAFFIC":
-            delay = section.get("delayInSeconds") or 0
-            entry["delay_s"] = entry.get("delay_s", 0) + delay
-            magnitude = section.get("magnitudeOfDelay")
+            entry["delay_s"] = entry.get("delay_s", 0) + (
+                number(section.get("delayInSeconds")) or 0
+            )
+            magnitude = integer(section.get("magnitudeOfDelay"))
             if magnitude is not None:
                 entry["worst_magnitude"] = max(entry.get("worst_magnitude", 0), magnitude)
     return out
 
 
-def _distance_lookup(progress: list[dict[str, Any]]) -> Any:
-    """A function from point index to metres along the route, interpolated from `progress`."""
-    if len(progress) < 2:
-        return None
-    index = np.fromiter((p.get("pointIndex", 0) for p in progress), np.float64, len(progress))
-    metres = np.fromiter(
-        (p.get("distanceInMeters", 0) for p in progress), np.float64, len(progress)
-    )
-    return lambda i: float(np.interp(i, index, metres))
+def _distance_lookup(route: dict[str, Any]) -> Any:
+    """A function from point index to metres along the route.
+
+    TomTom's own `progress` distances are used where they reach; past its last entry (or
+    before its first, or without any) the line's great-circle length carries on from
+    there, so a `progress` that ends early no longer makes later sections 0 km long."""
+    line = route_line(route)
+    along = _cumulative_metres(line)
+    points: dict[int, float] = {}
+    for entry in route["progress"]:
+        metres = number(entry.get("distanceInMeters"))
+        if metres is not None:
+            points.setdefault(entry["pointIndex"], metres)
+    if not points:
+        return lambda i: float(along[i])
+    index = np.array(sorted(points), dtype=np.float64)
+    metres = np.array([points[int(i)] for i in index], dtype=np.float64)
+    first, last = int(index[0]), int(index[-1])
+
+    def distance_at(i: int) -> float:
+        if i < first:
+            return float(metres[0] - (along[first] - along[i]))
+        if i > last:
+            return float(metres[-1] + (along[i] - along[last]))
+        return float(np.interp(i, index, metres))
+
+    return distance_at
+
+
+def _cumulative_metres(line: np.ndarray) -> np.ndarray:
+    """Great-circle metres from the first vertex to each vertex of `line` (`[lon, lat]`)."""
+    lon, lat = np.radians(line[:, 0]), np.radians(line[:, 1])
+    dlat, dlon = np.diff(lat), np.diff(lon)
+    h = np.sin(dlat / 2) ** 2 + np.cos(lat[:-1]) * np.cos(lat[1:]) * np.sin(dlon / 2) ** 2
+    steps = 2 * _EARTH_RADIUS_M * np.arcsin(np.sqrt(np.clip(h, 0.0, 1.0)))
+    return np.concatenate([[0.0], np.cumsum(steps)])
+
+
+def area_points(points: Any, where: str, dropped: Dropped) -> np.ndarray:
+    """An outline's `[{latitude, longitude}, ...]` (a reachable range's boundary) as a float64
+    `(n, 2)` `[lon, lat]` array. Nothing indexes an outline's vertices, so a malformed one
+    is dropped and counted rather than failing the answer."""
+    kept = []
+    for point in entries(points, where, dropped):
+        place = position(point.get("longitude"), point.get("latitude"))
+        if place is None:
+            dropped.add(where)
+        else:
+            kept.append(place)
+    return np.array(kept, dtype=np.float64).reshape(-1, 2)

@@ -9,15 +9,18 @@ counts the outcome.
 
 from __future__ import annotations
 
+import base64
 import time
 import uuid
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
-from mcp_types import CallToolResult, TextContent
+from mcp_types import CallToolResult, ImageContent, TextContent
 
 import fitting
+from server.jobs._image import IMAGE_MAX_BYTES, ImageRequest, render_map
+from server.ops import tracing
 
 APP_DATA_KEY = "com.tomtom/app-data"
 OMITTED_KEY = "com.tomtom/app-data-omitted"
@@ -40,38 +43,58 @@ class Prepared:
     fit_ms: float = 0.0
     report: dict[str, Any] | None = None
     detail: str = ""
+    image: str | None = None
+    """A rendered map (base64 PNG), attached as `ImageContent` after the text."""
 
     def result(self) -> CallToolResult:
-        return call_tool_result(self.text, self.meta)
+        return call_tool_result(self.text, self.meta, self.image)
+
+
+IMAGE_SCALES = (1.0, 0.75, 0.5)
+"""Sizes an image is tried at, largest first, until it fits the budget."""
 
 
 def prepare(
-    tool: str, answer: dict[str, Any], data: dict[str, Any] | None, show_ui: bool, budget: int
+    tool: str,
+    answer: dict[str, Any],
+    data: dict[str, Any] | None,
+    show_ui: bool,
+    budget: int,
+    image: ImageRequest | None = None,
 ) -> Prepared:
     """The result for `answer` (to the model) and `data` (to the widget) within `budget` chars.
 
     The envelope goes in as is when the whole result fits, fitted when it does not,
     and is left out with a `com.tomtom/app-data-omitted` reason the widget can show
-    when even fitting cannot make it fit or the data is invalid.
+    when even fitting cannot make it fit or the data is invalid. A requested `image`
+    of `data` is placed first (it was asked for by name), smaller if it must be; the
+    app data is fitted into the room it leaves, and the text says what gave way.
     """
     has_data = data is not None and show_ui
     text = {**answer, "show_ui": show_ui}
     if has_data:
         text["tool"] = tool
     meta: dict[str, Any] = {"show_ui": show_ui, "tool": tool, VIEW_UUID_KEY: str(uuid.uuid4())}
+    picture = None
+    if image is not None and data is not None:
+        text, picture = _attach_image(text, meta, data, image, budget)
     if not has_data:
-        return Prepared(text, meta, "omitted_show_ui_false" if not show_ui else "none")
+        outcome = "omitted_show_ui_false" if not show_ui else "none"
+        return Prepared(text, meta, outcome, image=picture)
 
-    room = budget - wire_size(call_tool_result(text, {**meta, APP_DATA_KEY: ""}))
+    room = budget - wire_size(call_tool_result(text, {**meta, APP_DATA_KEY: ""}, picture))
     started = time.perf_counter()
     try:
         if room <= 0:
             raise fitting.DoesNotFit(f"the text answer alone leaves no room ({-room} over)")
-        fitted = fitting.fit(fitting.envelope(tool, data), room)
+        with tracing.span("fit", attributes={"fit.budget_chars": room}) as span:
+            fitted = fitting.fit(fitting.envelope(tool, data), room)
+            span.set_attribute("fit.chars", len(fitted.app_data))
     except fitting.DoesNotFit as exc:
-        return _omitted(text, meta, "too_large", str(exc), room)
+        detail = f"the map image took the room: {exc}" if picture else str(exc)
+        return _omitted(text, meta, "too_large", detail, room, picture)
     except fitting.FittingError as exc:  # InvalidGeometry, or data that is not JSON
-        return _omitted(text, meta, "invalid", str(exc), room)
+        return _omitted(text, meta, "invalid", str(exc), room, picture)
     return Prepared(
         text,
         {**meta, APP_DATA_KEY: fitted.app_data},
@@ -79,21 +102,66 @@ def prepare(
         budget=room,
         fit_ms=(time.perf_counter() - started) * 1000,
         report=fitted.report,
+        image=picture,
     )
+
+
+def _attach_image(
+    text: dict[str, Any],
+    meta: dict[str, Any],
+    data: dict[str, Any],
+    request: ImageRequest,
+    budget: int,
+) -> tuple[dict[str, Any], str | None]:
+    """`text` saying what became of the image, and the image (base64 PNG) if it fits
+    the budget and `IMAGE_MAX_BYTES` at one of `IMAGE_SCALES`."""
+    why = ""
+    for scale in IMAGE_SCALES:
+        rendered = render_map(data, request, scale=scale)
+        if len(rendered.png) > IMAGE_MAX_BYTES:
+            why = f"a {rendered.width}x{rendered.height} PNG is over {IMAGE_MAX_BYTES:,} bytes"
+            continue
+        said = {
+            **text,
+            "image": {
+                "attached": f"{rendered.width}x{rendered.height} PNG",
+                "basemap": rendered.basemap,
+            },
+        }
+        picture = base64.b64encode(rendered.png).decode()
+        if wire_size(call_tool_result(said, meta, picture)) <= budget:
+            return said, picture
+        why = (
+            f"a {rendered.width}x{rendered.height} PNG does not fit the {budget:,}-character budget"
+        )
+    return {**text, "image": f"not attached: {why}"}, None
 
 
 def _omitted(
-    text: dict[str, Any], meta: dict[str, Any], reason: str, detail: str, room: int
+    text: dict[str, Any],
+    meta: dict[str, Any],
+    reason: str,
+    detail: str,
+    room: int,
+    image: str | None = None,
 ) -> Prepared:
-    text = {**text, "map": f"not shown: the map data is {reason.replace('_', ' ')}"}
+    said = f"not shown: the map data is {reason.replace('_', ' ')}"
+    if image is not None and reason == "too_large":
+        said += " with the image attached (call again with image false for the interactive map)"
+    text = {**text, "map": said}
     meta = {**meta, OMITTED_KEY: f"{reason}: {detail}"[:500]}
-    return Prepared(text, meta, f"omitted_{reason}", budget=room, detail=detail)
+    return Prepared(text, meta, f"omitted_{reason}", budget=room, detail=detail, image=image)
 
 
-def call_tool_result(text: dict[str, Any], meta: dict[str, Any]) -> CallToolResult:
-    return CallToolResult(
-        content=[TextContent(type="text", text=orjson.dumps(text).decode())], _meta=meta
-    )
+def call_tool_result(
+    text: dict[str, Any], meta: dict[str, Any], image: str | None = None
+) -> CallToolResult:
+    content: list[TextContent | ImageContent] = [
+        TextContent(type="text", text=orjson.dumps(text).decode())
+    ]
+    if image is not None:
+        content.append(ImageContent(type="image", data=image, mime_type="image/png"))
+    return CallToolResult(content=content, _meta=meta)
 
 
 def wire_size(tool_result: CallToolResult) -> int:

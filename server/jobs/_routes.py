@@ -18,14 +18,19 @@ from typing import Any
 
 import orjson
 
+from server.jobs._answers import BadAnswer, Dropped, obj, required_list
 from server.jobs._features import (
+    checked_route,
     collection,
     route_answer,
     route_feature,
+    route_line,
     search_results,
     waypoint_features,
 )
+from server.jobs._image import ALTERNATIVE, ImageRequest
 from server.jobs._result import Prepared, prepare
+from server.ops import tracing
 from server.tomtom import BodyError, RawBody, loads, parse_route_body, request_body
 from server.tool_names import DYNAMIC_MAP, ROUTING, SEARCH_ALONG_ROUTE
 
@@ -34,33 +39,124 @@ class NoRoute(BodyError):
     """TomTom answered, but with no route."""
 
 
-def routes_of(raw: RawBody) -> list[dict[str, Any]]:
-    """TomTom's routes in a calculateRoute body; leg points as float64 `[lon, lat]` arrays."""
-    routes = loads(raw, parse_route_body).get("routes") or []
-    if not routes:
+def routes_of(
+    raw: RawBody, dropped: Dropped | None = None, name: str = "routes"
+) -> list[dict[str, Any]]:
+    """TomTom's routes in a calculateRoute body, checked (`route_body`)."""
+    return route_body(raw, dropped, name)[1]
+
+
+def route_body(
+    raw: RawBody, dropped: Dropped | None = None, name: str = "routes"
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """(the decoded body, its routes checked by `checked_route`): leg points as float64
+    `[lon, lat]` arrays, index-bearing entries that fall off the line dropped.
+
+    A malformed alternative route is dropped and counted in `dropped`; when no route is
+    usable, the first route's fault is the error. `name` is how the error and the counts
+    name the routes (a dynamic map's `routes[3]` is one of its inputs)."""
+    dropped = dropped if dropped is not None else Dropped()
+    with tracing.span("decode", attributes={"job.decoded_bytes": raw.size}):
+        body = loads(raw, parse_route_body)
+        listed = required_list(body, "routes")
+    if not listed:
         raise NoRoute("TomTom found no route between these locations.")
-    return routes
+    routes: list[dict[str, Any]] = []
+    faults: list[BadAnswer] = []
+    for i, route in enumerate(listed):
+        within = Dropped()  # a route dropped whole is counted once, not by its parts
+        try:
+            routes.append(checked_route(route, f"{name}[{i}]", within))
+        except BadAnswer as exc:
+            faults.append(exc)
+            continue
+        for where, count in within.counts.items():
+            dropped.add(where, count)
+    if not routes:
+        raise faults[0]
+    dropped.add(name, len(faults))
+    return body, routes
 
 
-def routing(raw: RawBody, locations: list[list[float]], show_ui: bool, budget: int) -> Prepared:
-    """`tomtom-routing`: every route with its legs, sections, guidance and progress."""
-    routes = routes_of(raw)
-    answer = {
+def visiting_order(body: dict[str, Any], stops: int) -> list[int] | None:
+    """The given locations' indices in the order the route visits them, from TomTom's
+    `optimizedWaypoints` (which number the intermediate stops only), or None."""
+    optimized = body.get("optimizedWaypoints")
+    if not optimized:
+        return None
+    if not isinstance(optimized, list):
+        raise BadAnswer("optimizedWaypoints", "not a list")
+    middle = [0] * (stops - 2)
+    for i, entry in enumerate(optimized):
+        provided, position = obj(entry).get("providedIndex"), obj(entry).get("optimizedIndex")
+        if not (isinstance(provided, int) and isinstance(position, int)):
+            raise BadAnswer(f"optimizedWaypoints[{i}]", "providedIndex or optimizedIndex missing")
+        if not (0 <= provided < stops - 2 and 0 <= position < stops - 2):
+            raise BadAnswer(f"optimizedWaypoints[{i}]", "names a stop that was not given")
+        middle[position] = provided + 1
+    if sorted(middle) != list(range(1, stops - 1)):
+        raise BadAnswer("optimizedWaypoints", "does not visit every stop exactly once")
+    return [0, *middle, stops - 1]
+
+
+def routing(
+    raw: RawBody,
+    locations: list[list[float]],
+    show_ui: bool,
+    budget: int,
+    image: ImageRequest | None = None,
+) -> Prepared:
+    """`tomtom-routing`: every route with its legs, sections, guidance and progress; the
+    first is the route, the others alternatives, drawn as secondary lines."""
+    dropped = Dropped()
+    body, routes = route_body(raw, dropped)
+    answer: dict[str, Any] = {
         "locations": len(locations),
         "routes": [route_answer(route, i) for i, route in enumerate(routes)],
     }
-    data = None  # without a widget the lines are never converted (up to 100,000 points)
-    if show_ui:
-        features = [route_feature(route, i) for i, route in enumerate(routes)]
-        features += waypoint_features(locations)
+    order = visiting_order(body, len(locations))
+    stops = locations
+    if order is not None:
+        answer["optimized_order"] = " → ".join(map(str, order))
+        answer["note"] = (
+            "optimized_order gives the given locations' indices (0-based) in the order the "
+            "route visits them; the legs follow that order."
+        )
+        stops = [locations[i] for i in order]
+    data = None  # without a widget or image the lines are never converted (100,000 points)
+    if show_ui or image is not None:
+        features = [_drawn_route(route, i) for i, route in enumerate(routes)]
+        labels = None
+        if order is not None:
+            labels = [_stop_label(n, given, len(order)) for n, given in enumerate(order)]
+        features += waypoint_features(stops, labels)
         data = collection(features, summary={"routes": len(routes)})
-    return prepare(ROUTING, answer, data, show_ui, budget)
+    return prepare(ROUTING, dropped.report(answer), data, show_ui, budget, image)
+
+
+def _drawn_route(route: dict[str, Any], index: int) -> dict[str, Any]:
+    """The route with its guidance; an alternative as a grey secondary line without it
+    (its turn-by-turn anchors would take budget from the route's own line)."""
+    if index == 0:
+        return route_feature(route, 0)
+    return route_feature(
+        route, index, guidance=False, alternative=True, color=ALTERNATIVE,
+        label=f"Alternative {index}",
+    )  # fmt: skip
+
+
+def _stop_label(position: int, given: int, count: int) -> str:
+    if position == 0:
+        return "Start"
+    if position == count - 1:
+        return "End"
+    return f"Stop {position} (location {given})"
 
 
 def along_route_request(raw: RawBody) -> RawBody:
     """The searchAlongRoute POST body: the first route's points as TomTom's `{lat, lon}`,
     gzipped when large (`request_body`)."""
-    line = route_feature(routes_of(raw)[0], 0, guidance=False)["geometry"]["coordinates"]
+    line = route_line(routes_of(raw)[0])
     points = [{"lat": y, "lon": x} for x, y in line.tolist()]
     return request_body(orjson.dumps({"route": {"points": points}}))
 
@@ -74,8 +170,9 @@ def along_route(
     budget: int,
 ) -> Prepared:
     """`tomtom-search-along-route`: the route, its stops and the places `found` along it."""
-    route = routes_of(raw)[0]
-    items, results = search_results(found.get("results") or [])
+    dropped = Dropped()
+    route = routes_of(raw, dropped)[0]
+    items, results = search_results(required_list(found, "results"), dropped)
     answer: dict[str, Any] = {
         "query": query,
         "route": route_answer(route, 0),
@@ -88,7 +185,7 @@ def along_route(
     if show_ui:
         features = [route_feature(route, 0), *waypoint_features(locations), *results]
         data = collection(features, summary={"query": query, "count": len(items)})
-    return prepare(SEARCH_ALONG_ROUTE, answer, data, show_ui, budget)
+    return prepare(SEARCH_ALONG_ROUTE, dropped.report(answer), data, show_ui, budget)
 
 
 @dataclass(frozen=True)
@@ -108,26 +205,29 @@ def dynamic_map(
     title: str | None,
     show_ui: bool,
     budget: int,
+    image: ImageRequest | None = None,
 ) -> Prepared:
     """`tomtom-dynamic-map`: the first route of each body drawn without guidance, then
     `features` (the areas and markers); `answer` (their counts) gets the routes' figures."""
     calculated = []
+    dropped = Dropped()
     for i, body in enumerate(bodies):
         try:
-            calculated.append(routes_of(body)[0])
+            calculated.append(routes_of(body, dropped, f"routes[{i}].routes")[0])
         except BodyError as exc:
-            raise type(exc)(f"routes[{i}]: {exc}") from None
+            exc.args = (f"routes[{i}]: {exc}",)
+            raise
     answer_routes = []
     for i, (spec, route) in enumerate(zip(routes, calculated, strict=True)):
         summary = route_answer(route, i)
         summary.pop("instructions", None)
         summary.pop("instructions_omitted", None)
         answer_routes.append({"label": spec.label, **summary})
-    answer = {**answer, "routes": answer_routes}
+    answer = dropped.report({**answer, "routes": answer_routes})
     if title:
         answer["title"] = title
-    data = None  # without a widget the route lines are never converted
-    if show_ui:
+    data = None  # without a widget or image the route lines are never converted
+    if show_ui or image is not None:
         lines: list[dict[str, Any]] = []
         for i, (spec, route) in enumerate(zip(routes, calculated, strict=True)):
             lines.append(
@@ -135,4 +235,4 @@ def dynamic_map(
             )
             lines += waypoint_features(spec.locations)
         data = collection(lines + features, title=title)
-    return prepare(DYNAMIC_MAP, answer, data, show_ui, budget)
+    return prepare(DYNAMIC_MAP, answer, data, show_ui, budget, image)

@@ -21,9 +21,9 @@ from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from server.offline import _range, _routing, _search, _traffic
+from server.offline import _categories, _ev, _image, _range, _routing, _search, _traffic
 from server.offline._cache import ResponseCache
 from server.offline._errors import BadRequest, Service, error_body, service_of
 from server.offline._query import Query
@@ -33,6 +33,17 @@ Handler = Callable[[dict[str, Any], Query, bytes], "dict[str, Any] | bytes"]
 JSON = "application/json"
 # `key` values that make the upstream fail the way TomTom does, for tests.
 FAILURE_KEYS = ("offline-403", "offline-429", "offline-500", "offline-timeout")
+# `key` values that make it answer the way a broken or hostile upstream might.
+HOSTILE_KEYS = (
+    "offline-429-once",  # 429 (Retry-After: 1) the first time a request is seen, then the answer
+    "offline-over-qps",  # 403 "Developer Over Qps", as TomTom's gateway has answered
+    "offline-slow-drip",  # 200, then a byte of body every 0.2 s: each read is quick, the whole not
+    "offline-gzip-bomb",  # 200, gzip of 256 MiB of zeros (about 250 KB on the wire)
+    "offline-truncated-gzip",  # the real answer, gzipped, cut in half
+    "offline-corrupt-gzip",  # the real answer, gzipped, with its middle overwritten
+)
+DRIP_INTERVAL_S = 0.2
+BOMB_BYTES = 256 * 1024 * 1024
 
 
 def build_upstream_app(*, cache_bytes: int = 64 * 1024 * 1024, slow_answer_s: float = 30.0
@@ -43,8 +54,8 @@ def build_upstream_app(*, cache_bytes: int = 64 * 1024 * 1024, slow_answer_s: fl
     inflight: dict[Hashable, asyncio.Task[_Answer]] = {}
 
     def route(path: str, service: Service, handler: Handler, *, heavy: bool = False,
-              methods: tuple[str, ...] = ("GET",)) -> Route:  # fmt: skip
-        endpoint = _endpoint(cache, inflight, service, handler, heavy)
+              methods: tuple[str, ...] = ("GET",), media_type: str = JSON) -> Route:  # fmt: skip
+        endpoint = _endpoint(cache, inflight, service, handler, heavy, media_type)
         return Route(path, endpoint, methods=list(methods))
 
     routes = [
@@ -67,12 +78,27 @@ def build_upstream_app(*, cache_bytes: int = 64 * 1024 * 1024, slow_answer_s: fl
               heavy=True, methods=("GET", "POST")),
         route("/routing/1/calculateReachableRange/{origin}/json", "routing",
               lambda p, q, b: _range.reachable_range(p["origin"], q)),
+        route("/search/2/geometrySearch/{query:path}.json", "search",
+              lambda p, q, b: _search.geometry_search(p["query"], q, b), methods=("POST",)),
+        route("/search/2/poiCategories.json", "search",
+              lambda p, q, b: _categories.poi_categories(q)),
+        route("/search/2/evsearch.json", "search", lambda p, q, b: _ev.ev_search(q)),
+        route("/search/2/chargingAvailability.json", "search",
+              lambda p, q, b: _ev.charging_availability(q)),
+        route("/routing/1/calculateLongDistanceEVRoute/{locations}/json", "routing",
+              lambda p, q, b: _ev.long_distance_ev_route(p["locations"], q, b),
+              heavy=True, methods=("POST",)),
+        route("/map/1/staticimage", "gateway", lambda p, q, b: _image.static_image(q),
+              heavy=True, media_type="image/png"),
         route("/traffic/services/5/incidentDetails", "traffic",
               lambda p, q, b: _traffic.incident_details(q), heavy=True),
     ]  # fmt: skip
     return Starlette(
         routes=routes,
-        middleware=[Middleware(_FailureInjection, slow_answer_s=slow_answer_s)],
+        middleware=[
+            Middleware(_FailureInjection, slow_answer_s=slow_answer_s),
+            Middleware(_HostileAnswers),
+        ],
         exception_handlers={HTTPException: _http_error},
     )
 
@@ -83,6 +109,7 @@ def _endpoint(
     service: Service,
     handler: Handler,
     heavy: bool,
+    media_type: str = JSON,
 ) -> Callable[[Request], Any]:
     """Answer from the cache, or join the computation already running for the same request
     (a burst of identical long routes costs one), or start it (large answers off the event
@@ -90,7 +117,8 @@ def _endpoint(
 
     def answer(params: dict[str, Any], query: Query, body: bytes) -> _Answer:
         result = handler(params, query, body)
-        return _Answer.of(result if isinstance(result, bytes) else orjson.dumps(result))
+        raw = result if isinstance(result, bytes) else orjson.dumps(result)
+        return _Answer.of(raw) if media_type == JSON else _Answer(raw, None)
 
     async def compute(params: dict[str, Any], query: Query, body: bytes) -> _Answer:
         if heavy:
@@ -127,8 +155,8 @@ def _endpoint(
                 return _bad_request(service, exc)
         if cached.gzip is not None and "gzip" in request.headers.get("accept-encoding", ""):
             headers = {"content-encoding": "gzip", "vary": "accept-encoding"}
-            return Response(cached.gzip, headers=headers, media_type=JSON)
-        return Response(cached.raw, media_type=JSON)
+            return Response(cached.gzip, headers=headers, media_type=media_type)
+        return Response(cached.raw, media_type=media_type)
 
     return endpoint
 
@@ -245,3 +273,100 @@ async def _client_left(receive: Receive, seconds: float) -> bool:
             if message["type"] == "http.disconnect":
                 return True
     return False
+
+
+class _HostileAnswers:
+    """Answers like a broken or hostile upstream when the `key` asks to (`HOSTILE_KEYS`)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        self.seen: set[tuple[str, bytes]] = set()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        query = parse_qsl(scope.get("query_string", b"").decode("latin-1"))
+        key = next((v for k, v in query if k == "key"), None)
+        if scope["type"] != "http" or key not in HOSTILE_KEYS:
+            await self.app(scope, receive, send)
+            return
+        if key == "offline-429-once":
+            request = (scope["path"], scope.get("query_string", b""))
+            if request in self.seen:
+                await self.app(scope, receive, send)
+                return
+            self.seen.add(request)
+            body = error_body(service_of(scope["path"]), 429, "Too Many Requests")
+            await _answer(send, 429, body, [(b"retry-after", b"1")])
+        elif key == "offline-over-qps":
+            await _answer(send, 403, b"<h1>Developer Over Qps</h1>", [], media=b"text/html")
+        elif key == "offline-slow-drip":
+            await _drip(receive, send)
+        elif key == "offline-gzip-bomb":
+            await _answer(send, 200, _bomb(), [(b"content-encoding", b"gzip")])
+        else:
+            status, headers, body = await _real_answer(self.app, scope, receive)
+            packed = body if b"gzip" in dict(headers).get(b"content-encoding", b"") else None
+            packed = packed or igzip.compress(body, 1)
+            if key == "offline-truncated-gzip":
+                packed = packed[: len(packed) // 2]
+            else:
+                middle = len(packed) // 2
+                packed = packed[:middle] + bytes(64) + packed[middle + 64 :]
+            await _answer(send, status, packed, [(b"content-encoding", b"gzip")])
+
+
+async def _answer(
+    send: Send, status: int, body: bytes, headers: list[tuple[bytes, bytes]], media: bytes = b""
+) -> None:
+    headers = [
+        (b"content-type", media or JSON.encode()),
+        (b"content-length", str(len(body)).encode()),
+        *headers,
+    ]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _drip(receive: Receive, send: Send) -> None:
+    """A JSON answer one byte at a time, until the client leaves (at most a minute)."""
+    body = b'{"results": [' + b" " * 300 + b"]}"
+    headers = [(b"content-type", JSON.encode()), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    for i in range(len(body)):
+        await send({"type": "http.response.body", "body": body[i : i + 1], "more_body": True})
+        if await _client_left(receive, DRIP_INTERVAL_S):
+            return
+    await send({"type": "http.response.body", "body": b""})
+
+
+@functools.cache
+def _bomb() -> bytes:
+    """gzip of `BOMB_BYTES` zeros, built in milliseconds: one mebibyte of zeros deflated with
+    a full flush (no reference to earlier data) is a block that may simply repeat."""
+    zeros = bytes(1024 * 1024)
+    packer = zlib.compressobj(9, zlib.DEFLATED, -15)
+    block = packer.compress(zeros) + packer.flush(zlib.Z_FULL_FLUSH)
+    count = BOMB_BYTES // len(zeros)
+    crc = 0
+    for _ in range(count):
+        crc = zlib.crc32(zeros, crc)
+    end = zlib.compressobj(9, zlib.DEFLATED, -15).flush()  # an empty final block
+    header = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\xff"
+    trailer = crc.to_bytes(4, "little") + (BOMB_BYTES % 2**32).to_bytes(4, "little")
+    return header + block * count + end + trailer
+
+
+async def _real_answer(
+    app: ASGIApp, scope: Scope, receive: Receive
+) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+    """What `app` answers to the request, collected."""
+    start: dict[str, Any] = {}
+    chunks: list[bytes] = []
+
+    async def collect(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            start.update(message)
+        elif message["type"] == "http.response.body":
+            chunks.append(message.get("body", b""))
+
+    await app(scope, receive, collect)
+    return start["status"], list(start.get("headers", [])), b"".join(chunks)

@@ -10,7 +10,7 @@ endpoints, so a waypoint appears twice), exactly as TomTom indexes them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -65,6 +65,28 @@ class RouteRequest:
     alternatives: int
     departure: datetime | None  # exactly one of departure and arrival is set
     arrival: datetime | None
+    max_speed_kmh: float | None = None
+    best_order: bool = False
+
+
+LOAD_TYPES = (
+    *(f"USHazmatClass{i}" for i in range(1, 10)),
+    "otherHazmatExplosive", "otherHazmatGeneral", "otherHazmatHarmfulToWater",
+)  # fmt: skip
+
+
+def _vehicle(q: Query) -> float | None:
+    """Validates the truck profile as TomTom does (each parameter's type and range) and
+    returns the top speed; the rest shapes no offline geometry."""
+    for name in ("vehicleLength", "vehicleWidth", "vehicleHeight"):
+        q.number(name, low=0, high=1_000)
+    for name in ("vehicleWeight", "vehicleAxleWeight"):
+        q.integer(name, low=0, high=1_000_000)
+    q.integer("vehicleNumberOfAxles", low=0, high=100)
+    q.flag("vehicleCommercial", False)
+    q.choices("vehicleLoadType", LOAD_TYPES)
+    q.choice("vehicleAdrTunnelRestrictionCode", ("B", "C", "D", "E"), "")
+    return q.integer("vehicleMaxSpeed", low=0, high=250, default=0) or None
 
 
 def parse_request(locations: str, q: Query, body: bytes) -> RouteRequest:
@@ -117,13 +139,40 @@ def parse_request(locations: str, q: Query, body: bytes) -> RouteRequest:
         alternatives=q.integer("maxAlternatives", low=0, high=_MAX_ALTERNATIVES, default=0) or 0,
         departure=None if arrive_at else _instant(depart_at or "now", "departAt"),
         arrival=_instant(arrive_at, "arriveAt") if arrive_at else None,
+        max_speed_kmh=_vehicle(q),
+        best_order=q.flag("computeBestOrder", False),
     )
 
 
 def calculate_route(req: RouteRequest) -> bytes:
-    """The whole response body; points are pre-serialized fragments (the bulk of the bytes)."""
-    routes = [_route(req, alt) for alt in range(req.alternatives + 1)]
-    return orjson.dumps({"formatVersion": ROUTING_FORMAT_VERSION, "routes": routes})
+    """The whole response body; points are pre-serialized fragments (the bulk of the bytes).
+    With `computeBestOrder` the stops are visited nearest first and the body says how,
+    in TomTom's `optimizedWaypoints` (indices of the intermediate stops only)."""
+    body: dict[str, Any] = {"formatVersion": ROUTING_FORMAT_VERSION}
+    if req.best_order and len(req.waypoints) > 2:
+        order = _nearest_first(req.waypoints)
+        body["optimizedWaypoints"] = [
+            {"providedIndex": given - 1, "optimizedIndex": at - 1}
+            for at, given in sorted(
+                ((at, given) for at, given in enumerate(order) if 0 < given < len(order) - 1),
+                key=lambda pair: pair[1],
+            )
+        ]
+        req = replace(req, waypoints=tuple(req.waypoints[i] for i in order))
+    body["routes"] = [_route(req, alt) for alt in range(req.alternatives + 1)]
+    return orjson.dumps(body)
+
+
+def _nearest_first(waypoints: tuple[tuple[float, float], ...]) -> list[int]:
+    """Origin, then always the nearest unvisited intermediate stop, then the destination."""
+    left = list(range(1, len(waypoints) - 1))
+    order = [0]
+    while left:
+        here = waypoints[order[-1]]
+        nearest = min(left, key=lambda i: float(_geo.distance_m(*here, *waypoints[i])))
+        order.append(nearest)
+        left.remove(nearest)
+    return [*order, len(waypoints) - 1]
 
 
 class _Geometry:
@@ -144,10 +193,36 @@ class _Geometry:
         return len(self.points)
 
 
+def route_seed(req: RouteRequest) -> int:
+    return _geo.seed_of("route", tuple((round(x, 6), round(y, 6)) for x, y in req.waypoints))
+
+
+def route_legs(req: RouteRequest, alternative: int = 0) -> list[np.ndarray]:
+    """The road-like legs of a route (an alternative is another seed's road)."""
+    return road_like_legs(req.waypoints, seed=route_seed(req) + alternative)
+
+
+def leg_speeds(req: RouteRequest, legs: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """(segment lengths in metres, free-flow speeds in m/s) of the legs concatenated, as
+    the route's travel times use them (EV consumption is computed from these)."""
+    geo = _Geometry(legs)
+    fast = req.travel_mode not in ("bicycle", "pedestrian")
+    motorway = _motorway_runs(geo) if fast and "motorways" not in req.avoid else []
+    return geo.seg_len, _free_speed(req, geo, motorway)
+
+
+def route_from(req: RouteRequest, legs: list[np.ndarray], alternative: int = 0
+               ) -> dict[str, Any]:  # fmt: skip
+    """One route object over the given legs."""
+    rng = np.random.default_rng([route_seed(req), alternative])
+    return _route_on(req, _Geometry(legs), rng)
+
+
 def _route(req: RouteRequest, alternative: int) -> dict[str, Any]:
-    seed = _geo.seed_of("route", tuple((round(x, 6), round(y, 6)) for x, y in req.waypoints))
-    rng = np.random.default_rng([seed, alternative])
-    geo = _Geometry(road_like_legs(req.waypoints, seed=seed + alternative))
+    return route_from(req, route_legs(req, alternative), alternative)
+
+
+def _route_on(req: RouteRequest, geo: _Geometry, rng: np.random.Generator) -> dict[str, Any]:
     total_km = geo.cum[-1] / 1000.0
 
     fast = req.travel_mode not in ("bicycle", "pedestrian")
@@ -248,6 +323,8 @@ def _free_speed(req: RouteRequest, geo: _Geometry, motorway: list[tuple[int, int
     speed = np.full(geo.n - 1, slow / 3.6)
     for s, e in motorway:
         speed[s:e] = fast / 3.6
+    if req.max_speed_kmh:
+        speed = np.minimum(speed, req.max_speed_kmh / 3.6)
     return speed
 
 

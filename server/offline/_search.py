@@ -458,3 +458,74 @@ def _phone_prefix(country: _geo.Country) -> int:
         "GRC": 30, "ROU": 40, "BGR": 359, "SRB": 381, "FIN": 358, "LTU": 370, "LVA": 371,
         "EST": 372, "UKR": 380, "BLR": 375,
     }.get(country.iso3, 800)  # fmt: skip
+
+
+def geometry_search(text: str, q: Query, body: bytes) -> dict[str, Any]:
+    """POIs inside the posted `geometryList` (TomTom's POLYGON `vertices` as "lat, lon"
+    strings, CIRCLE `position` and `radius` in metres), each area sampled in turn."""
+    _require_query(text)
+    limit = q.integer("limit", low=1, high=_MAX_LIMIT, default=10)
+    assert limit is not None
+    category = _category(q, text)
+    q.language()
+    shapes = _geometry_list(body)
+    brand = None if _matches_category(text) or q.text("categorySet") else text.strip()
+    rng = _geo.rng_for("geometry", _geo.fold(text), category.id, body)
+    results: list[dict[str, Any]] = []
+    for attempt in range(limit * 40):
+        if len(results) >= limit:
+            break
+        ring = shapes[attempt % len(shapes)]
+        west, south = ring.min(axis=0)
+        east, north = ring.max(axis=0)
+        lon, lat = float(rng.uniform(west, east)), float(rng.uniform(south, north))
+        if _inside(ring, lon, lat):
+            results.append(_poi(rng, lon, lat, category, brand, score=10.0 - len(results) * 0.05))
+    return _search_answer(text, results, None, "NON_NEAR")
+
+
+_MAX_GEOMETRIES = 50
+_MAX_VERTICES = 10_000
+
+
+def _geometry_list(body: bytes) -> list[np.ndarray]:
+    """Each posted geometry as a closed `[lon, lat]` ring (a circle as 64 vertices)."""
+    try:
+        doc = orjson.loads(body or b"null")
+    except orjson.JSONDecodeError as exc:
+        raise BadRequest(f"The request body is not valid JSON ({exc}).") from None
+    geometries = doc.get("geometryList") if isinstance(doc, dict) else None
+    if not isinstance(geometries, list) or not geometries:
+        raise BadRequest('The body must be {"geometryList": [...]} with at least one geometry.')
+    if len(geometries) > _MAX_GEOMETRIES:
+        raise BadRequest(f"Too many geometries ({len(geometries)}); at most {_MAX_GEOMETRIES}.")
+    rings = []
+    for i, geometry in enumerate(geometries):
+        kind = geometry.get("type") if isinstance(geometry, dict) else None
+        if kind == "POLYGON":
+            vertices = geometry.get("vertices")
+            if not isinstance(vertices, list) or not 3 <= len(vertices) <= _MAX_VERTICES:
+                raise BadRequest(
+                    f"geometryList[{i}]: a POLYGON needs 3 to {_MAX_VERTICES} vertices."
+                )
+            ring = np.array([parse_latlon(str(v), f"geometryList[{i}] vertex") for v in vertices])
+        elif kind == "CIRCLE":
+            lon, lat = parse_latlon(str(geometry.get("position")), f"geometryList[{i}] position")
+            radius = parse_number(str(geometry.get("radius")), f"geometryList[{i}] radius", 1, 1e6)
+            angles = np.linspace(0, 2 * math.pi, 65)
+            ring = np.array([_geo.offset(lon, lat, radius * math.cos(a), radius * math.sin(a))
+                             for a in angles])  # fmt: skip
+        else:
+            raise BadRequest(f"geometryList[{i}].type must be POLYGON or CIRCLE.")
+        rings.append(ring)
+    return rings
+
+
+def _inside(ring: np.ndarray, lon: float, lat: float) -> bool:
+    """Even-odd rule: does a ray from the point cross the ring an odd number of times?"""
+    x0, y0 = ring[:, 0], ring[:, 1]
+    x1, y1 = np.roll(x0, -1), np.roll(y0, -1)
+    crosses = (y0 > lat) != (y1 > lat)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        at = x0 + (lat - y0) * (x1 - x0) / (y1 - y0)
+    return bool(np.count_nonzero(crosses & (lon < at)) % 2)

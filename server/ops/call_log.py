@@ -1,7 +1,10 @@
 """MCP middleware that logs and counts every tool call, whatever the tool does.
 
 One place for the per-call log line and `tomtom_mcp_tool_calls_total`, so tools
-stay thin and no call goes unrecorded (argument-validation failures included).
+stay thin and no call goes unrecorded (argument-validation failures included). The
+call's span is the MCP SDK's own (`tools/call <tool>`); this adds its outcome. It
+also enters the call's scope (`call_scope`): who is calling, and the deadline TomTom
+requests made for the call plan their waits against.
 """
 
 from __future__ import annotations
@@ -12,13 +15,19 @@ from typing import Any
 
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 
-from server.ops import metrics
+from server.ops import call_scope, metrics, tracing
 
 log = logging.getLogger(__name__)
 
+DEADLINE_S = 60.0
+
 
 class ToolCallLog:
-    """`ServerMiddleware`: one log line and one counter increment per `tools/call`."""
+    """`ServerMiddleware`: one log line and one counter increment per `tools/call`, run
+    within the call's scope of `deadline_s` seconds."""
+
+    def __init__(self, deadline_s: float = DEADLINE_S) -> None:
+        self._deadline_s = deadline_s
 
     async def __call__(
         self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
@@ -29,18 +38,25 @@ class ToolCallLog:
         tool = str(params.get("name", "?"))[:64]
         started = time.perf_counter()
         outcome = "crash"
-        try:
-            result = await call_next(ctx)
-            outcome = "tool_error" if _is_error(result) else "ok"
-            return result
-        finally:
-            ms = (time.perf_counter() - started) * 1000
-            metrics.TOOL_CALLS.labels(tool, outcome).inc()
-            log.log(
-                logging.INFO if outcome == "ok" else logging.WARNING,
-                "tool call",
-                extra={"event": "tool_call", "tool": tool, "outcome": outcome, "ms": round(ms, 2)},
-            )
+        with call_scope.entered(tool, self._deadline_s):
+            try:
+                result = await call_next(ctx)
+                outcome = "tool_error" if _is_error(result) else "ok"
+                return result
+            finally:
+                tracing.current_span().set_attribute("mcp.tool.outcome", outcome)
+                ms = (time.perf_counter() - started) * 1000
+                metrics.TOOL_CALLS.labels(tool, outcome).inc()
+                log.log(
+                    logging.INFO if outcome == "ok" else logging.WARNING,
+                    "tool call",
+                    extra={
+                        "event": "tool_call",
+                        "tool": tool,
+                        "outcome": outcome,
+                        "ms": round(ms, 2),
+                    },
+                )
 
 
 def _is_error(result: HandlerResult) -> bool:

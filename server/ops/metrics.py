@@ -63,3 +63,36 @@ LOOP_LAG = Histogram(
     registry=REGISTRY,
     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1),
 )
+UPSTREAM_DROPPED = Counter(
+    "tomtom_mcp_upstream_entries_dropped_total",
+    "Malformed entries of TomTom answers left out of tool results (null or mistyped "
+    "results, sections, progress points, incidents...), by tool.",
+    ["tool"],
+    registry=REGISTRY,
+)
+RATE_WAIT_SECONDS = Histogram(
+    "tomtom_mcp_rate_limit_wait_seconds",
+    "Time a keyed TomTom request waited for its turn under the key's rate, by API family.",
+    ["family"],
+    registry=REGISTRY,
+    buckets=(0.001, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30),
+)
+RATE_LIMIT_REFUSALS = Counter(
+    "tomtom_mcp_rate_limit_refusals_total",
+    "TomTom requests refused by API family and reason: pacing (the wait for the key's turn "
+    "would be too long), quota (the key's requests per minute on this replica are used up), "
+    "tomtom (TomTom answered 429 and no retry fitted).",
+    ["family", "reason"],
+    registry=REGISTRY,
+)
+UPSTREAM_RETRIES = Counter(
+    "tomtom_mcp_upstream_retries_total",
+    "TomTom requests sent again after a 429 (not billed) whose Retry-After fitted the call.",
+    ["family"],
+    registry=REGISTRY,
+)
+DRAINING = Gauge(
+    "tomtom_mcp_draining",
+    "1 while the replica drains after SIGTERM: /health answers 503, accepted calls finish.",
+    registry=REGISTRY,
+)

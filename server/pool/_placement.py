@@ -50,6 +50,11 @@ class Placement:
         """The pool size of a job that encodes `points` vertices of built map data, or None."""
         return points * POINT_BYTES if points > self._inline_points else None
 
+    def for_image(self, size: int | None) -> int:
+        """The pool size of a job that also renders a map image: at least `POOL_BYTES`,
+        so it always runs in the pool. Rasterising is CPU work whatever the data's size."""
+        return max(size or 0, POOL_BYTES)
+
     def in_pool(self, size: int | None) -> bool:
         return size is not None and not self._inline_only
 

@@ -7,23 +7,28 @@ hands the executor only as many jobs as it has workers, so the others wait
 in the event loop in `_admission.py`'s order (least work first) instead of
 in the executor's first-in-first-out queue, and is rebuilt when a worker
 dies: the call that hit the dead worker fails with a clear error, the next
-one gets a fresh pool.
+one gets a fresh pool. Workers ignore SIGTERM and SIGINT: a replica told to
+stop (its whole process group signalled, or Ctrl-C in a terminal) finishes
+the jobs it has accepted and then shuts its workers down itself.
 """
 
 from __future__ import annotations
 
 import asyncio
+import atexit
+import functools
 import logging
 import multiprocessing
 import os
+import signal
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import fitting
-from server.ops import metrics
+from server.ops import metrics, tracing
 from server.ops.heap import freeze_startup_heap
 from server.pool._admission import BYTES_PER_SECOND, Admission
 
@@ -39,8 +44,11 @@ class FitWorkerDied(RuntimeError):
 class FitPool:
     """A bounded, self-healing `ProcessPoolExecutor` warmed with the fitting kernels."""
 
-    def __init__(self, workers: int, *, least_work_first: bool = True) -> None:
+    def __init__(
+        self, workers: int, *, least_work_first: bool = True, traces_exporter: str = "none"
+    ) -> None:
         self._workers = workers
+        self._traces_exporter = traces_exporter
         self._admission = Admission(workers, BYTES_PER_SECOND if least_work_first else None)
         self._executor: ProcessPoolExecutor | None = None
         self._rebuild_lock = asyncio.Lock()
@@ -63,12 +71,15 @@ class FitPool:
         metrics.POOL_QUEUE.inc()
         try:
             async with self._admission.slot(size):
-                await self._warm_done.wait()
+                with tracing.span("pool wait", attributes={"pool.job_bytes": size}):
+                    await self._warm_done.wait()
                 executor = self._executor
                 if executor is None:
                     raise RuntimeError("the fitting pool is closed")
                 try:
-                    return await asyncio.get_running_loop().run_in_executor(executor, func, *args)
+                    with tracing.span("worker job", attributes={"pool.job": func.__name__}):
+                        call = functools.partial(_run, tracing.carrier(), func, *args)
+                        return await asyncio.get_running_loop().run_in_executor(executor, call)
                 except BrokenProcessPool:
                     await self._rebuild(executor)
                     raise FitWorkerDied(
@@ -92,6 +103,7 @@ class FitPool:
             max_workers=self._workers,
             mp_context=multiprocessing.get_context("spawn"),
             initializer=_worker_init,
+            initargs=(self._traces_exporter,),
         )
 
     async def _warm(self, executor: ProcessPoolExecutor) -> None:
@@ -128,9 +140,20 @@ WORKER_NICENESS = 10
 scheduler should run the replica's event loop first, so the workers yield to it."""
 
 
-def _worker_init() -> None:
-    """Lower the worker's CPU priority, compile or load the fitting kernels, then take
-    the warm heap out of the collector's full passes (`server.ops.heap`)."""
+def _worker_init(traces_exporter: str = "none") -> None:
+    """Leave stopping to the replica, lower the worker's CPU priority, export traces when
+    the replica does, compile or load the fitting kernels, then take the warm heap out of
+    the collector's full passes (`server.ops.heap`)."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     os.nice(WORKER_NICENESS)
+    if tracing.configure(traces_exporter):
+        atexit.register(tracing.shutdown)
     fitting.warm_up()
     freeze_startup_heap()
+
+
+def _run(headers: Mapping[str, str], func: Callable[..., T], *args: Any) -> T:
+    """`func(*args)` in a worker, in the trace of the call that sent it (`headers`)."""
+    with tracing.continued(headers):
+        return func(*args)

@@ -4,7 +4,9 @@
 - its errors (`_errors.py`), tool errors the model can act on (tree drawn there);
 - `RawBody` and `loads` (`_body.py`): a body as it came off the wire, decoded where
   it is used; `request_body` gzips large POST bodies;
-- `parse_route_body` (`_route_body.py`): calculateRoute's points straight into numpy.
+- `parse_route_body` (`_route_body.py`): calculateRoute's points straight into numpy;
+- `family_of` (`_families.py`): the API family, and so the rate limit, of a request;
+- `Pacer` (`_pacing.py`): TomTom's rate limits kept per key and family, fair between calls.
 
 Fitting workers decode bodies but must not import the MCP SDK or httpx (they would
 cost every worker start-up time and memory), so the body names load eagerly and the
@@ -16,27 +18,42 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from server.tomtom._body import ACCEPT_ENCODING, BodyError, RawBody, loads, request_body
+from server.tomtom._body import (
+    ACCEPT_ENCODING,
+    MAX_DECODED_BYTES,
+    BodyError,
+    RawBody,
+    loads,
+    request_body,
+)
+from server.tomtom._families import FAMILIES, Family, family_of
 from server.tomtom._route_body import parse_route_body
 
 if TYPE_CHECKING:
-    from server.tomtom._client import Params, TomTomClient, coordinate
+    from server.tomtom._client import Bounds, Params, TomTomClient, coordinate
     from server.tomtom._errors import (
+        AnswerTooLargeError,
         BadRequestError,
         InvalidKeyError,
+        QuotaError,
         RateLimitError,
         TomTomError,
         UpstreamTimeoutError,
         UpstreamUnavailableError,
         scrub,
     )
+    from server.tomtom._pacing import Pacer
 
 _LOOP_SIDE = {
+    "Bounds": "_client",
     "Params": "_client",
     "TomTomClient": "_client",
     "coordinate": "_client",
+    "Pacer": "_pacing",
+    "AnswerTooLargeError": "_errors",
     "BadRequestError": "_errors",
     "InvalidKeyError": "_errors",
+    "QuotaError": "_errors",
     "RateLimitError": "_errors",
     "TomTomError": "_errors",
     "UpstreamTimeoutError": "_errors",
@@ -46,10 +63,17 @@ _LOOP_SIDE = {
 
 __all__ = [
     "ACCEPT_ENCODING",
+    "FAMILIES",
+    "MAX_DECODED_BYTES",
+    "AnswerTooLargeError",
     "BadRequestError",
     "BodyError",
+    "Bounds",
+    "Family",
     "InvalidKeyError",
+    "Pacer",
     "Params",
+    "QuotaError",
     "RateLimitError",
     "RawBody",
     "TomTomClient",
@@ -57,6 +81,7 @@ __all__ = [
     "UpstreamTimeoutError",
     "UpstreamUnavailableError",
     "coordinate",
+    "family_of",
     "loads",
     "parse_route_body",
     "request_body",

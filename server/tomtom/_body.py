@@ -4,7 +4,9 @@ The TomTom client asks for gzip and keeps bodies as received (`RawBody`), so a
 long route crosses the event loop as a few compressed megabytes and is
 decompressed and parsed where it is used: in a fitting worker for long routes
 (`server.jobs`), inline for small answers (`server.pool.Placement` decides).
-Picklable, no I/O.
+Decompression streams into a bounded output: a body that inflates past its `limit`
+(a gzip bomb) is refused once the limit is passed, never inflated whole, and a
+truncated or corrupt stream is a clear error. Picklable, no I/O.
 """
 
 from __future__ import annotations
@@ -17,6 +19,10 @@ import orjson
 from isal import igzip, isal_zlib
 
 from server.errors import JobError
+
+MAX_DECODED_BYTES = 64 * 1024 * 1024
+"""Default cap on a body once decompressed (`TOMTOM_MAX_DECODED_BYTES`; sized in
+docs/adr/0054-upstream-answer-bounds.md)."""
 
 GZIP_REQUEST_BYTES = 64 * 1024
 """Request bodies this large go gzipped: searchAlongRoute's body is a whole route, and
@@ -35,6 +41,8 @@ class RawBody:
     content: bytes
     encoding: str = ""
     """The response's Content-Encoding, lower case; "" when none."""
+    limit: int = MAX_DECODED_BYTES
+    """Bytes the body may hold once decoded; past them `decoded` refuses it."""
 
     @property
     def gzipped(self) -> bool:
@@ -49,13 +57,44 @@ class RawBody:
 
     def decoded(self) -> bytes:
         if self.encoding in ("", "identity"):
+            if len(self.content) > self.limit:
+                raise _too_large(self.limit)
             return self.content
         if not self.gzipped:
             raise BodyError(f"TomTom answered in an unrequested encoding ({self.encoding}).")
+        return _inflate(self.content, self.limit)
+
+
+def _inflate(content: bytes, limit: int) -> bytes:
+    """Every gzip member of `content`, decompressed, at most `limit` bytes in all."""
+    out: list[bytes] = []
+    size = 0
+    rest = content
+    while True:
+        inflater = isal_zlib.decompressobj(wbits=31)
         try:
-            return igzip.decompress(self.content)
-        except (OSError, EOFError, isal_zlib.error):
+            chunk = inflater.decompress(rest, limit - size + 1)
+        except isal_zlib.error:
             raise BodyError("TomTom answered with a corrupt gzip body. Try again later.") from None
+        size += len(chunk)
+        if size > limit:
+            raise _too_large(limit)
+        out.append(chunk)
+        if not inflater.eof:
+            raise BodyError(
+                "TomTom's answer ended in the middle of its gzip stream (truncated). "
+                "Try again later."
+            )
+        rest = inflater.unused_data
+        if not rest.strip(b"\0"):  # gzip allows trailing zero padding
+            return b"".join(out)
+
+
+def _too_large(limit: int) -> BodyError:
+    return BodyError(
+        f"TomTom's answer is larger than this server accepts ({limit / 2**20:.0f} MiB once "
+        "decompressed). Ask for less: fewer waypoints, alternatives or a smaller area."
+    )
 
 
 def request_body(payload: bytes) -> RawBody:

@@ -4,31 +4,47 @@ Every method returns TomTom's answer (parsed JSON, or the raw calculateRoute bod
 that the route jobs decode where they run) or raises one of `server.tomtom`'s
 errors (`_errors.py`), which the model reads as tool errors. The API key travels
 as the `key` query parameter, which httpx repeats in its exception messages;
-every text that leaves this module is scrubbed of it. Nothing is retried: a
-TomTom request may have been billed even when it failed.
+every text that leaves this module is scrubbed of it.
+
+Every request is bounded (`Bounds`): a deadline for the whole answer, not only for
+each read, and a size as received; the decoded size is bounded where it is decoded
+(`RawBody.limit`). Every keyed request is paced (`_pacing.py`) by its API family
+(`_families.py`). The one retry is after TomTom's 429, which TomTom does not bill,
+when its Retry-After fits the call's deadline; nothing else is retried, since a
+failed request may still have been billed.
+
+Every request goes through `_fetch` under an endpoint label `"<family>/<endpoint>"`
+(search, routing, traffic, map, ev), which metrics and traces report; pacing takes
+its family from the path (`_families.py`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
 import httpx
 
-from server.ops import metrics
+from server.ops import call_scope, metrics, tracing
 from server.pool import INLINE, Placement
-from server.tomtom._body import ACCEPT_ENCODING, BodyError, RawBody, loads
+from server.tomtom._body import ACCEPT_ENCODING, MAX_DECODED_BYTES, BodyError, RawBody, loads
 from server.tomtom._errors import (
     OUTCOMES,
+    AnswerTooLargeError,
+    RateLimitError,
     TomTomError,
     UpstreamTimeoutError,
     UpstreamUnavailableError,
     error_for,
     scrub,
 )
+from server.tomtom._families import Family, family_of
+from server.tomtom._pacing import Pacer
 
 logger = logging.getLogger(__name__)
 
@@ -51,6 +67,24 @@ def _latlon(lon: float, lat: float) -> str:
     return f"{coordinate(lat)},{coordinate(lon)}"
 
 
+ERROR_BODY_BYTES = 64 * 1024
+"""Of an error answer only this much is read: its description is quoted, 300 characters."""
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """What one TomTom request may take (settings: `TOMTOM_TIMEOUT_S`, `TOMTOM_MAX_*`)."""
+
+    deadline_s: float = 10.0
+    """The whole request, from sending to the answer's last byte."""
+    max_body_bytes: int = 32 * 1024 * 1024
+    """The answer as received (compressed when gzipped)."""
+    max_decoded_bytes: int = MAX_DECODED_BYTES
+    """The answer once decompressed."""
+    call_deadline_s: float = 60.0
+    """A tool call's budget, for requests made outside one (`server.ops.call_scope`)."""
+
+
 class TomTomClient:
     """Async methods for the TomTom REST endpoints the tools use.
 
@@ -66,11 +100,16 @@ class TomTomClient:
         base_url: str,
         default_key: str | None,
         placement: Placement = INLINE,
+        *,
+        bounds: Bounds | None = None,
+        pacer: Pacer | None = None,
     ) -> None:
         self._http = http
         self._base_url = base_url.rstrip("/")
         self._default_key = default_key
         self._placement = placement
+        self._bounds = bounds or Bounds()
+        self._pacer = pacer or Pacer({}, max_wait_s=10.0)
 
     async def geocode(self, query: str, *, key: str | None, params: Params = ()) -> dict[str, Any]:
         """`GET /search/2/geocode/{query}.json`."""
@@ -155,6 +194,74 @@ class TomTomClient:
         path = f"/routing/1/calculateReachableRange/{_latlon(lon, lat)}/json"
         return await self._get("routing/calculateReachableRange", path, params, key)
 
+    async def calculate_long_distance_ev_route_raw(
+        self,
+        locations: Sequence[Sequence[float]],
+        charging: RawBody,
+        *,
+        key: str | None,
+        params: Params = (),
+    ) -> RawBody:
+        """`POST /routing/1/calculateLongDistanceEVRoute/{lat,lon:lat,lon...}/json`: the
+        consumption model in `params`, the charging model (`chargingParameters`) in the
+        body; as received, decoded by the EV route job like any route body."""
+        path = ":".join(_latlon(lon, lat) for lon, lat in locations)
+        full: list[tuple[str, str | int | float | bool]] = [
+            ("vehicleEngineType", "electric"),
+            ("instructionsType", "text"),
+            ("extendedRouteRepresentation", "distance"),
+            ("extendedRouteRepresentation", "travelTime"),
+            *params,
+        ]
+        path = f"/routing/1/calculateLongDistanceEVRoute/{path}/json"
+        return await self._fetch("ev/longDistanceEVRoute", "POST", path, full, key, charging)
+
+    async def ev_search(
+        self, lon: float, lat: float, *, key: str | None, params: Params = ()
+    ) -> dict[str, Any]:
+        """`GET /search/2/evsearch.json?lat&lon`: charging parks near a position."""
+        located: Params = [("lat", coordinate(lat)), ("lon", coordinate(lon)), *params]
+        return await self._get("ev/evsearch", "/search/2/evsearch.json", located, key)
+
+    async def charging_availability(
+        self, availability_id: str, *, key: str | None, params: Params = ()
+    ) -> dict[str, Any]:
+        """`GET /search/2/chargingAvailability.json?chargingAvailability=<id>`: live
+        connector counts of one charging park."""
+        query: Params = [("chargingAvailability", availability_id), *params]
+        path = "/search/2/chargingAvailability.json"
+        return await self._get("ev/chargingAvailability", path, query, key)
+
+    async def geometry_search(
+        self, query: str, geometries: RawBody, *, key: str | None, params: Params = ()
+    ) -> dict[str, Any]:
+        """`POST /search/2/geometrySearch/{query}.json` with `{"geometryList": [...]}`."""
+        path = f"/search/2/geometrySearch/{_segment(query)}.json"
+        return await self._request("search/geometry", "POST", path, params, key, geometries)
+
+    async def poi_categories(self, *, key: str | None, params: Params = ()) -> dict[str, Any]:
+        """`GET /search/2/poiCategories.json`: the whole POI category tree."""
+        return await self._get("search/poiCategories", "/search/2/poiCategories.json", params, key)
+
+    async def static_image(
+        self, bbox: Sequence[float], width: int, height: int, *, key: str | None
+    ) -> bytes:
+        """`GET /map/1/staticimage` (Map Display API): a PNG of TomTom's basic map for
+        `bbox` (west, south, east, north) at `width` x `height` pixels."""
+        params: Params = [
+            ("layer", "basic"),
+            ("style", "main"),
+            ("format", "png"),
+            ("bbox", ",".join(coordinate(v) for v in bbox)),
+            ("width", width),
+            ("height", height),
+        ]
+        raw = await self._fetch("map/staticImage", "GET", "/map/1/staticimage", params, key)
+        try:
+            return raw.decoded()
+        except BodyError as exc:
+            raise UpstreamUnavailableError(str(exc)) from None
+
     async def incident_details(
         self, bbox: Sequence[float], *, key: str | None, params: Params = ()
     ) -> dict[str, Any]:
@@ -192,18 +299,92 @@ class TomTomClient:
         key: str | None,
         content: RawBody | None = None,
     ) -> RawBody:
-        """The upstream's answer as received (timed and counted), or the TomTomError for it."""
+        """The upstream's answer as received, or the TomTomError for it: paced when keyed,
+        and sent a second time only after a 429 whose Retry-After fits the call."""
         key = key or self._default_key
+        family = family_of(path)
+        scope = call_scope.current(self._bounds.call_deadline_s)
         query = list(params) + ([("key", key)] if key else [])
         headers = {"accept-encoding": ACCEPT_ENCODING}
         if content is not None:
             headers["content-type"] = "application/json"
             if content.encoding:
                 headers["content-encoding"] = content.encoding
+        body = content.content if content is not None else None
+        request = (endpoint, method, path, query, key, body, headers, family, scope)
+        try:
+            return await self._paced(*request, attempt=1)
+        except RateLimitError as exc:
+            if not self._retry_fits(exc, scope):
+                metrics.RATE_LIMIT_REFUSALS.labels(family.name, "tomtom").inc()
+                raise
+            metrics.UPSTREAM_RETRIES.labels(family.name).inc()
+            await asyncio.sleep(exc.retry_after if exc.retry_after is not None else 1.0)
+        try:
+            return await self._paced(*request, attempt=2)
+        except RateLimitError:
+            metrics.RATE_LIMIT_REFUSALS.labels(family.name, "tomtom").inc()
+            raise
+
+    async def _paced(
+        self,
+        endpoint: str,
+        method: str,
+        path: str,
+        query: list[tuple[str, Any]],
+        key: str | None,
+        body: bytes | None,
+        headers: dict[str, str],
+        family: Family,
+        scope: call_scope.CallScope,
+        *,
+        attempt: int,
+    ) -> RawBody:
+        """One request in its span, sent at the key's turn; a 429 holds the key's family."""
+        attributes = {
+            "tomtom.api_family": family.name,
+            "tomtom.endpoint": endpoint,
+            "http.request.method": method,
+            "tomtom.attempt": attempt,
+        }
+        with tracing.span(
+            f"TomTom {family.name}", kind=tracing.CLIENT, attributes=attributes
+        ) as span:
+            waited = await self._pacer.admit(key, family, scope) if key else 0.0
+            span.set_attribute("tomtom.rate_limit_wait_ms", round(waited * 1000, 1))
+            try:
+                raw = await self._attempt(endpoint, method, path, query, key, body, headers)
+            except TomTomError as exc:
+                if exc.status is not None:
+                    span.set_attribute("http.response.status_code", exc.status)
+                if isinstance(exc, RateLimitError) and key:
+                    self._pacer.hold(key, family, exc.retry_after or 1.0)
+                raise
+            span.set_attribute("http.response.status_code", 200)
+            span.set_attribute("tomtom.response.bytes", len(raw.content))
+            span.set_attribute("tomtom.response.decoded_bytes", raw.size)
+            return raw
+
+    def _retry_fits(self, exc: RateLimitError, scope: call_scope.CallScope) -> bool:
+        """TomTom does not bill a 429: one retry, when its wait and a whole request still fit
+        the call and the wait is no longer than pacing would wait."""
+        wait = exc.retry_after if exc.retry_after is not None else 1.0
+        return wait <= self._pacer.max_wait_s and wait + self._bounds.deadline_s <= scope.remaining
+
+    async def _attempt(
+        self,
+        endpoint: str,
+        method: str,
+        path: str,
+        query: list[tuple[str, Any]],
+        key: str | None,
+        body: bytes | None,
+        headers: dict[str, str],
+    ) -> RawBody:
+        """One request, timed, counted and logged by endpoint and outcome."""
         started = time.perf_counter()
         outcome = "unavailable"
         try:
-            body = content.content if content is not None else None
             raw = await self._send(method, path, query, key, body, headers)
             outcome = "ok"
             return raw
@@ -225,24 +406,26 @@ class TomTomClient:
         content: bytes | None,
         headers: dict[str, str],
     ) -> RawBody:
+        bounds = self._bounds
         request = self._http.build_request(
             method, self._base_url + path, params=query, content=content, headers=headers
         )
         try:
-            response = await self._http.send(request, stream=True)
-            try:
-                if response.status_code >= 400:
-                    await response.aread()
-                    raise error_for(response, key)
-                if response.is_stream_consumed:  # read by the transport (tests' MockTransport)
-                    return RawBody(response.content)
-                body = b"".join([chunk async for chunk in response.aiter_raw()])
-            finally:
-                await response.aclose()
-        except httpx.TimeoutException:
+            async with asyncio.timeout(bounds.deadline_s):
+                response = await self._http.send(request, stream=True)
+                # A body the transport read (tests' MockTransport) is already decoded.
+                decoded = response.is_stream_consumed
+                try:
+                    if response.status_code >= 400:
+                        raise error_for(await _error_answer(response), key)
+                    body = await _bounded_body(response, bounds.max_body_bytes)
+                finally:
+                    await response.aclose()
+        except (TimeoutError, httpx.TimeoutException):
             raise UpstreamTimeoutError(
-                "TomTom did not answer in time. The request may succeed if tried again later, "
-                "or with a smaller area or fewer waypoints."
+                f"TomTom did not answer in time (no whole answer within {bounds.deadline_s:g} "
+                "s). The request may succeed if tried again later, or with a smaller area or "
+                "fewer waypoints."
             ) from None
         except httpx.HTTPError as exc:
             reason = scrub(str(exc), key) or type(exc).__name__
@@ -250,4 +433,49 @@ class TomTomClient:
             raise UpstreamUnavailableError(
                 f"TomTom could not be reached ({type(exc).__name__}). Try again later."
             ) from None
-        return RawBody(body, response.headers.get("content-encoding", "").strip().lower())
+        encoding = "" if decoded else response.headers.get("content-encoding", "")
+        return RawBody(body, encoding.strip().lower(), bounds.max_decoded_bytes)
+
+
+async def _bounded_body(response: httpx.Response, limit: int) -> bytes:
+    """The answer's bytes as received, refused as soon as they pass `limit`."""
+    declared = response.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise _too_large(limit)
+    if response.is_stream_consumed:  # read by the transport (tests' MockTransport)
+        body = response.content
+        if len(body) > limit:
+            raise _too_large(limit)
+        return body
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_raw():
+        size += len(chunk)
+        if size > limit:
+            raise _too_large(limit)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def _error_answer(response: httpx.Response) -> httpx.Response:
+    """An error answer with at most `ERROR_BODY_BYTES` of its body, decoded, to quote."""
+    if response.is_stream_consumed:
+        return response
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes():
+        chunks.append(chunk)
+        size += len(chunk)
+        if size >= ERROR_BODY_BYTES:
+            break
+    headers = [(k, v) for k, v in response.headers.items() if k.lower() != "content-encoding"]
+    return httpx.Response(
+        response.status_code, headers=headers, content=b"".join(chunks)[:ERROR_BODY_BYTES]
+    )
+
+
+def _too_large(limit: int) -> AnswerTooLargeError:
+    return AnswerTooLargeError(
+        f"TomTom's answer is larger than this server accepts ({limit / 2**20:.0f} MiB as "
+        "received). Ask for less: fewer waypoints, alternatives or a smaller area."
+    )

@@ -2,17 +2,23 @@
 
     TomTomError (mcp ToolError: the model reads the message, never a protocol error)
     ├── InvalidKeyError          401/403: key missing, invalid, inactive or not entitled
-    ├── RateLimitError           429: quota or queries-per-second limit (Retry-After quoted)
+    ├── RateLimitError           429 (or TomTom's 403 "Over Qps"), or our own pacing: the
+    │   │                        key's queries per second; `retry_after` seconds
+    │   └── QuotaError           the operator's quota of requests per key per minute
     ├── BadRequestError          other 4xx: TomTom's own description quoted
-    ├── UpstreamTimeoutError     no answer within the client's timeout
+    ├── UpstreamTimeoutError     no whole answer within the request's deadline
     └── UpstreamUnavailableError 5xx, connection failure, or a body that is not JSON
+        └── AnswerTooLargeError  the answer is over the size this server accepts
 
 Every message is scrubbed of the caller's key (`scrub`).
 """
 
 from __future__ import annotations
 
+import email.utils
+import math
 import re
+import time
 from typing import Any
 
 import httpx
@@ -21,10 +27,17 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 _KEY_IN_URL = re.compile(r"([?&]key=)[^&\s'\"]*", re.IGNORECASE)
 _MAX_QUOTED = 300
+_OVER_QPS = re.compile(r"over\s*(qps|rate)", re.IGNORECASE)
+"""TomTom's gateway has answered a queries-per-second breach with 403 "Developer Over Qps"
+(CartoDB/dataservices-api#545); that is a rate limit, not a bad key."""
+MAX_RETRY_AFTER_S = 3600
 
 
 class TomTomError(ToolError):
     """A TomTom request failed in a way the model can act on."""
+
+    status: int | None = None
+    """TomTom's HTTP status, when it answered."""
 
 
 class InvalidKeyError(TomTomError):
@@ -32,7 +45,16 @@ class InvalidKeyError(TomTomError):
 
 
 class RateLimitError(TomTomError):
-    """TomTom's quota or rate limit was reached (429)."""
+    """A queries-per-second limit was reached (TomTom's 429, or our pacing refused to wait)."""
+
+    def __init__(self, message: str, *, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+        """Seconds after which a retry may succeed, when known."""
+
+
+class QuotaError(RateLimitError):
+    """The operator's quota of TomTom requests per key per minute is used up."""
 
 
 class BadRequestError(TomTomError):
@@ -47,9 +69,15 @@ class UpstreamUnavailableError(TomTomError):
     """TomTom answered 5xx, could not be reached, or sent a body that is not JSON."""
 
 
+class AnswerTooLargeError(UpstreamUnavailableError):
+    """TomTom's answer is larger than `TOMTOM_MAX_BODY_BYTES` (or its declared length is)."""
+
+
 OUTCOMES: dict[type[TomTomError], str] = {
     InvalidKeyError: "invalid_key",
     RateLimitError: "rate_limited",
+    QuotaError: "quota",
+    AnswerTooLargeError: "too_large",
     BadRequestError: "bad_request",
     UpstreamTimeoutError: "timeout",
     UpstreamUnavailableError: "unavailable",
@@ -64,21 +92,29 @@ def scrub(text: str, key: str | None) -> str:
 
 
 def error_for(response: httpx.Response, key: str | None) -> TomTomError:
+    """The error for TomTom's failed answer, its status kept."""
+    error = _error_for(response, key)
+    error.status = response.status_code
+    return error
+
+
+def _error_for(response: httpx.Response, key: str | None) -> TomTomError:
     status = response.status_code
     detail = scrub(_description(response), key)
     said = f" TomTom said: {detail}" if detail else ""
+    if status == 429 or (status == 403 and _OVER_QPS.search(detail)):
+        retry_after = retry_after_s(response.headers.get("retry-after"))
+        when = f"retry in {math.ceil(retry_after)} s" if retry_after is not None else "retry later"
+        return RateLimitError(
+            f"TomTom's rate limit for this API key was reached (HTTP {status}); {when}, "
+            f"or use fewer requests.{said}",
+            retry_after=retry_after,
+        )
     if status in (401, 403):
         return InvalidKeyError(
             f"TomTom refused the API key (HTTP {status}): it is missing, invalid, inactive, or "
             f"not enabled for this API. Check the key sent in the tomtom-api-key header or "
             f"configured as TOMTOM_API_KEY.{said}"
-        )
-    if status == 429:
-        retry_after = response.headers.get("retry-after")
-        when = f"retry after {retry_after} seconds" if retry_after else "retry later"
-        return RateLimitError(
-            f"TomTom's quota or rate limit for this API key was reached (HTTP 429); {when}, "
-            f"or use fewer requests.{said}"
         )
     if status < 500:
         return BadRequestError(
@@ -88,6 +124,24 @@ def error_for(response: httpx.Response, key: str | None) -> TomTomError:
     return UpstreamUnavailableError(
         f"TomTom is unavailable (HTTP {status}). Try again later.{said}"
     )
+
+
+def retry_after_s(value: str | None) -> float | None:
+    """A Retry-After header (seconds, or an HTTP date) as seconds from now, or None."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            return None
+        seconds = when.timestamp() - time.time()
+    if not math.isfinite(seconds):
+        return None
+    return min(max(seconds, 0.0), MAX_RETRY_AFTER_S)
 
 
 def _description(response: httpx.Response) -> str:

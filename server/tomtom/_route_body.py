@@ -58,6 +58,10 @@ def _points(segment: bytes) -> np.ndarray | None:
     # or a different key, which the strip below would corrupt.
     if segment.count(b"e") != 2 * count or b"E" in segment:
         return None
+    # Each object quotes its two keys and nothing else: a quoted value ("52.3") would lose
+    # its quotes below and pass for a number.
+    if segment.count(b'"') != 4 * count:
+        return None
     if count and not segment.startswith(b'[{"latitude":'):
         return None
     try:

@@ -9,9 +9,10 @@ data (inline as is, fitted, omitted and why). Nothing is kept between requests.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 from mcp.server.mcpserver.exceptions import ToolError
@@ -19,12 +20,12 @@ from mcp_types import CallToolResult
 
 import fitting
 from server.errors import JobError
-from server.jobs import APP_DATA_KEY, Prepared, prepare
+from server.jobs import APP_DATA_KEY, DROPPED_KEY, Prepared, prepare
 from server.ops import metrics
 from server.pool import FitWorkerDied
 from server.runtime import Runtime
 
-__all__ = ["deliver", "deliver_job", "run_job"]
+__all__ = ["deliver", "deliver_job", "read_answer", "run_job"]
 
 log = logging.getLogger(__name__)
 
@@ -79,8 +80,25 @@ async def run_job(runtime: Runtime, size: int | None, job: Callable[..., T], *ar
         raise ToolError(str(exc)) from None
 
 
+@contextlib.contextmanager
+def read_answer() -> Iterator[None]:
+    """For a tool reading TomTom's answer on the loop: a malformed answer (`JobError`, the
+    field named) becomes a tool error, as it does for jobs (`run_job`)."""
+    try:
+        yield
+    except JobError as exc:
+        raise ToolError(str(exc)) from None
+
+
 def _record(tool: str, prepared: Prepared, where: str, ms: float) -> None:
     metrics.APP_DATA_OUTCOMES.labels(tool, prepared.outcome).inc()
+    dropped = prepared.text.get(DROPPED_KEY)
+    if dropped:
+        metrics.UPSTREAM_DROPPED.labels(tool).inc(sum(dropped.values()))
+        log.warning(
+            "malformed TomTom entries dropped",
+            extra={"event": "upstream_dropped", "tool": tool, "dropped": dropped},
+        )
     if prepared.outcome == "page":
         log.info(
             "app data page",

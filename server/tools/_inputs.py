@@ -41,8 +41,17 @@ def check_position(value: Sequence[float]) -> list[float]:
     return [float(lon), float(lat)]
 
 
+def _from_object(value: Any) -> Any:
+    """`{"lat": .., "lon": ..}` (TomTom's own MCP server's form) as `[lon, lat]`: the keys
+    name the axes, so the order cannot be mistaken."""
+    if isinstance(value, dict) and set(value) == {"lat", "lon"}:
+        return [value["lon"], value["lat"]]
+    return value
+
+
 Position = Annotated[
     list[float],
+    BeforeValidator(_from_object),
     Field(
         min_length=2,
         max_length=2,

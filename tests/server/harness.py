@@ -25,7 +25,7 @@ from server.config import OFFLINE_BASE_URL, Settings
 from server.jobs import APP_DATA_KEY
 from server.offline import build_upstream_app
 from server.pool import FitPool, Placement
-from server.runtime import Runtime
+from server.runtime import Runtime, bounds_of, pacer_of
 from server.tomtom import TomTomClient
 from widgets import DATA_VIZ_URI, MAP_URI, TRAFFIC_URI
 
@@ -41,7 +41,12 @@ MODEL_TOOLS = {  # what the tests expect, written out independently of server.to
     "tomtom-traffic": TRAFFIC_URI,
     "tomtom-dynamic-map": MAP_URI,
     "tomtom-data-viz": DATA_VIZ_URI,
+    "tomtom-ev-search": MAP_URI,
+    "tomtom-ev-routing": MAP_URI,
+    "tomtom-area-search": MAP_URI,
 }
+PLAIN_TOOLS = {"tomtom-poi-categories"}
+"""Model tools without a view (docs/adr/0026)."""
 APP_TOOLS = {"tomtom-get-app-data", "tomtom-report-app-status", "tomtom-get-map-config"}
 AMSTERDAM = [4.8897, 52.3740]
 UTRECHT = [5.1214, 52.0907]
@@ -96,13 +101,11 @@ async def tool_client(
     transport: httpx.AsyncBaseTransport | None = None,
     **settings: Any,
 ) -> AsyncIterator[ToolClient]:
-    """The server's tools in process, over the offline upstream (or `transport`, for answers
-    shaped as TomTom documents them); `key` is the configured key."""
+    """The server's tools in process, over the offline upstream (or `transport`, standing in
+    for TomTom); `key` is the configured key."""
     settings.setdefault("fit_inline", True)  # no process pool needed in process
-    upstream = httpx.AsyncClient(
-        transport=transport or httpx.ASGITransport(app=build_upstream_app(slow_answer_s=2.0)),
-        timeout=5,
-    )
+    transport = transport or httpx.ASGITransport(app=build_upstream_app(slow_answer_s=2.0))
+    upstream = httpx.AsyncClient(transport=transport, timeout=5)
     async with upstream, httpx.AsyncClient(follow_redirects=False) as default_downloads:
         config = Settings(api_key=key, **settings)
         pool = FitPool(workers=1)
@@ -112,7 +115,12 @@ async def tool_client(
         runtime = Runtime(
             settings=config,
             tomtom=TomTomClient(
-                http=upstream, base_url=OFFLINE_BASE_URL, default_key=key, placement=placement
+                http=upstream,
+                base_url=OFFLINE_BASE_URL,
+                default_key=key,
+                placement=placement,
+                bounds=bounds_of(config),
+                pacer=pacer_of(config),
             ),
             http=upstream,
             downloads=downloads or default_downloads,
@@ -169,6 +177,8 @@ KIND_GEOMETRIES = {
     "origin": {"Point"},
     "marker": {"Point"},
     "area": {"Polygon", "MultiPolygon"},
+    "station": {"Point"},
+    "charging_stop": {"Point"},
 }
 ROUTE_PROPERTIES = {"route_index", "summary", "legs", "sections"}
 """Plus `guidance` and `progress` together, except on dynamic maps (ADR 0001)."""

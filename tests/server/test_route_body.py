@@ -67,3 +67,10 @@ def test_exponent_notation_is_parsed_the_plain_way() -> None:
 def test_a_body_without_points_is_parsed_the_plain_way() -> None:
     raw = b'{"error": {"description": "no route"}, "points": "nope"}'
     assert parse_route_body(raw) == orjson.loads(raw)
+
+
+def test_a_coordinate_sent_as_text_is_parsed_the_ordinary_way_and_stays_text() -> None:
+    raw = body([[{"latitude": "52.37", "longitude": 4.9}, {"latitude": 52.0, "longitude": 5.0}]])
+    parsed = parse_route_body(raw)
+    assert parsed == orjson.loads(raw)
+    assert parsed["routes"][0]["legs"][0]["points"][0]["latitude"] == "52.37"

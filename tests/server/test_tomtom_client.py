@@ -147,10 +147,11 @@ async def test_a_refused_key_is_an_invalid_key_error_that_never_shows_the_key(st
 
 
 async def test_a_rate_limit_says_when_to_retry() -> None:
-    response = httpx.Response(429, headers={"Retry-After": "7"}, content=b"Too Many Requests")
-    client, _ = client_for(lambda _: response)
-    with pytest.raises(RateLimitError, match="retry after 7 seconds"):
+    response = httpx.Response(429, headers={"Retry-After": "70"}, content=b"Too Many Requests")
+    client, seen = client_for(lambda _: response)
+    with pytest.raises(RateLimitError, match="retry in 70 s"):
         await client.geocode("Amsterdam", key=None)
+    assert len(seen) == 1  # too long to wait for: not retried
 
 
 @pytest.mark.parametrize(

@@ -47,6 +47,12 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
         {"markers": [{"position": AMSTERDAM}], "routes": [{"locations": [AMSTERDAM, UTRECHT]}]},
     ),
     ("tomtom-data-viz", {"geojson": {"type": "Point", "coordinates": AMSTERDAM}}),
+    ("tomtom-ev-search", {"position": AMSTERDAM, "minPowerKW": 50}),
+    (
+        "tomtom-ev-routing",
+        {"locations": [AMSTERDAM, BERLIN], "maxChargeInkWh": 60, "currentChargeInkWh": 40},
+    ),
+    ("tomtom-area-search", {"query": "hotel", "polygons": [{"center": AMSTERDAM, "radius": 2000}]}),
 ]
 
 
@@ -90,8 +96,12 @@ async def test_every_tool_answers_over_http_within_the_contract(
             "tomtom-dynamic-map",
             {"routes": [{"locations": [AMSTERDAM, MADRID]}, {"locations": [LISBON, WARSAW]}]},
         ),
+        (
+            "tomtom-ev-routing",
+            {"locations": [LISBON, WARSAW], "maxChargeInkWh": 75, "currentChargePercent": 90},
+        ),
     ],
-    ids=["3300-km-route", "dynamic-map-of-long-routes"],
+    ids=["3300-km-route", "dynamic-map-of-long-routes", "3300-km-ev-route"],
 )
 async def test_long_routes_are_fitted_in_the_pool_under_the_budget_with_indices_intact(
     mcp_url: str, tool: str, arguments: dict
@@ -131,7 +141,7 @@ async def test_show_ui_false_over_http_sends_no_app_data(mcp_url: str) -> None:
     ("key", "message"),
     [
         ("offline-403", "refused the API key (HTTP 403)"),
-        ("offline-429", "quota or rate limit"),
+        ("offline-429", "rate limit for this API key"),
         ("offline-500", "TomTom is unavailable (HTTP 500)"),
         ("offline-timeout", "did not answer in time"),
     ],
@@ -172,3 +182,28 @@ async def test_a_private_data_url_is_refused_over_http(mcp_url: str, server_url:
         result = await client.call_tool("tomtom-data-viz", {"data_url": server_url + "/health"})
     assert result.is_error
     assert "loopback address" in result.content[0].text
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_poi_categories_over_http_answer_in_text_only(mcp_url: str, mode: str) -> None:
+    async with connected(mcp_url, mode=mode) as client:
+        result = await client.call_tool("tomtom-poi-categories", {"filter": "parking"})
+    assert not result.is_error, result.content[0].text
+    answer = orjson.loads(result.content[0].text)
+    assert {c["id"] for c in answer["categories"]} >= {7369}
+    assert APP_DATA_KEY not in (result.meta or {})
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_a_map_image_over_http_is_rendered_on_the_static_map_of_the_keyed_upstream(
+    mcp_url: str, mode: str
+) -> None:
+    arguments = {"locations": [AMSTERDAM, UTRECHT], "image": True, "show_ui": False}
+    async with connected(mcp_url, mode=mode) as client:
+        result = await client.call_tool("tomtom-routing", arguments)
+    assert not result.is_error, result.content[0].text
+    answer = orjson.loads(result.content[0].text)
+    assert answer["image"] == {"attached": "800x500 PNG", "basemap": "TomTom static map"}
+    (image,) = [c for c in result.content if c.type == "image"]
+    assert image.mime_type == "image/png" and image.data
+    assert wire_size(result) <= BUDGET

@@ -243,7 +243,7 @@ async def test_bad_route_inputs_get_an_error_naming_what_to_fix(
     ("key", "message"),
     [
         ("offline-403", "refused the API key (HTTP 403)"),
-        ("offline-429", "retry after 1 seconds"),
+        ("offline-429", "retry in 1 s"),
         ("offline-500", "TomTom is unavailable (HTTP 500)"),
     ],
 )

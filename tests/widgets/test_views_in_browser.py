@@ -239,6 +239,12 @@ def test_the_view_reports_its_outcome_to_the_server(page: Page, preview_server: 
             },
             "areas",
         ),
+        ("tomtom-ev-search", {"position": AMSTERDAM, "radius": 3000}, "points"),
+        (
+            "tomtom-area-search",
+            {"query": "pharmacy", "polygons": [{"center": AMSTERDAM, "radius": 1500}]},
+            "areas",
+        ),
     ],
 )
 def test_every_map_tool_draws_in_the_map_view(
@@ -750,3 +756,95 @@ def test_every_view_is_shot_in_both_themes(
     assert drawn["status"] == "ok", drawn
     assert frame.evaluate("document.documentElement.dataset.theme") == theme
     shoot(page, f"{name}-{theme}")
+
+
+FIND_COLOUR = """([r, g, b]) => {
+  const c = document.querySelector("#map canvas");
+  const x = document.createElement("canvas").getContext("2d");
+  x.canvas.width = c.width; x.canvas.height = c.height;
+  x.drawImage(c, 0, 0);
+  const d = x.getImageData(0, 0, c.width, c.height).data;
+  const scale = c.width / c.clientWidth;
+  for (let i = 0; i < d.length; i += 4) {
+    if (Math.abs(d[i] - r) + Math.abs(d[i + 1] - g) + Math.abs(d[i + 2] - b) < 12) {
+      const p = i / 4;
+      return {x: (p % c.width) / scale + 2, y: Math.floor(p / c.width) / scale + 2};
+    }
+  }
+  return null;
+}"""
+
+
+def test_ev_stations_are_coloured_by_availability_and_listed_with_it(
+    page: Page, preview_server: Service
+) -> None:
+    args = {"position": AMSTERDAM, "radius": 3000, "limit": 12}
+    frame, drawn = open_view(page, preview_server.url, "tomtom-ev-search", args)
+    assert drawn["status"] == "ok", drawn
+    assert int(drawn["points"]) == 13  # twelve stations and the search centre
+    assert "Charging: free" in frame.inner_text("#legend")
+    subs = frame.locator("#list .tt-sub").all_inner_texts()
+    assert sum(" free" in s and "kW" in s for s in subs) >= 6, subs
+    free = frame.evaluate(FIND_COLOUR, [0x2F, 0x9E, 0x44])
+    assert free is not None, "a free station is drawn green"
+    frame.locator("#map canvas").click(position=free)
+    frame.wait_for_function("(document.body.dataset.selected || '').startsWith('place-')")
+    assert_panels_apart(frame)
+    assert frame.evaluate(POPUP_ON_TOP), "a floating panel covers the open popup"
+    shoot(page, "ev-search-selected")
+
+
+def test_an_ev_route_is_drawn_with_its_charging_stops(page: Page, preview_server: Service) -> None:
+    args = {
+        "locations": [AMSTERDAM, [13.405, 52.52]],
+        "maxChargeInkWh": 60,
+        "currentChargePercent": 80,
+    }
+    frame, drawn = open_view(page, preview_server.url, "tomtom-ev-routing", args)
+    assert drawn["status"] == "ok", drawn
+    assert int(drawn["routePoints"]) > 1000
+    assert int(drawn["points"]) >= 3  # the two ends and at least one charging stop
+    assert "Charging stop" in frame.inner_text("#legend")
+    assert "Arrive" in frame.inner_text("#list")  # each stop's charge and minutes
+    assert frame.evaluate(INK) > 0.002
+    shoot(page, "ev-routing")
+
+
+OVERLAPS = """() => {
+  const box = (el) => el.getBoundingClientRect();
+  const panels = [document.getElementById("legend"), document.getElementById("title"),
+    ...document.querySelectorAll("#notes > *")].filter((el) => el && !el.hidden && el.offsetHeight);
+  const hits = [];
+  for (const [i, a] of panels.entries()) for (const b of panels.slice(i + 1)) {
+    const p = box(a), q = box(b);
+    if (p.left < q.right && q.left < p.right && p.top < q.bottom && q.top < p.bottom)
+      hits.push(`${a.id || a.textContent.slice(0, 30)} / ${b.id || b.textContent.slice(0, 30)}`);
+  }
+  return hits;
+}"""
+
+
+POPUP_ON_TOP = """() => {
+  const popup = document.querySelector(".maplibregl-popup-content");
+  const r = popup.getBoundingClientRect();
+  const points = [[0.1, 0.1], [0.9, 0.1], [0.5, 0.5], [0.1, 0.9], [0.9, 0.9]];
+  return points.every(([fx, fy]) =>
+    popup.contains(document.elementFromPoint(r.left + fx * r.width, r.top + fy * r.height)));
+}"""
+
+
+def assert_panels_apart(frame: Frame) -> None:
+    """The legend, the title and every note are read side by side, never one over another."""
+    assert frame.locator("#notes > *").count() >= 1, "the offline note is shown"
+    assert frame.evaluate(OVERLAPS) == []
+
+
+def test_alternatives_are_drawn_as_secondary_lines(page: Page, preview_server: Service) -> None:
+    args = {"locations": [AMSTERDAM, [13.405, 52.52]], "maxAlternatives": 2}
+    frame, drawn = open_view(page, preview_server.url, "tomtom-routing", args)
+    assert drawn["status"] == "ok", drawn
+    legend = frame.inner_text("#legend")
+    assert "Alternative 1" in legend and "Alternative 2" in legend
+    assert legend.index("Route") < legend.index("Alternative 1"), "the route leads the legend"
+    assert_panels_apart(frame)
+    shoot(page, "routing-alternatives")

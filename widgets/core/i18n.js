@@ -36,6 +36,9 @@ const EN = {
   marker: "Marker",
   area: "Area",
   range: "Reachable range",
+  station: "Charging station",
+  chargingStop: "Charging stop",
+  stationState: { free: "Charging: free", busy: "Charging: busy", outOfService: "Charging: out of service", unknown: "Charging: unknown" },
   feature: "Feature {n}",
   places: { one: "{n} place", other: "{n} places" },
   featuresN: { one: "{n} feature", other: "{n} features" },
@@ -74,6 +77,7 @@ const EN = {
   titles: {
     map: "Map", route: "Route", geocode: "Geocoding", address: "Address", search: "Search results",
     places: "Places", nearby: "Nearby", alongRoute: "Along the route", range: "Reachable range", data: "Data",
+    evSearch: "Charging stations", evRoute: "EV route", areaSearch: "In the area",
   },
   errors: {
     tool_error: "The tool failed", meta_dropped: "No map data", no_app_data: "No map data",
@@ -114,6 +118,9 @@ const DE = {
   marker: "Markierung",
   area: "Gebiet",
   range: "Erreichbarer Bereich",
+  station: "Ladestation",
+  chargingStop: "Ladestopp",
+  stationState: { free: "Laden: frei", busy: "Laden: belegt", outOfService: "Laden: außer Betrieb", unknown: "Laden: unbekannt" },
   feature: "Objekt {n}",
   places: { one: "{n} Ort", other: "{n} Orte" },
   featuresN: { one: "{n} Objekt", other: "{n} Objekte" },
@@ -152,6 +159,7 @@ const DE = {
   titles: {
     map: "Karte", route: "Route", geocode: "Geokodierung", address: "Adresse", search: "Suchergebnisse",
     places: "Orte", nearby: "In der Nähe", alongRoute: "Entlang der Route", range: "Erreichbarer Bereich", data: "Daten",
+    evSearch: "Ladestationen", evRoute: "E-Auto-Route", areaSearch: "Im Gebiet",
   },
   errors: {
     tool_error: "Das Werkzeug ist fehlgeschlagen", meta_dropped: "Keine Kartendaten", no_app_data: "Keine Kartendaten",
@@ -192,6 +200,9 @@ const FR = {
   marker: "Repère",
   area: "Zone",
   range: "Zone accessible",
+  station: "Borne de recharge",
+  chargingStop: "Arrêt de recharge",
+  stationState: { free: "Recharge: libre", busy: "Recharge: occupée", outOfService: "Recharge: hors service", unknown: "Recharge: inconnu" },
   feature: "Objet {n}",
   places: { one: "{n} lieu", other: "{n} lieux" },
   featuresN: { one: "{n} objet", other: "{n} objets" },
@@ -230,6 +241,7 @@ const FR = {
   titles: {
     map: "Carte", route: "Itinéraire", geocode: "Géocodage", address: "Adresse", search: "Résultats de recherche",
     places: "Lieux", nearby: "À proximité", alongRoute: "Le long de l’itinéraire", range: "Zone accessible", data: "Données",
+    evSearch: "Bornes de recharge", evRoute: "Itinéraire électrique", areaSearch: "Dans la zone",
   },
   errors: {
     tool_error: "L’outil a échoué", meta_dropped: "Pas de données cartographiques", no_app_data: "Pas de données cartographiques",
@@ -270,6 +282,9 @@ const NL = {
   marker: "Markering",
   area: "Gebied",
   range: "Bereikbaar gebied",
+  station: "Laadstation",
+  chargingStop: "Laadstop",
+  stationState: { free: "Laden: vrij", busy: "Laden: bezet", outOfService: "Laden: buiten gebruik", unknown: "Laden: onbekend" },
   feature: "Object {n}",
   places: { one: "{n} plaats", other: "{n} plaatsen" },
   featuresN: { one: "{n} object", other: "{n} objecten" },
@@ -308,6 +323,7 @@ const NL = {
   titles: {
     map: "Kaart", route: "Route", geocode: "Geocodering", address: "Adres", search: "Zoekresultaten",
     places: "Plaatsen", nearby: "In de buurt", alongRoute: "Langs de route", range: "Bereikbaar gebied", data: "Gegevens",
+    evSearch: "Laadstations", evRoute: "EV-route", areaSearch: "In het gebied",
   },
   errors: {
     tool_error: "De tool is mislukt", meta_dropped: "Geen kaartgegevens", no_app_data: "Geen kaartgegevens",
@@ -348,6 +364,9 @@ const ES = {
   marker: "Marcador",
   area: "Zona",
   range: "Zona alcanzable",
+  station: "Estación de carga",
+  chargingStop: "Parada de carga",
+  stationState: { free: "Carga: libre", busy: "Carga: ocupada", outOfService: "Carga: fuera de servicio", unknown: "Carga: desconocido" },
   feature: "Elemento {n}",
   places: { one: "{n} lugar", other: "{n} lugares" },
   featuresN: { one: "{n} elemento", other: "{n} elementos" },
@@ -386,6 +405,7 @@ const ES = {
   titles: {
     map: "Mapa", route: "Ruta", geocode: "Geocodificación", address: "Dirección", search: "Resultados de búsqueda",
     places: "Lugares", nearby: "Cerca", alongRoute: "A lo largo de la ruta", range: "Zona alcanzable", data: "Datos",
+    evSearch: "Estaciones de carga", evRoute: "Ruta eléctrica", areaSearch: "En la zona",
   },
   errors: {
     tool_error: "La herramienta falló", meta_dropped: "Sin datos del mapa", no_app_data: "Sin datos del mapa",

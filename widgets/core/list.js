@@ -9,9 +9,12 @@ const escape = (value) => String(value ?? "").replace(/[&<>"']/g, (c) => `&#${c.
 
 /** A swatch that says the same as its colour with a shape or a dash pattern too. */
 export function markHtml(mark = {}) {
-  const cls = ["tt-mark", mark.shape || "dot", mark.dash && mark.dash !== "solid" ? `dash-${mark.dash}` : ""];
+  const dash = mark.dash && mark.dash !== "solid" ? `dash-${mark.dash}` : "";
+  const cls = ["tt-mark", mark.shape || "dot", dash, mark.under ? "on" : ""].filter(Boolean);
   const text = mark.text ? escape(mark.text) : "";
-  return `<span class="${cls.join(" ").trim()}" style="--c:${escape(mark.color || "currentColor")}" aria-hidden="true">${text}</span>`;
+  // `under`: the colour the mark is drawn on in the map (a section overlay rides on its route).
+  const under = mark.under ? `;--u:${escape(mark.under)}` : "";
+  return `<span class="${cls.join(" ")}" style="--c:${escape(mark.color || "currentColor")}${under}" aria-hidden="true">${text}</span>`;
 }
 
 /**

@@ -206,7 +206,7 @@ export function fit(map, box, padding = 48) {
     else pad.bottom = Math.max(pad.bottom, legend.h + 8);
   }
   const notes = size("notes");
-  if (notes && notes.h > 16) pad.bottom = Math.max(pad.bottom, Math.min(notes.h + 8, H / 4));
+  if (notes && notes.h > 16) pad.top = Math.max(pad.top, Math.min(notes.h + 84, H / 3));
   // Never squeeze the data into less than a third of the frame.
   if (pad.left + pad.right > (2 * W) / 3) pad.left = pad.right = base;
   if (pad.top + pad.bottom > (2 * H) / 3) pad.top = pad.bottom = base;

@@ -22,7 +22,12 @@ export const KIND = {
   range: { colors: ["#0b57d0", "#58a6ff"], key: "range" },
   area: { colors: ["#1a7f37", "#56d364"], key: "area" },
   incident: { colors: ["#c21b1b", "#ff7b72"], key: "incidents" },
+  station: { colors: ["#1a7f37", "#56d364"], key: "station" },
+  charging_stop: { colors: ["#0a7d6e", "#39c5bb"], key: "chargingStop" },
 };
+
+/** A charging station's state (server: free, busy, out of service, unknown) as an i18n key. */
+export const STATION_STATE = { free: "free", busy: "busy", "out of service": "outOfService", unknown: "unknown" };
 const OTHER = ["#57606a", "#9198a1"];
 
 /** Distinct colours for several routes or areas on one map, in order, per theme. */

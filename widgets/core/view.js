@@ -163,7 +163,7 @@ export async function startView(spec) {
     box.innerHTML = `<strong>${escapeHtml(title)}</strong>${subtitle ? `<span>${escapeHtml(subtitle)}</span>` : ""}`;
   }
 
-  /** rows: {label, color, shape "line"|"dot"|"area", dash, group}; rows with a group toggle it (persisted). */
+  /** rows: {label, color, shape "line"|"dot"|"area", dash, under, group}; rows with a group toggle it (persisted). */
   function setLegend(rows) {
     legendRows = rows;
     const box = $("legend");
@@ -171,7 +171,7 @@ export async function startView(spec) {
     box.setAttribute("aria-label", ctx.t("layers"));
     box.innerHTML = rows
       .map((r, i) => {
-        const mark = markHtml({ color: r.color, shape: r.shape, dash: r.dash });
+        const mark = markHtml({ color: r.color, shape: r.shape, dash: r.dash, under: r.under });
         const text = `<span>${escapeHtml(r.label)}</span>`;
         if (!r.group) return `<div class="row">${mark}${text}</div>`;
         const on = !hidden.has(r.group);

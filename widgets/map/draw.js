@@ -1,8 +1,9 @@
 /**
  * The map view's drawing: a tool FeatureCollection (ADR 0001) onto a Scene,
  * by `properties.kind`, and the list items that go with it: routes (the
- * alternatives), their instructions, places and areas. New kinds (charging
- * stations, stops) add a branch here and a style in core/style.js.
+ * alternatives), their instructions, places and areas. Charging stations
+ * come coloured by availability from the server (`color`, `state`, `detail`);
+ * routing's alternatives (`alternative: true`) are plain secondary lines.
  */
 import * as style from "../core/style.js";
 import { boundsOf } from "../core/bounds.js";
@@ -55,7 +56,8 @@ export function drawFeatures(scene, fc, { theme, l10n, select }) {
       routePoints += coords.length;
       const s = p.summary || {};
       const label = p.label || (fc.features.filter((x) => x.properties?.kind === "route").length > 1 || p.route_index ? t("routeN", { n: (p.route_index ?? n) + 1 }) : t("route"));
-      const props = { item: id, color, label, length: s.lengthInMeters, time: s.travelTimeInSeconds, delay: s.trafficDelayInSeconds };
+      const alternative = p.alternative === true;
+      const props = { item: id, color, label, alternative, length: s.lengthInMeters, time: s.travelTimeInSeconds, delay: s.trafficDelayInSeconds };
       routes.push({ type: "Feature", geometry: g, properties: props });
       items.routes.push({
         id,
@@ -67,10 +69,13 @@ export function drawFeatures(scene, fc, { theme, l10n, select }) {
         details: { length_m: s.lengthInMeters, travel_time_s: s.travelTimeInSeconds, traffic_delay_s: s.trafficDelayInSeconds, route_index: p.route_index ?? n },
         facts: { [t("length")]: l10n.distance(s.lengthInMeters), [t("delay")]: s.trafficDelayInSeconds > 59 ? l10n.duration(s.trafficDelayInSeconds) : "" },
       });
-      const cut = style.sectionSegments(coords, p.sections, { route: n, item: id }, t, theme);
-      sections.push(...cut.features);
-      warnings.push(...cut.skipped);
-      crossings.push(...style.countryCrossings(coords, p.sections));
+      if (!alternative) {
+        // An alternative is a plain secondary line: its sections would hide the route's.
+        const cut = style.sectionSegments(coords, p.sections, { route: n, item: id }, t, theme);
+        sections.push(...cut.features);
+        warnings.push(...cut.skipped);
+        crossings.push(...style.countryCrossings(coords, p.sections));
+      }
       if (n === 0) {
         const instructions = (p.guidance?.instructions || []).filter((i) => i.message && Number.isInteger(i.pointIndex) && coords[i.pointIndex]);
         for (const [k, ins] of instructions.slice(0, MAX_INSTRUCTIONS).entries()) {
@@ -99,13 +104,13 @@ export function drawFeatures(scene, fc, { theme, l10n, select }) {
       const id = `place-${points.length}`;
       const name = asText(p.name || p.label || base.label);
       const distance = Number.isFinite(p.distance_m) ? l10n.distance(p.distance_m) : "";
-      points.push({ type: "Feature", geometry: g, properties: { item: id, kind, color: p.color || base.color } });
+      points.push({ type: "Feature", geometry: g, properties: { item: id, kind, color: p.color || base.color, state: asText(p.state) } });
       items.places.push({
         id,
-        kind: kind === "result" ? "search result" : kind,
+        kind: kind === "result" ? "search result" : kind === "charging_stop" ? "charging stop" : kind,
         name,
         address: asText(p.address),
-        sub: [asText(p.category), distance].filter(Boolean).join(" · "),
+        sub: [asText(p.category), distance, asText(p.detail)].filter(Boolean).join(" · "),
         mark: { color: p.color || base.color, shape: "dot", text: kind === "result" ? String(items.places.length + 1) : "" },
         position: g.coordinates,
         details: { category: asText(p.category), distance_m: p.distance_m, id: p.id },
@@ -118,9 +123,10 @@ export function drawFeatures(scene, fc, { theme, l10n, select }) {
   scene.source("areas", areas);
   scene.layer({ id: "area-fill", type: "fill", source: "areas", paint: { "fill-color": ["get", "color"], "fill-opacity": 0.18 } }, "areas");
   scene.layer({ id: "area-line", type: "line", source: "areas", paint: { "line-color": ["get", "color"], "line-width": 2.5 } }, "areas");
-  scene.source("routes", routes);
+  // Alternatives first in the source, so the route itself is drawn over them.
+  scene.source("routes", [...routes].sort((a, b) => Number(b.properties.alternative) - Number(a.properties.alternative)));
   scene.layer({ id: "route-casing", type: "line", source: "routes", layout: { "line-join": "round", "line-cap": "round" }, paint: { "line-color": casing, "line-width": 9 } }, "routes");
-  scene.layer({ id: "route-line", type: "line", source: "routes", layout: { "line-join": "round", "line-cap": "round" }, paint: { "line-color": ["get", "color"], "line-width": 5.5 } }, "routes");
+  scene.layer({ id: "route-line", type: "line", source: "routes", layout: { "line-join": "round", "line-cap": "round" }, paint: { "line-color": ["get", "color"], "line-width": ["case", ["get", "alternative"], 3.5, 5.5] } }, "routes");
   scene.source("sections", sections);
   dashedLines(scene, "sections", "sections", "sections", ["get", "width"]);
   scene.source("selection", []);
@@ -182,9 +188,18 @@ export function drawFeatures(scene, fc, { theme, l10n, select }) {
 
   const legend = [];
   for (const r of routes) legend.push({ label: r.properties.label, color: r.properties.color, shape: "line", group: "routes" });
-  for (const row of style.sectionLegend(sections)) legend.push({ ...row, shape: "line", group: "sections" });
+  // Section overlays are drawn on the route line, so their marks are too (a white motorway stripe reads only there).
+  const under = routes[0]?.properties.color;
+  for (const row of style.sectionLegend(sections)) legend.push({ ...row, shape: "line", under, group: "sections" });
+  const byState = new Map();
+  for (const f of points.filter((x) => x.properties.kind === "station")) {
+    const state = style.STATION_STATE[f.properties.state] || "unknown";
+    const row = byState.get(state) || { n: 0, color: f.properties.color };
+    byState.set(state, { ...row, n: row.n + 1 });
+  }
+  for (const [state, row] of byState) legend.push({ label: `${t(`stationState.${state}`)} (${row.n})`, color: row.color, shape: "dot", group: "places" });
   const byKind = new Map();
-  for (const f of points) byKind.set(f.properties.kind, (byKind.get(f.properties.kind) || 0) + 1);
+  for (const f of points.filter((x) => x.properties.kind !== "station")) byKind.set(f.properties.kind, (byKind.get(f.properties.kind) || 0) + 1);
   for (const [kind, n] of byKind) {
     const s = style.kindStyle(kind, t, theme);
     legend.push({ label: n > 1 ? `${s.label} (${n})` : s.label, color: s.color, shape: "dot", group: "places" });
@@ -200,7 +215,7 @@ export function drawFeatures(scene, fc, { theme, l10n, select }) {
       routePoints,
       sections: sections.length,
       points: points.length + waypoints.length,
-      places: points.filter((f) => f.properties.kind === "result" || f.properties.kind === "marker").length,
+      places: points.filter((f) => ["result", "marker", "station"].includes(f.properties.kind)).length,
       areas: areas.length,
     },
     legend,

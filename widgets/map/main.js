@@ -19,6 +19,9 @@ const TITLES = {
   "tomtom-routing": "route",
   "tomtom-reachable-range": "range",
   "tomtom-dynamic-map": "map",
+  "tomtom-ev-search": "evSearch",
+  "tomtom-ev-routing": "evRoute",
+  "tomtom-area-search": "areaSearch",
 };
 
 const session = mapSession((theme, config) => (theme === "dark" && config.tiles.basemap_night ? ["basemap_night"] : ["basemap"]));

@@ -1,0 +1,99 @@
+"""Map image benchmark: rendering a long route to an 800x500 PNG in a fitting worker.
+
+Input: the offline upstream's Lisbon-Warsaw route (`loadtest.mix.LONG_ROUTE`, about
+40,000 points with its traffic sections), as the routing tool receives it. In one
+spawned worker, as the fitting pool runs jobs, it times:
+
+- `render`: `render_map` alone on the route's features (what `image: true` adds);
+- `routing job`: the whole `tomtom-routing` job without an image (decode, features,
+  fit), the reference;
+- `routing job + image`: the same job with `image: true`.
+
+Each figure is the median of `--repeats` warm runs, side by side in the same worker
+(the machine is shared: compare the ratios, not the absolute times).
+
+    .venv/bin/python -m benchmarks.image_bench [--repeats 15]
+
+Target (issue 14): render under 100 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import statistics
+import time
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+from loadtest.mix import LONG_ROUTE
+from server import jobs
+from server.offline._query import Query
+from server.offline._routing import calculate_route, parse_request
+from server.tomtom import RawBody, request_body
+
+BUDGET = 120_000
+TARGET_MS = 100.0
+
+
+def route_body() -> RawBody:
+    """The routing tool's calculateRoute answer for the long route, gzipped as received."""
+    path = ":".join(f"{lat},{lon}" for lon, lat in LONG_ROUTE)
+    params = [
+        ("instructionsType", "text"),
+        ("extendedRouteRepresentation", "distance"),
+        ("extendedRouteRepresentation", "travelTime"),
+        *(("sectionType", s) for s in ("traffic", "tollRoad", "motorway", "tunnel", "country")),
+    ]
+    raw = calculate_route(parse_request(path, Query(params), b""))
+    return request_body(raw) if len(raw) > 1024 else RawBody(raw)
+
+
+def measure(raw: RawBody, repeats: int) -> dict[str, Any]:
+    """Runs in the worker: the three timings, interleaved so that load hits them alike."""
+    route = jobs.routes_of(raw)[0]
+    features = [jobs.route_feature(route, 0), *jobs.waypoint_features(LONG_ROUTE)]
+    data = jobs.collection(features)
+    request = jobs.ImageRequest()
+    points = len(features[0]["geometry"]["coordinates"])
+    times: dict[str, list[float]] = {"render": [], "routing job": [], "routing job + image": []}
+    png = b""
+    for i in range(repeats + 1):  # the first round warms caches and fonts
+        started = time.perf_counter()
+        png = jobs.render_map(data, request).png
+        render = time.perf_counter() - started
+        started = time.perf_counter()
+        jobs.routing(raw, LONG_ROUTE, True, BUDGET)
+        plain = time.perf_counter() - started
+        started = time.perf_counter()
+        jobs.routing(raw, LONG_ROUTE, True, BUDGET, request)
+        both = time.perf_counter() - started
+        if i:
+            times["render"].append(render * 1000)
+            times["routing job"].append(plain * 1000)
+            times["routing job + image"].append(both * 1000)
+    return {"points": points, "png_bytes": len(png), "times": times}
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--repeats", type=int, default=15)
+    args = parser.parse_args(argv)
+    raw = route_body()
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=1, mp_context=context) as worker:
+        result = worker.submit(measure, raw, args.repeats).result()
+    medians = {name: statistics.median(ms) for name, ms in result["times"].items()}
+    print(f"route: {result['points']:,} points, image 800x500, {args.repeats} runs in a worker")
+    for name, ms in medians.items():
+        print(f"  {name:<22} median {ms:8.1f} ms")
+    reference = medians["routing job"]
+    print(f"  render / routing job    {medians['render'] / reference:8.2f}x")
+    print(f"  PNG size               {result['png_bytes']:,} bytes")
+    verdict = "meets" if medians["render"] < TARGET_MS else "misses"
+    print(f"  target: render < {TARGET_MS:.0f} ms: {verdict}")
+    return {"points": result["points"], "medians": medians, "png_bytes": result["png_bytes"]}
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,47 @@
+"""The tool call a piece of work belongs to: who is calling, and until when it may take.
+
+`ToolCallLog` enters a scope for every `tools/call`; code deeper down (the TomTom
+client's pacing and its one retry after a 429) reads it to queue callers fairly and
+to decide whether waiting still fits the call. Work outside any tool call gets a
+scope of its own.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Iterator
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, eq=False)
+class CallScope:
+    """One tool call; compared by identity (each call is its own caller)."""
+
+    tool: str
+    deadline: float = field(default=0.0)
+    """`time.monotonic()` by which the call should have answered."""
+
+    @property
+    def remaining(self) -> float:
+        return self.deadline - time.monotonic()
+
+
+_CURRENT: ContextVar[CallScope | None] = ContextVar("tomtom_mcp_call_scope", default=None)
+
+
+@contextlib.contextmanager
+def entered(tool: str, seconds: float) -> Iterator[CallScope]:
+    """The scope of a call to `tool` that should answer within `seconds`."""
+    scope = CallScope(tool, time.monotonic() + seconds)
+    token = _CURRENT.set(scope)
+    try:
+        yield scope
+    finally:
+        _CURRENT.reset(token)
+
+
+def current(default_s: float) -> CallScope:
+    """The current call's scope, or a fresh one of `default_s` outside any call."""
+    return _CURRENT.get() or CallScope("", time.monotonic() + default_s)

@@ -1,0 +1,54 @@
+"""The `image` option of routing and dynamic-map: what the job needs to render a PNG.
+
+The job renders in the fitting pool (`server.jobs._image`); here, on the event loop,
+only TomTom's static map is fetched (I/O, bytes kept as they arrive). Offline, or
+when TomTom refuses the static map, the image is drawn on the offline basemap and
+its text says why: a lost background never costs the picture.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Sequence
+from typing import Annotated
+
+from pydantic import Field
+
+from server.jobs import ImageRequest, basemap_frame
+from server.runtime import Runtime
+from server.tomtom import TomTomError
+
+log = logging.getLogger(__name__)
+
+WIDTH, HEIGHT = 800, 500
+BASEMAP_SCALE = 1.5
+"""The static map is fetched this much larger than the image: the image's frame is a
+crop of it, and a crop enlarged from fewer pixels would blur."""
+
+ImageFlag = Annotated[
+    bool,
+    Field(
+        description=(
+            "Also return a PNG image of the map (800x500) for clients that show images but "
+            "no interactive views (text-only chat, coding agents). Default false."
+        )
+    ),
+]
+
+
+async def image_request(
+    runtime: Runtime, key: str | None, positions: Iterable[Sequence[float]]
+) -> ImageRequest:
+    """The render request for a map around `positions` (the inputs: stops, markers, area
+    vertices), with TomTom's static map when this replica talks to TomTom."""
+    if runtime.settings.offline:
+        return ImageRequest(WIDTH, HEIGHT, basemap_note="offline basemap (offline mode)")
+    frame = basemap_frame(positions, WIDTH, HEIGHT)
+    size = (round(WIDTH * BASEMAP_SCALE), round(HEIGHT * BASEMAP_SCALE))
+    try:
+        png = await runtime.tomtom.static_image(frame, *size, key=key)
+    except TomTomError as exc:
+        log.warning("static map refused; drawing on the offline basemap: %s", exc)
+        reason = str(exc).split(".")[0]
+        return ImageRequest(WIDTH, HEIGHT, basemap_note=f"offline basemap ({reason})")
+    return ImageRequest(WIDTH, HEIGHT, basemap=png, basemap_frame=frame)

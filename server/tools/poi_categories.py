@@ -1,0 +1,94 @@
+"""`tomtom-poi-categories`: TomTom's POI category tree, filtered by a word.
+
+The model needs category ids for `categorySet` (POI, nearby, fuzzy, area search);
+the tree is large (hundreds of categories with synonyms), so the answer keeps the
+categories whose name or synonyms contain the word, with their children's ids.
+It has no view (docs/adr/0026-poi-categories-without-a-view.md): the list is for
+the model, not something to show on a map.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import orjson
+from mcp.server import MCPServer
+from mcp.server.mcpserver import Context
+from mcp_types import CallToolResult, TextContent
+from pydantic import Field
+
+from server.runtime import Runtime
+from server.tool_names import POI_CATEGORIES
+from server.tools._inputs import READ_ONLY, Language, caller_key
+
+MAX_LISTED = 50
+
+
+def register_plain(mcp: MCPServer, runtime: Runtime) -> None:
+    """Add `tomtom-poi-categories` to `mcp` (a tool without a view, so not on `Apps`)."""
+
+    async def poi_categories(
+        ctx: Context,
+        filter: Annotated[
+            str | None,
+            Field(
+                max_length=100,
+                description=(
+                    "A word to look for in category names and synonyms, e.g. 'charging', "
+                    "'pizza', 'parking'; leave out for the top of the list"
+                ),
+            ),
+        ] = None,
+        limit: Annotated[
+            int, Field(ge=1, le=MAX_LISTED, description=f"Categories listed (1-{MAX_LISTED})")
+        ] = 20,
+        language: Language = None,
+        show_ui: Annotated[
+            bool, Field(description="Accepted like on every tool; this one has no view")
+        ] = False,
+    ) -> CallToolResult:
+        params = [("language", language)] if language else []
+        body = await runtime.tomtom.poi_categories(key=caller_key(ctx), params=params)
+        categories = [c for c in body.get("poiCategories") or [] if isinstance(c, dict)]
+        word = (filter or "").strip().lower()
+        matching = [c for c in categories if not word or _matches(c, word)]
+        listed = [_category(c) for c in matching[:limit]]
+        answer: dict[str, Any] = {
+            "filter": filter,
+            "count": len(matching),
+            "categories": listed,
+            "use": "pass ids as categorySet, comma-separated, e.g. '7315,7309'",
+            "show_ui": False,
+        }
+        if len(matching) > len(listed):
+            answer["more"] = f"{len(matching) - len(listed)} more match; give a narrower filter"
+        if not matching:
+            answer["note"] = f"No category name or synonym contains {filter!r}; try another word."
+        text = orjson.dumps(answer).decode()
+        return CallToolResult(content=[TextContent(type="text", text=text)])
+
+    mcp.add_tool(
+        poi_categories,
+        name=POI_CATEGORIES,
+        title="POI categories",
+        description=(
+            "TomTom's point-of-interest categories (id, name, synonyms, child ids) whose name "
+            "or synonyms contain a word: look up the ids to pass as categorySet to "
+            "tomtom-poi-search, tomtom-nearby, tomtom-fuzzy-search or tomtom-area-search."
+        ),
+        annotations=READ_ONLY,
+    )
+
+
+def _matches(category: dict[str, Any], word: str) -> bool:
+    names = [category.get("name") or "", *(category.get("synonyms") or [])]
+    return any(word in str(name).lower() for name in names)
+
+
+def _category(category: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {"id": category.get("id"), "name": category.get("name")}
+    if category.get("synonyms"):
+        out["synonyms"] = category["synonyms"][:8]
+    if category.get("childCategoryIds"):
+        out["children"] = category["childCategoryIds"][:30]
+    return out

@@ -1,0 +1,307 @@
+"""What the TomTom client bounds: answer size and time, a key's rate, a key's quota, one retry.
+
+Pacing and retry are checked in process (httpx's MockTransport records when each
+request went); the hostile answers (a slow drip, a gzip bomb, truncated or corrupt
+gzip) come over real HTTP from the offline upstream process, which serves them on
+request (`server.offline` HOSTILE_KEYS).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+import time
+from collections.abc import Callable
+
+import httpx
+import orjson
+import pytest
+from prometheus_client import generate_latest
+
+from loadtest.topology import Service
+from server.ops import call_scope, metrics
+from server.tomtom import (
+    AnswerTooLargeError,
+    BodyError,
+    Bounds,
+    Pacer,
+    QuotaError,
+    RateLimitError,
+    RawBody,
+    TomTomClient,
+    UpstreamTimeoutError,
+    UpstreamUnavailableError,
+    family_of,
+    loads,
+)
+
+KEY = "s3cr3t-rate-key-0123456789"
+BASE = "https://api.example.test"
+OK = b'{"results": []}'
+
+
+class Recorder:
+    """A stand-in TomTom that answers with `answers` in turn (the last one repeats) and
+    records when each request arrived."""
+
+    def __init__(self, *answers: Callable[[], httpx.Response]) -> None:
+        self.answers = list(answers) or [lambda: httpx.Response(200, content=OK)]
+        self.times: list[float] = []
+        self.paths: list[str] = []
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        self.times.append(time.monotonic())
+        self.paths.append(request.url.path)
+        answer = self.answers[min(len(self.times) - 1, len(self.answers) - 1)]
+        return answer()
+
+
+def client(
+    recorder: Recorder, *, pacer: Pacer | None = None, bounds: Bounds | None = None
+) -> TomTomClient:
+    http = httpx.AsyncClient(transport=httpx.MockTransport(recorder))
+    return TomTomClient(http, BASE, default_key=None, bounds=bounds, pacer=pacer)
+
+
+def refusals(family: str, reason: str) -> float:
+    labels = {"family": family, "reason": reason}
+    return metrics.REGISTRY.get_sample_value("tomtom_mcp_rate_limit_refusals_total", labels) or 0
+
+
+# --- TomTom's 429 -----------------------------------------------------------------------------
+
+
+async def test_a_429_is_retried_once_after_its_retry_after_and_then_answers() -> None:
+    recorder = Recorder(
+        lambda: httpx.Response(429, headers={"Retry-After": "0.2"}, content=b"Too Many"),
+        lambda: httpx.Response(200, content=b'{"results": [{"type": "POI"}]}'),
+    )
+    before = metrics.REGISTRY.get_sample_value(
+        "tomtom_mcp_upstream_retries_total", {"family": "geocoding"}
+    )
+    body = await client(recorder).geocode("Amsterdam", key=KEY)
+    assert body["results"] == [{"type": "POI"}]
+    assert len(recorder.times) == 2
+    assert recorder.times[1] - recorder.times[0] >= 0.2
+    after = metrics.REGISTRY.get_sample_value(
+        "tomtom_mcp_upstream_retries_total", {"family": "geocoding"}
+    )
+    assert after == (before or 0) + 1
+
+
+async def test_a_429_whose_wait_is_too_long_is_a_tool_error_carrying_the_retry_time() -> None:
+    recorder = Recorder(lambda: httpx.Response(429, headers={"Retry-After": "30"}))
+    before = refusals("search", "tomtom")
+    with pytest.raises(RateLimitError, match=r"HTTP 429\); retry in 30 s") as caught:
+        await client(recorder).fuzzy_search("coffee", key=KEY)
+    assert caught.value.retry_after == 30
+    assert len(recorder.times) == 1
+    assert refusals("search", "tomtom") == before + 1
+
+
+async def test_a_429_is_not_retried_when_the_call_has_no_time_left_for_it() -> None:
+    recorder = Recorder(lambda: httpx.Response(429, headers={"Retry-After": "1"}))
+    with call_scope.entered("tomtom-geocode", 5.0), pytest.raises(RateLimitError):
+        await client(recorder, bounds=Bounds(deadline_s=10)).geocode("Amsterdam", key=KEY)
+    assert len(recorder.times) == 1
+
+
+async def test_a_retried_429_that_comes_again_is_not_retried_twice() -> None:
+    recorder = Recorder(lambda: httpx.Response(429, headers={"Retry-After": "0.1"}))
+    with pytest.raises(RateLimitError, match="retry in 1 s"):
+        await client(recorder).geocode("Amsterdam", key=KEY)
+    assert len(recorder.times) == 2
+
+
+@pytest.mark.parametrize("status", [400, 403, 500, 503])
+async def test_other_failures_are_never_sent_again(status: int) -> None:
+    recorder = Recorder(lambda: httpx.Response(status, content=b'{"errorText": "no"}'))
+    with pytest.raises(Exception) as caught:
+        await client(recorder).geocode("Amsterdam", key=KEY)
+    assert not isinstance(caught.value, RateLimitError)
+    assert len(recorder.times) == 1
+
+
+async def test_tomtoms_403_developer_over_qps_is_a_rate_limit_not_a_bad_key() -> None:
+    recorder = Recorder(lambda: httpx.Response(403, content=b"<h1>Developer Over Qps</h1>"))
+    bounds = Bounds(call_deadline_s=5)  # no time for a retry
+    with pytest.raises(RateLimitError, match=r"HTTP 403.*Developer Over Qps"):
+        await client(recorder, bounds=bounds).calculate_reachable_range(4.9, 52.4, key=KEY)
+
+
+# --- pacing -----------------------------------------------------------------------------------
+
+
+async def test_one_calls_requests_to_a_family_are_spread_at_the_keys_rate() -> None:
+    recorder = Recorder()
+    tomtom = client(recorder, pacer=Pacer({"routing": 40}, max_wait_s=10))
+    await asyncio.gather(
+        *(tomtom.calculate_route_raw([(4.9, 52.3), (5.0, 52.1)], key=KEY) for _ in range(8))
+    )
+    gaps = [b - a for a, b in zip(recorder.times, recorder.times[1:], strict=False)]
+    assert len(recorder.times) == 8
+    # Granted 1/40 s apart; what the transport sees adds each request's own jitter.
+    assert recorder.times[-1] - recorder.times[0] >= 7 / 40 - 0.005
+    assert min(gaps) >= 1 / 80
+
+
+async def test_families_and_keys_are_paced_apart() -> None:
+    recorder = Recorder()
+    tomtom = client(recorder, pacer=Pacer({"routing": 1, "search": 1}, max_wait_s=0.5))
+    await tomtom.calculate_reachable_range(4.9, 52.4, key=KEY)
+    await tomtom.fuzzy_search("coffee", key=KEY)  # another family: no wait
+    await tomtom.calculate_reachable_range(4.9, 52.4, key="another-key")  # another key
+    with pytest.raises(RateLimitError, match=r"1 routing requests per second.*retry in 1 s"):
+        await tomtom.calculate_reachable_range(4.9, 52.4, key=KEY)
+    assert len(recorder.times) == 3
+
+
+async def test_a_call_that_arrives_behind_a_long_one_is_served_among_its_first_requests() -> None:
+    recorder = Recorder()
+    tomtom = client(recorder, pacer=Pacer({"routing": 50}, max_wait_s=10))
+
+    async def one_call(tool: str, requests: int) -> None:
+        with call_scope.entered(tool, 30):
+            await asyncio.gather(
+                *(tomtom.calculate_reachable_range(4.9, 52.4, key=KEY) for _ in range(requests))
+            )
+
+    long_call = asyncio.create_task(one_call("tomtom-dynamic-map", 10))
+    await asyncio.sleep(0)  # the long call queues its ten first
+    short_origin = (1.0, 1.0)
+
+    async def short_call() -> None:
+        with call_scope.entered("tomtom-reachable-range", 30):
+            await tomtom.calculate_reachable_range(*short_origin, key=KEY)
+
+    await asyncio.gather(long_call, short_call())
+    order = [path.split("/")[-2] for path in recorder.paths]
+    assert order.index("1,1") <= 2  # not behind the other nine
+
+
+async def test_a_wait_past_the_bound_is_refused_at_once_with_the_time_to_retry() -> None:
+    recorder = Recorder()
+    tomtom = client(recorder, pacer=Pacer({"traffic": 5}, max_wait_s=0.3))
+    before = refusals("traffic", "pacing")
+    results = await asyncio.gather(
+        *(tomtom.incident_details([4.8, 52.3, 5.0, 52.4], key=KEY) for _ in range(4)),
+        return_exceptions=True,
+    )
+    refused = [r for r in results if isinstance(r, RateLimitError)]
+    assert len(refused) == 2 and len(recorder.times) == 2  # 0 s and 0.2 s went; 0.4 s is over
+    assert all(r.retry_after and r.retry_after >= 1 for r in refused)
+    assert "retry in" in str(refused[0])
+    assert refusals("traffic", "pacing") == before + 2
+
+
+async def test_requests_without_a_key_are_not_paced() -> None:
+    recorder = Recorder()
+    tomtom = client(recorder, pacer=Pacer({"search": 1}, max_wait_s=0.1))
+    for _ in range(5):
+        await tomtom.fuzzy_search("coffee", key=None)
+    assert len(recorder.times) == 5
+
+
+def test_every_endpoint_the_client_calls_has_its_family() -> None:
+    assert family_of("/search/2/geocode/x.json").name == "geocoding"
+    assert family_of("/search/2/reverseGeocode/1,2.json").name == "reverse_geocoding"
+    assert family_of("/search/2/searchAlongRoute/x.json").name == "search"
+    assert family_of("/routing/1/calculateRoute/1,2:3,4/json").name == "routing"
+    assert family_of("/routing/1/calculateLongDistanceEVRoute/1,2:3,4/json").name == "ev_routing"
+    assert family_of("/traffic/services/5/incidentDetails").name == "traffic"
+    assert family_of("/something/new").qps == 5
+
+
+# --- the quota --------------------------------------------------------------------------------
+
+
+async def test_a_key_past_its_quota_is_refused_clearly_and_counted() -> None:
+    recorder = Recorder()
+    tomtom = client(recorder, pacer=Pacer({"search": 1000}, max_wait_s=1, quota_per_minute=3))
+    before = refusals("search", "quota")
+    for _ in range(3):
+        await tomtom.fuzzy_search("coffee", key=KEY)
+    with pytest.raises(QuotaError, match=r"3 TomTom requests per minute.*retry in (59|60) s"):
+        await tomtom.poi_search("coffee", key=KEY)
+    await tomtom.poi_search("coffee", key="someone-else")
+    assert len(recorder.times) == 4
+    assert refusals("search", "quota") == before + 1
+
+
+async def test_no_metric_ever_names_a_key() -> None:
+    recorder = Recorder(lambda: httpx.Response(429, headers={"Retry-After": "99"}))
+    tomtom = client(recorder, pacer=Pacer({}, max_wait_s=1, quota_per_minute=1))
+    with pytest.raises(RateLimitError):
+        await tomtom.geocode("Amsterdam", key=KEY)
+    with pytest.raises(QuotaError):
+        await tomtom.geocode("Amsterdam", key=KEY)
+    assert KEY not in generate_latest(metrics.REGISTRY).decode()
+
+
+# --- size and time bounds ---------------------------------------------------------------------
+
+
+async def test_an_answer_declared_larger_than_the_cap_is_refused_unread() -> None:
+    recorder = Recorder(lambda: httpx.Response(200, content=b"x" * 5000))
+    with pytest.raises(AnswerTooLargeError, match="larger than this server accepts"):
+        await client(recorder, bounds=Bounds(max_body_bytes=4096)).geocode("A", key=None)
+
+
+def test_a_gzip_bomb_is_refused_once_past_the_cap_without_inflating_it_whole() -> None:
+    bomb = gzip.compress(bytes(50 * 1024 * 1024), 9)
+    started = time.process_time()
+    with pytest.raises(BodyError, match=r"larger than this server accepts \(1 MiB"):
+        RawBody(bomb, "gzip", limit=1024 * 1024).decoded()
+    assert time.process_time() - started < 0.05  # a whole inflate of 50 MiB takes longer
+
+
+def test_truncated_and_corrupt_gzip_are_clear_errors() -> None:
+    packed = gzip.compress(orjson.dumps({"results": [{"id": i} for i in range(2000)]}))
+    with pytest.raises(BodyError, match="truncated"):
+        loads(RawBody(packed[: len(packed) // 2], "gzip"))
+    corrupt = packed[:100] + bytes(64) + packed[164:]
+    with pytest.raises(BodyError, match="corrupt gzip"):
+        loads(RawBody(corrupt, "gzip"))
+    assert RawBody(packed + packed, "gzip").decoded() == gzip.decompress(packed) * 2  # 2 members
+
+
+@pytest.fixture
+async def over_http(upstream: Service) -> TomTomClient:
+    http = httpx.AsyncClient(timeout=5.0)
+    bounds = Bounds(deadline_s=1.5, max_decoded_bytes=16 * 1024 * 1024)
+    tomtom = TomTomClient(http, upstream.url, default_key=None, bounds=bounds)
+    yield tomtom
+    await http.aclose()
+
+
+async def test_a_slow_drip_stops_at_the_requests_deadline_though_every_read_is_quick(
+    over_http: TomTomClient,
+) -> None:
+    started = time.monotonic()
+    with pytest.raises(UpstreamTimeoutError, match=r"no whole answer within 1.5 s"):
+        await over_http.fuzzy_search("coffee", key="offline-slow-drip")
+    assert time.monotonic() - started < 5.0  # the drip alone would take a minute
+
+
+async def test_hostile_gzip_over_http_becomes_a_clear_error(over_http: TomTomClient) -> None:
+    with pytest.raises(UpstreamUnavailableError, match="larger than this server accepts"):
+        await over_http.fuzzy_search("coffee", key="offline-gzip-bomb")
+    with pytest.raises(UpstreamUnavailableError, match="truncated"):
+        await over_http.fuzzy_search("coffee", key="offline-truncated-gzip")
+    with pytest.raises(UpstreamUnavailableError, match="corrupt gzip"):
+        await over_http.fuzzy_search("coffee", key="offline-corrupt-gzip")
+    route = await over_http.calculate_route_raw([(4.9, 52.4), (5.1, 52.1)], key="offline-x")
+    with pytest.raises(BodyError, match="truncated"):
+        cut = await over_http.calculate_route_raw(
+            [(4.9, 52.4), (5.1, 52.1)], key="offline-truncated-gzip"
+        )
+        cut.decoded()
+    assert route.decoded()
+
+
+async def test_a_429_from_the_upstream_process_is_retried_once_and_answers(
+    over_http: TomTomClient,
+) -> None:
+    over_http._bounds = Bounds(deadline_s=5)
+    body = await over_http.geocode("Rotterdam", key="offline-429-once")
+    assert body["results"]
