@@ -347,7 +347,7 @@ class _Fitter:
         parts = self.parts
         while True:
             sent = self.units * self.q if self.q != 1 else self.units
-            error = max_error(parts.lonlat, parts.dedup_of, sent, keep)
+            error = max_error(parts.lonlat, parts.dedup_of, sent, keep, self.q)
             report = {
                 "original_points": parts.original_points,
                 "points": int(np.count_nonzero(keep)),
