@@ -16,7 +16,7 @@ import numpy as np
 
 from . import _codec, _varint
 from ._exceptions import DoesNotFit, FittingError
-from ._huffman import Section, bytes_within
+from ._huffman import Section, bytes_within, lz77_pays
 from ._kernels import max_error, project, rank, rank_deeper
 from ._parts import LINEAR, Parts, Shape, collect
 from ._prefixes import Prefixes, Unranked
@@ -135,6 +135,7 @@ class _Fitter:
         self._json = b""
         self._lines: np.ndarray | None = None  # the latest candidate's line section
         self._section: Section | None = None  # ... coded
+        self._lz77: bool | None = None  # whether candidates are deflated by ISA-L (`_code`)
         self._head: float | None = None
         self._sample = np.empty(0)  # the cutoff sample's significances, descending
 
@@ -180,6 +181,7 @@ class _Fitter:
         """Sends vertices on a grid of q e5 steps from now on (the next encode writes them)."""
         self.q = q
         self.units = np.rint(self.parts.e5 / q).astype(np.int64)
+        self._lz77 = None  # judged again on the new grid
         self.prefixes = Prefixes(self.sig, self.units, self.parts.offsets, self.cutoff < 0.0)
         self._json_keep = None
         self.encodes = 0
@@ -420,7 +422,7 @@ class _Fitter:
         if keep is not self._json_keep:
             kept_at = np.flatnonzero(keep)
             self._lines = self._write_lines(kept_at)
-            self._section = Section(self._lines) if self._lines is not None else None
+            self._section = self._code(self._lines) if self._lines is not None else None
             self._renumber(kept_at)
             self._json = _codec.dumps(self.envelope)
             self._json_keep = keep
@@ -435,6 +437,12 @@ class _Fitter:
                 head = _codec.dumps(self.envelope)
                 self.envelope["fitted"] = None
         return _codec.Member(head, self._section)
+
+    def _code(self, lines: np.ndarray) -> Section:
+        """The section as literal blocks, or deflated where repeats pay (judged once per grid)."""
+        if self._lz77 is None:
+            self._lz77 = lz77_pays(lines)
+        return Section(lines, lz77=self._lz77)
 
     def _renumber(self, kept_at: np.ndarray) -> None:
         """Points every index property at its vertex's position among the `kept_at` vertices."""

@@ -15,8 +15,9 @@ from hypothesis.extra import numpy as hnp
 from isal import isal_zlib
 
 import fitting
-from fitting import _codec, _varint
-from fitting._huffman import BLOCK, SMALL, Section, bytes_within
+from fitting import _codec, _parts, _varint
+from fitting._huffman import BLOCK, SMALL, Section, bytes_within, lz77_pays
+from loadtest import recorded
 
 from .support import envelope, line_feature, sent_features
 
@@ -296,3 +297,27 @@ def test_a_malformed_line_section_is_refused_saying_where(
 ) -> None:
     with pytest.raises(fitting.FittingError, match=message):
         fitting.decode(wire(head, lines))
+
+
+def test_sections_that_repeat_themselves_are_deflated_and_others_are_not() -> None:
+    rng = np.random.default_rng(4)
+    pattern = skewed(rng, 300)
+    repeating = np.tile(pattern, 400)  # a smooth line's deltas on a coarse grid recur
+    trip = _parts.collect(recorded.route_envelope(recorded.legs())["data"])
+    lines, _ = _varint.encode(trip.e5, np.arange(trip.e5.shape[0]), trip.offsets)
+    assert lz77_pays(repeating) and not lz77_pays(lines)  # recorded lines: literal blocks
+    section = Section(repeating, lz77=True)
+    assert section.length == len(section.data) < Section(repeating).length
+    member = _codec.Member(b"{}", section)
+    assert gzip.decompress(member.tobytes()) == b"{}\0" + repeating.tobytes()
+
+
+def test_a_fit_codes_its_candidates_as_their_sample_says() -> None:
+    coords = (
+        np.cumsum(np.tile([[0.0005, 0.0002], [0.0004, -0.0001]], (60_000, 1)), axis=0)
+    ).tolist()
+    result = fitting.fit(envelope(line_feature(coords)), 20_000)
+    assert result.report is not None and len(result.app_data) <= 20_000
+    assert (
+        len(sent_features(result.app_data)[0]["geometry"]["coordinates"]) == result.report["points"]
+    )
