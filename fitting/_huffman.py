@@ -36,9 +36,9 @@ BLOCK = 1 << 15
 # Sections up to this many bytes are also deflated (ISA-L, LZ77 and all) and sent
 # that way when shorter: on short lines header bytes and repeats weigh more.
 SMALL = 8192
-# `lz77_pays` deflates this much of a candidate, and switches when that saves over 1%.
-SAMPLE = 1 << 15
-_LZ77_MARGIN = 0.99
+# `lz77_pays` deflates this much of a candidate, and switches when that saves over 2%.
+SAMPLE = 1 << 14
+_LZ77_MARGIN = 0.98
 GZIP_LEVEL = 2  # as `_codec`'s
 _LITERALS = 257  # 256 byte values and end-of-block
 _END = 256
