@@ -37,7 +37,7 @@ BLOCK = 1 << 15
 # that way when shorter: on short lines header bytes and repeats weigh more.
 SMALL = 8192
 # `lz77_pays` deflates this much of a candidate, and switches when that saves over 2%.
-SAMPLE = 1 << 14
+SAMPLE = 1 << 13
 _LZ77_MARGIN = 0.98
 GZIP_LEVEL = 2  # as `_codec`'s
 _LITERALS = 257  # 256 byte values and end-of-block
