@@ -10,8 +10,14 @@ in the JSON) is still read, as replicas may send it during a rolling update.
 
 Gzip is ISA-L at level 2 (ADR 0011): about ten times faster than zlib's
 default level for a few percent more bytes, and the budget search encodes
-several candidates per fit. Output is standard gzip (RFC 1952) that any
-inflater, including the browser's DecompressionStream, reads.
+several candidates per fit. The line section is not LZ77-compressed: it is
+coded as deflate blocks of literals with Huffman codes fitted to them
+(`_huffman`, ADR 0018), whose size is known before they are written. The
+JSON and the section are two deflate streams of one gzip member (`Member`):
+the JSON's ends in a sync flush (byte-aligned, not final) and the section's
+follows, so a fit re-deflates only the small JSON when its report changes.
+Output is standard gzip (RFC 1952) that any inflater, including the
+browser's DecompressionStream, reads.
 """
 
 from __future__ import annotations
@@ -19,21 +25,27 @@ from __future__ import annotations
 import base64
 import binascii
 import gzip
+import struct
 import zlib
 from typing import Any
 
 import numpy as np
 import orjson
-from isal import igzip, isal_zlib
+from isal import isal_zlib
 
 from . import _varint
 from ._exceptions import FittingError
+from ._huffman import Section
 
 VERSION = 2
 GZIP_LEVEL = 2
 SEPARATOR = b"\0"
-_CHUNK = 1 << 16
 _JSON_OPTIONS = orjson.OPT_SERIALIZE_NUMPY
+# RFC 1952: magic, deflate, no flags, mtime 0, no extra flags, OS unknown (as isal writes it).
+_GZIP_HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"
+_GZIP_TRAILER = 8  # CRC-32 and ISIZE
+FRAMING = len(_GZIP_HEADER) + _GZIP_TRAILER  # a member's bytes beyond its deflate streams
+RAW_DEFLATE = -15  # wbits: a deflate stream with no zlib or gzip framing
 
 
 def envelope(tool: str, data: Any) -> dict[str, Any]:
@@ -49,31 +61,49 @@ def dumps(envelope: dict[str, Any]) -> bytes:
         raise FittingError(f"the app data cannot be written as JSON: {exc}") from None
 
 
-def compress(raw: bytes) -> bytes:
-    return igzip.compress(raw, GZIP_LEVEL, mtime=0)
+class Member:
+    """One gzip member: the envelope's JSON, then, with lines, a NUL and the coded section.
 
-
-def compress_within(raw: bytes, limit: int) -> tuple[bytes | None, int]:
-    """gzip of `raw` if it is at most `limit` bytes, else None and an estimate of its size.
-
-    Compresses in chunks and stops as soon as the output passes the limit:
-    deflate output only grows, so a long route that cannot fit as is costs a
-    fraction of a full compression. The estimate extrapolates the ratio so far.
+    The JSON is deflated here (ISA-L), ending in a sync flush when a section
+    follows: the section's own stream (`_huffman`) then starts byte-aligned,
+    and is kept unchanged when only the JSON (a fit's report) changes.
     """
-    if len(raw) <= _CHUNK:
-        compressed = compress(raw)
-        return (compressed if len(compressed) <= limit else None), len(compressed)
-    deflate = isal_zlib.compressobj(GZIP_LEVEL, isal_zlib.DEFLATED, 31)
-    out: list[bytes] = []
-    size = 0
-    for start in range(0, len(raw), _CHUNK):
-        out.append(deflate.compress(raw[start : start + _CHUNK]))
-        size += len(out[-1])
-        if size > limit:
-            return None, size * len(raw) // (start + _CHUNK)
-    out.append(deflate.flush())
-    compressed = b"".join(out)
-    return (compressed if len(compressed) <= limit else None), len(compressed)
+
+    def __init__(self, head: bytes, lines: Section | None = None) -> None:
+        self._head = head
+        self._lines = lines
+        compressor = isal_zlib.compressobj(GZIP_LEVEL, isal_zlib.DEFLATED, RAW_DEFLATE)
+        if lines is None:
+            self._deflated = compressor.compress(head) + compressor.flush(isal_zlib.Z_FINISH)
+        else:
+            self._deflated = compressor.compress(head + SEPARATOR) + compressor.flush(
+                isal_zlib.Z_SYNC_FLUSH
+            )
+
+    def __len__(self) -> int:
+        """Bytes of the member, without writing it."""
+        lines = self._lines.length if self._lines is not None else 0
+        return FRAMING + len(self._deflated) + lines
+
+    def chars(self) -> int:
+        """Characters of its base64 text."""
+        return base64_length(len(self))
+
+    def tobytes(self) -> bytes:
+        crc = isal_zlib.crc32(self._head)
+        size = len(self._head)
+        tail = b""
+        if self._lines is not None:
+            crc = isal_zlib.crc32(SEPARATOR, crc)
+            crc = isal_zlib.crc32_combine(crc, self._lines.crc, self._lines.size)
+            size += 1 + self._lines.size
+            tail = self._lines.data
+        trailer = struct.pack("<II", crc, size & 0xFFFFFFFF)
+        return b"".join((_GZIP_HEADER, self._deflated, tail, trailer))
+
+    def text(self) -> str:
+        """The member as base64 text, as `_meta` carries it."""
+        return to_text(self.tobytes())
 
 
 def base64_length(size: int) -> int:

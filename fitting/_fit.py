@@ -16,8 +16,10 @@ import numpy as np
 
 from . import _codec, _varint
 from ._exceptions import DoesNotFit, FittingError
+from ._huffman import Section, bytes_within, lz77_pays
 from ._kernels import max_error, project, rank, rank_deeper
 from ._parts import LINEAR, Parts, Shape, collect
+from ._prefixes import Prefixes, Unranked
 from ._rings import RingGuard
 
 # Budget search: aim secant steps just under the budget; stop once the fitting
@@ -39,6 +41,8 @@ _ROUNDING_M = 0.8
 _STEPS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
 _QUANTISATION_SHARE = 0.4
 _NULL_REPORT = b'"fitted":null}'
+# The as-is check writes and costs its line section this many vertices at a time.
+_PIECE = 8192
 # Characters per line-section byte assumed before the first encode measures it
 # (gzip leaves varint bytes at 0.85-1.0 of their size; base64 adds 4/3).
 _RATIO = 0.9 * 4 / 3
@@ -107,49 +111,14 @@ def _vertices(coords: Any, depth: int) -> int:
 
 
 def _as_is(envelope: dict[str, Any], budget: int, why: str) -> FitResult:
-    compressed = _codec.compress(_codec.dumps(envelope))
-    chars = _codec.base64_length(len(compressed))
+    member = _codec.Member(_codec.dumps(envelope))
+    chars = member.chars()
     if chars > budget:
         raise DoesNotFit(
             f"the app data needs {chars} characters but the budget is {budget} "
             f"({chars - budget} over); {why}"
         )
-    return FitResult(_codec.to_text(compressed), None)
-
-
-class _Ranking:
-    """Significances in descending order, sorting only the head until more is asked for.
-
-    A budget of B characters rarely holds more than B / 2 vertices, so the
-    head is found by partition (linear) and only it is sorted. A ranking cut
-    off below some significance (`complete=False`) raises `_PastHead` when
-    asked past its end, and the fitter ranks everything.
-    """
-
-    def __init__(self, values: np.ndarray, head: int, total: int, complete: bool) -> None:
-        self._values = values
-        self._total = total
-        self._complete = complete
-        self._ascending = np.empty(0)  # the head (or all), ascending: sorting a negation costs 2x
-        if 0 < head < values.shape[0] // 2:
-            top = np.partition(values, values.shape[0] - head)[values.shape[0] - head :]
-            self._ascending = np.sort(top)
-
-    def __len__(self) -> int:
-        """How many vertices can move (ranked or not)."""
-        return self._total
-
-    def value(self, i: int) -> float:
-        """The (i+1)-th largest significance."""
-        if i >= self._ascending.shape[0]:
-            if i >= self._values.shape[0] and not self._complete:
-                raise _PastHead
-            self._ascending = np.sort(self._values)
-        return float(self._ascending[-1 - i])
-
-
-class _PastHead(Exception):
-    pass
+    return FitResult(member.text(), None)
 
 
 class _Fitter:
@@ -164,19 +133,18 @@ class _Fitter:
         self.units = parts.e5  # the merged vertices in units of q
         self._json_keep: np.ndarray | None = None
         self._json = b""
-        self._lines: np.ndarray | None = None
+        self._lines: np.ndarray | None = None  # the latest candidate's line section
+        self._section: Section | None = None  # ... coded
+        self._lz77: bool | None = None  # whether candidates are deflated by ISA-L (`_code`)
         self._head: float | None = None
         self._sample = np.empty(0)  # the cutoff sample's significances, descending
-        # (units, sig, offsets) of the ranked vertices alone, for counting line bytes
-        self._ranked: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
     def run(self) -> FitResult:
         parts = self.parts
-        everything = np.ones(parts.e5.shape[0], dtype=np.bool_)
-        compressed, as_is = self._encode_within(everything)
-        if compressed is not None:
-            return FitResult(_codec.to_text(compressed), None)
-        if not everything.size:
+        text, as_is = self._encode_within()
+        if text is not None:
+            return FitResult(text, None)
+        if not parts.e5.shape[0]:
             return _as_is(self.envelope, self.budget, "it has no lines or rings to simplify")
 
         x, y = project(parts.e5, parts.offsets)
@@ -213,7 +181,8 @@ class _Fitter:
         """Sends vertices on a grid of q e5 steps from now on (the next encode writes them)."""
         self.q = q
         self.units = np.rint(self.parts.e5 / q).astype(np.int64)
-        self._ranked = None
+        self._lz77 = None  # judged again on the new grid
+        self.prefixes = Prefixes(self.sig, self.units, self.parts.offsets, self.cutoff < 0.0)
         self._json_keep = None
         self.encodes = 0
 
@@ -273,12 +242,8 @@ class _Fitter:
         self._order(cutoff)
 
     def _order(self, cutoff: float) -> None:
-        sig = self.sig
-        self._ranked = None
         self.cutoff = cutoff
-        movable = int(np.count_nonzero(~np.isinf(sig)))
-        ranked = sig[np.isfinite(sig)]
-        self.order = _Ranking(ranked, self.budget // 2, movable, complete=cutoff < 0.0)
+        self.prefixes = Prefixes(self.sig, self.units, self.parts.offsets, cutoff < 0.0)
 
     def _keep(self, k: int) -> np.ndarray:
         """The vertices of ranking prefix `k`: anchors plus the k most significant."""
@@ -288,12 +253,10 @@ class _Fitter:
         return keep
 
     def _threshold(self, k: int) -> float:
-        if k == 0:
-            return np.inf
         while True:
             try:
-                return self.order.value(k - 1)
-            except _PastHead:
+                return self.prefixes.threshold(k)
+            except Unranked:
                 self._deepen(k)
 
     def _search(self, as_is: int) -> tuple[int, np.ndarray, int]:
@@ -302,14 +265,14 @@ class _Fitter:
         Each guess solves a size model (ADR 0017): characters as a line through
         the two latest (line-section bytes, characters) encodes, starting from
         the header alone and a typical gzip ratio; the bytes of any prefix are
-        counted without encoding it (`_varint.size`). `as_is` (all vertices;
+        counted without encoding it (`Prefixes`). `as_is` (all vertices;
         possibly extrapolated) picks where the first count starts, so the
         anchors-only prefix is encoded only if nothing longer fits.
         """
         budget = self.budget
         target = budget * _AIM
         lo, size_lo, keep_lo = 0, -1, None
-        hi = len(self.order)
+        hi = len(self.prefixes)
         k = min(hi - 1, int(hi * target / as_is), budget // _CHARS_PER_VERTEX)
         seen = (0, self._head_chars())  # (line bytes, characters) of the previous encode
         raw = self._raw(k) if k > 0 else 0
@@ -330,6 +293,10 @@ class _Fitter:
                 self._does_not_fit(keep, size)
             else:
                 hi = k
+            if self.encodes >= _MAX_ENCODES or (
+                keep_lo is not None and (hi - lo <= 1 or size_lo >= _FILL * budget)
+            ):
+                break  # done: the next guess would go unused
             raw = self._lines.shape[0] if self._lines is not None else 0
             slope = (size - seen[1]) / (raw - seen[0]) if raw != seen[0] else 0.0
             guess = self._aim(k, raw, raw + (target - size) / slope) if slope > 0 else -1
@@ -349,7 +316,7 @@ class _Fitter:
         """
         if k <= 0 or raw <= 0 or want <= 0:
             return -1.0
-        limit = len(self.order)
+        limit = len(self.prefixes)
         k1 = max(1, min(limit, int(k * want / raw)))
         if k1 == k:
             return float(k)
@@ -359,33 +326,20 @@ class _Fitter:
         return k1 + (want - raw1) * (k - k1) / (raw - raw1)
 
     def _raw(self, k: int) -> int:
-        """Line-section bytes of prefix `k`, counted, not encoded (rings' repairs left out).
-
-        Counts over the ranked vertices only: a cut-off ranking of a long line
-        leaves most of them out, and no unranked vertex is in any prefix.
-        """
-        threshold = self._threshold(k)  # first: it may deepen the ranking
-        if self._ranked is None:
-            sig = self.sig
-            if np.isnan(sig).any():
-                at = np.flatnonzero(~np.isnan(sig))
-                offsets = np.searchsorted(at, self.parts.offsets)
-                self._ranked = (self.units[at], sig[at], offsets)
-            else:
-                self._ranked = (self.units, sig, self.parts.offsets)
-        units, sig, offsets = self._ranked
-        return int(_varint.size(units, sig, offsets, threshold))
+        """Line-section bytes of prefix `k`, counted, not encoded (rings' repairs left out)."""
+        self._threshold(k)  # first: it may deepen the ranking
+        return self.prefixes.line_bytes(k)
 
     def _head_chars(self) -> float:
         """Characters the envelope's JSON takes alone, gzipped; measured once per fit."""
         if self._head is None:
-            head = _codec.dumps(self.envelope)
-            self._head = float(_codec.base64_length(len(_codec.compress(head))))
+            self._head = float(_codec.Member(_codec.dumps(self.envelope)).chars())
         return self._head
 
     def _does_not_fit(self, keep: np.ndarray, size: int) -> None:
+        kept = int(np.count_nonzero(keep))
         raise DoesNotFit(
-            f"even the {int(keep.sum())} vertices that must be kept (line and ring ends, "
+            f"even the {kept} vertices that must be kept (line and ring ends, "
             f"every vertex a property points at) need {size} characters; "
             f"the budget is {self.budget} ({size - self.budget} over)"
         )
@@ -394,22 +348,26 @@ class _Fitter:
         """Encodes the chosen prefix with its true report, stepping back if that overflows."""
         parts = self.parts
         while True:
-            error = max_error(parts.lonlat, parts.dedup_of, self.units * self.q, keep)
+            sent = self.units * self.q if self.q != 1 else self.units
+            error = max_error(parts.lonlat, parts.dedup_of, sent, keep, self.q)
             report = {
                 "original_points": parts.original_points,
-                "points": int(keep.sum()),
+                "points": int(np.count_nonzero(keep)),
                 "max_error_m": math.ceil(error * 10.0) / 10.0,
                 "chars": size,
             }
-            # chars is part of what it measures: settle it (a fixed point within a few rounds).
+            # chars is part of what it measures: settle it (a fixed point within a few
+            # rounds, each deflating the JSON alone: the line section's stream is kept).
+            settled = False
             for _ in range(4):
-                compressed = self._encode(keep, report)
-                chars = self._chars(compressed)
-                if chars == report["chars"]:
+                member = self._encode(keep, report)
+                chars = member.chars()
+                settled = chars == report["chars"]
+                if settled:
                     break
                 report["chars"] = chars
-            if chars <= self.budget and chars == report["chars"]:
-                return FitResult(_codec.to_text(compressed), report)
+            if settled and chars <= self.budget:
+                return FitResult(member.text(), report)
             if k == 0:
                 self._does_not_fit(keep, chars)
             k = max(0, k - max(1, k // 200))
@@ -419,37 +377,53 @@ class _Fitter:
     def _size(self, keep: np.ndarray, threshold: float) -> int:
         standin = {
             "original_points": self.parts.original_points,
-            "points": int(keep.sum()),
+            "points": int(np.count_nonzero(keep)),
             "max_error_m": math.ceil(min(threshold + _ROUNDING_M * self.q, 1e6) * 10.0) / 10.0,
             "chars": self.budget,
         }
-        return self._chars(self._encode(keep, standin))
+        return self._encode(keep, standin).chars()
 
-    @staticmethod
-    def _chars(compressed: bytes) -> int:
-        return _codec.base64_length(len(compressed))
+    def _encode_within(self) -> tuple[str | None, int]:
+        """The as-is encoding's text if it fits, else None and its (extrapolated) characters.
 
-    def _encode_within(self, keep: np.ndarray) -> tuple[bytes | None, int]:
-        """The as-is encoding if it fits, else None and its (extrapolated) characters.
-
-        budget // 4 * 3 bytes is the most whose base64 stays within the budget.
+        The line section is written and costed piece by piece and abandoned
+        as soon as it alone passes the budget, so a long line that cannot go
+        as is costs a fraction of its encoding. budget // 4 * 3 bytes is the
+        most whose base64 stays within the budget.
         """
         self.encodes += 1
-        lines = self._prepare(keep)
-        raw = self._joined(_codec.dumps(self.envelope), lines)
-        compressed, size = _codec.compress_within(raw, self.budget // 4 * 3)
-        return compressed, _codec.base64_length(size)
+        parts = self.parts
+        limit = self.budget // 4 * 3
+        m = parts.e5.shape[0]
+        self._renumber(np.arange(m))
+        if not parts.shapes:
+            member = _codec.Member(_codec.dumps(self.envelope))
+            return (member.text() if len(member) <= limit else None), member.chars()
+        bounds = np.zeros(parts.offsets.shape[0], dtype=np.int64)
+        pieces = _varint.pieces(self.units, parts.offsets, _PIECE, bounds)
+        lines, written, taken = bytes_within(pieces, limit - _codec.FRAMING)
+        self._place(bounds)
+        if lines is None:  # the section alone overflows: extrapolate from what was read
+            read = min(m, taken * _PIECE)
+            return None, _codec.base64_length(_codec.FRAMING + written * m // read)
+        member = _codec.Member(_codec.dumps(self.envelope), lines)
+        return (member.text() if len(member) <= limit else None), member.chars()
 
-    def _encode(self, keep: np.ndarray, report: dict[str, Any] | None = None) -> bytes:
-        """gzip of the envelope with the `keep` vertices in its line section.
+    def _encode(self, keep: np.ndarray, report: dict[str, Any] | None = None) -> _codec.Member:
+        """The envelope with the `keep` vertices in its line section, as a gzip member.
 
-        The JSON of the latest `keep` is kept with "fitted": null; while that is
-        the envelope's last key, a report for the same vertices is spliced in
-        rather than the whole JSON written again.
+        The JSON and the coded section of the latest `keep` are kept, the
+        JSON with "fitted": null; while that is the envelope's last key, a
+        report for the same vertices is spliced in rather than the whole JSON
+        written again, and only the JSON is deflated again. The section's
+        stream is sized, not written, until the result is taken.
         """
         self.encodes += 1
         if keep is not self._json_keep:
-            self._lines = self._prepare(keep)
+            kept_at = np.flatnonzero(keep)
+            self._lines = self._write_lines(kept_at)
+            self._section = self._code(self._lines) if self._lines is not None else None
+            self._renumber(kept_at)
             self._json = _codec.dumps(self.envelope)
             self._json_keep = keep
         head = self._json
@@ -462,42 +436,39 @@ class _Fitter:
                 self.envelope["fitted"] = report
                 head = _codec.dumps(self.envelope)
                 self.envelope["fitted"] = None
-        return _codec.compress(self._joined(head, self._lines))
+        return _codec.Member(head, self._section)
 
-    def _joined(self, head: bytes, lines: np.ndarray | None) -> bytes:
-        if lines is None:
-            return head
-        return b"".join((head, _codec.SEPARATOR, lines))
+    def _code(self, lines: np.ndarray) -> Section:
+        """The section as literal blocks, or deflated where repeats pay (judged once per grid)."""
+        if self._lz77 is None:
+            self._lz77 = lz77_pays(lines)
+        return Section(lines, lz77=self._lz77)
 
-    def _prepare(self, keep: np.ndarray) -> np.ndarray | None:
-        """Writes the `keep` vertices into the geometries and renumbers every index into them.
-
-        Returns the line section (None when there are no lines or rings).
-        """
-        kept_at = np.flatnonzero(keep)
-        lines = self._write_lines(kept_at)
+    def _renumber(self, kept_at: np.ndarray) -> None:
+        """Points every index property at its vertex's position among the `kept_at` vertices."""
         parts = self.parts
         if parts.slots:
             values = np.searchsorted(kept_at, parts.slot_vertex) - np.searchsorted(
                 kept_at, parts.slot_base
             )
-            values = values.tolist()
-            for (item, key), value in zip(parts.slots, values, strict=True):
+            for (item, key), value in zip(parts.slots, values.tolist(), strict=True):
                 item[key] = value
-        return lines
 
     def _write_lines(self, kept_at: np.ndarray) -> np.ndarray | None:
         """Varint deltas of the kept vertices; each geometry gets its byte ranges as "e5v"."""
-        parts = self.parts
-        if not parts.shapes:
+        if not self.parts.shapes:
             return None
-        lines, bounds = _varint.encode(self.units, kept_at, parts.offsets)
+        lines, bounds = _varint.encode(self.units, kept_at, self.parts.offsets)
+        self._place(bounds)
+        return lines
+
+    def _place(self, bounds: np.ndarray) -> None:
+        """Gives each geometry its parts' byte ranges in the line section (and its grid)."""
         ranges = np.column_stack([bounds[:-1], bounds[1:]]).tolist()
-        for shape in parts.shapes:
+        for shape in self.parts.shapes:
             place(shape, "e5v", ranges[shape.first_part : shape.first_part + shape.count])
             if self.q != 1:
                 shape.geometry["q"] = self.q
-        return lines
 
 
 def place(shape: Shape, key: str, parts: list[Any]) -> None:

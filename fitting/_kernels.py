@@ -360,24 +360,35 @@ def _descend(sig, x, y, st_a, st_b, st_s, top: int, cutoff: float) -> bool:
     return True
 
 
-def max_error(lonlat: np.ndarray, dedup_of: np.ndarray, e5: np.ndarray, keep: np.ndarray) -> float:
+def max_error(
+    lonlat: np.ndarray, dedup_of: np.ndarray, e5: np.ndarray, keep: np.ndarray, q: int = 1
+) -> float:
     """Largest distance in metres from any original vertex to the kept segment spanning it.
 
     `lonlat` are the original (unrounded) vertices, `dedup_of` maps each to its
     merged vertex (non-decreasing, steps of 0 or 1), `e5` are the merged
-    vertices as sent (any quantisation applied) and `keep` marks the kept ones
-    (every part's ends among them, so a segment never crosses parts). An
+    vertices as sent (on the grid of `q` e5 steps) and `keep` marks the kept
+    ones (every part's ends among them, so a segment never crosses parts). An
     original vertex of a kept merged vertex is measured to that vertex, every
     other one to the kept segment around it. Each distance is measured in an
     equirectangular frame about the segment's own latitude, so the figure
     stays honest on long routes far from any part's mean latitude.
+
+    The originals of kept vertices are measured last, and only if the segments
+    left the largest distance below what rounding can put between an original
+    and its vertex as sent (half an e5 step, plus half a grid step when q > 1,
+    on each axis): at any tolerance the budget forces that is rare, and the
+    figure is the same.
     """
     first = np.empty(e5.shape[0] + 1, dtype=np.int64)
-    return _max_error(lonlat, dedup_of, e5, np.flatnonzero(keep), first)
+    half = 0.5 * (1 + q) if q > 1 else 0.5
+    rounding = half * 1e-5 * M_PER_DEG * math.sqrt(2.0)
+    bound = rounding * (1.0 + 1e-9) + 1e-6  # slack far above the distances' rounding
+    return _max_error(lonlat, dedup_of, e5, np.flatnonzero(keep), first, bound * bound)
 
 
 @njit(cache=True)
-def _max_error(lonlat, dedup_of, e5, kept_at, first) -> float:
+def _max_error(lonlat, dedup_of, e5, kept_at, first, rounding2) -> float:
     # first[d]: the first original vertex of merged vertex d (dedup_of is non-decreasing).
     n = lonlat.shape[0]
     m = e5.shape[0]
@@ -385,34 +396,43 @@ def _max_error(lonlat, dedup_of, e5, kept_at, first) -> float:
         first[dedup_of[j]] = j
     first[m] = n
     worst = 0.0
+    if kept_at.shape[0] == 0:
+        return worst
     # cos of latitudes from a cached cos/sin pair and a Taylor step (kept vertices are
     # close: one libm call per ~0.6 degrees of latitude, not two per kept vertex).
     cache = np.array([1e9, 0.0, 0.0])
+    a = kept_at[0]
+    alon = e5[a, 0] / 1e5
+    alat = e5[a, 1] / 1e5
+    for k in range(kept_at.shape[0] - 1):
+        b = kept_at[k + 1]
+        blon = e5[b, 0] / 1e5  # b's degrees, once: a in the next round
+        blat = e5[b, 1] / 1e5
+        if b > a + 1:  # dropped vertices between them (b may start the next part)
+            # The originals of the dropped vertices between a and b: distances to segment a-b.
+            kx = M_PER_DEG * _cos(math.radians(0.5 * (alat + blat)), cache)
+            dx = _wrap(blon - alon) * kx
+            dy = (blat - alat) * M_PER_DEG
+            len2 = dx * dx + dy * dy
+            inv = 1.0 / len2 if len2 > 0.0 else 0.0  # a point segment: the distance to a
+            for j in range(first[a + 1], first[b]):
+                px = _wrap(lonlat[j, 0] - alon) * kx
+                py = (lonlat[j, 1] - alat) * M_PER_DEG
+                d2 = _d2(px, py, dx, dy, len2, inv)
+                worst = d2 if d2 > worst else worst
+        a, alon, alat = b, blon, blat
+    if worst >= rounding2:
+        return math.sqrt(worst)  # no original of a kept vertex can be farther
     for k in range(kept_at.shape[0]):
+        # The originals of kept vertex a: distances to a itself, in a frame about a.
         a = kept_at[k]
         alon = e5[a, 0] / 1e5
         alat = e5[a, 1] / 1e5
-        # The originals of kept vertex a: distances to a itself, in a frame about a.
         kx = M_PER_DEG * _cos(math.radians(alat), cache)
         for j in range(first[a], first[a + 1]):
             px = _wrap(lonlat[j, 0] - alon) * kx
             py = (lonlat[j, 1] - alat) * M_PER_DEG
             d2 = px * px + py * py
-            worst = d2 if d2 > worst else worst
-        b = kept_at[k + 1] if k + 1 < kept_at.shape[0] else a
-        if b <= a + 1:
-            continue  # nothing dropped between them (or b starts the next part)
-        # The originals of the dropped vertices between a and b: distances to segment a-b.
-        blat = e5[b, 1] / 1e5
-        kx = M_PER_DEG * _cos(math.radians(0.5 * (alat + blat)), cache)
-        dx = _wrap(e5[b, 0] / 1e5 - alon) * kx
-        dy = (blat - alat) * M_PER_DEG
-        len2 = dx * dx + dy * dy
-        inv = 1.0 / len2 if len2 > 0.0 else 0.0  # a point segment: the distance to a
-        for j in range(first[a + 1], first[b]):
-            px = _wrap(lonlat[j, 0] - alon) * kx
-            py = (lonlat[j, 1] - alat) * M_PER_DEG
-            d2 = _d2(px, py, dx, dy, len2, inv)
             worst = d2 if d2 > worst else worst
     return math.sqrt(worst)
 

@@ -34,6 +34,7 @@ INDEX_LISTS = (
     ("progress", ("pointIndex",)),
 )
 INSTRUCTION_KEYS = ("pointIndex",)
+_INTEGERS = (int, np.integer)
 
 
 @dataclass
@@ -274,7 +275,9 @@ def _index_list(
             if key not in item:
                 continue
             value = item[key]
-            if isinstance(value, bool) or not isinstance(value, int | np.integer):
+            if type(value) is not int and (  # the common case first: one type check
+                isinstance(value, bool) or not isinstance(value, _INTEGERS)
+            ):
                 raise InvalidGeometry(f"{where}[{i}].{key} = {value!r} is not an integer")
             if not 0 <= value < count:
                 raise InvalidGeometry(

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fitting
-from fitting import _fit
+from fitting import _fit, _kernels, _parts
 from server.offline.roads import road_like_route, route_with_points
 
 from .support import as_sent, envelope, line_feature, metres, sent_features, step
@@ -349,6 +349,9 @@ def test_any_lines_either_fit_the_budget_with_indices_intact_or_raise_does_not_f
     except fitting.DoesNotFit:
         return
     assert len(result.app_data) <= budget
+    if result.report is not None:  # the report sent is the one returned, its chars exact
+        assert fitting.decode(result.app_data)["fitted"] == result.report
+        assert result.report["chars"] == len(result.app_data)
     q = step(result.app_data)
     for feature, route, sent in zip(features, routes, sent_features(result.app_data), strict=True):
         coords = np.array(sent["geometry"]["coordinates"])
@@ -358,3 +361,55 @@ def test_any_lines_either_fit_the_budget_with_indices_intact_or_raise_does_not_f
         before = [p["pointIndex"] for p in feature["properties"]["progress"]]
         after = [p["pointIndex"] for p in sent["properties"]["progress"]]
         np.testing.assert_allclose(coords[after], grid[before], rtol=0, atol=1e-9)
+
+
+def reference_max_error(lonlat: np.ndarray, dedup_of: np.ndarray, sent: np.ndarray, keep) -> float:
+    """max_error's definition, one vertex at a time: to the kept vertex, or its kept segment."""
+    deg = sent / 1e5
+    kept_at = np.flatnonzero(keep)
+    worst = 0.0
+    for j in range(lonlat.shape[0]):
+        d = dedup_of[j]
+        if keep[d]:
+            kx = _kernels.M_PER_DEG * np.cos(np.radians(deg[d, 1]))
+            dist = np.hypot(
+                (lonlat[j, 0] - deg[d, 0]) * kx, (lonlat[j, 1] - deg[d, 1]) * _kernels.M_PER_DEG
+            )
+        else:
+            a, b = kept_at[np.searchsorted(kept_at, d) - 1], kept_at[np.searchsorted(kept_at, d)]
+            kx = _kernels.M_PER_DEG * np.cos(np.radians(0.5 * (deg[a, 1] + deg[b, 1])))
+            o, e = deg[a], deg[b]
+            frame = np.array([kx, _kernels.M_PER_DEG])
+            dist = shapely.LineString([(0, 0), (e - o) * frame]).distance(
+                shapely.Point((lonlat[j] - o) * frame)
+            )
+        worst = max(worst, dist)
+    return worst
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    share=st.sampled_from([1.0, 0.97, 0.5, 0.05]),
+    q=st.sampled_from([1, 2, 10, 100]),
+    wiggle=st.sampled_from([1e-6, 1e-5, 1e-3]),
+)
+def test_max_error_matches_its_definition_whether_segments_or_rounding_dominate(
+    seed: int, share: float, q: int, wiggle: float
+) -> None:
+    # Nearly straight lines with a tiny wiggle leave segments closer than rounding does,
+    # so the originals of kept vertices decide (measured last, only then).
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 300))
+    lonlat = np.column_stack([np.linspace(4.9, 4.95, n), np.linspace(52.3, 52.31, n)])
+    lonlat += rng.normal(0.0, wiggle, lonlat.shape)
+    parts = _parts.collect(
+        {"type": "FeatureCollection", "features": [line_feature(lonlat.tolist())]}
+    )
+    sent = np.rint(parts.e5 / q).astype(np.int64) * q
+    m = parts.e5.shape[0]
+    keep = rng.random(m) < share
+    keep[0] = keep[m - 1] = True
+    error = _kernels.max_error(parts.lonlat, parts.dedup_of, sent, keep, q)
+    expected = reference_max_error(parts.lonlat, parts.dedup_of, sent, keep)
+    assert error == pytest.approx(expected, rel=1e-9, abs=1e-9)

@@ -43,6 +43,9 @@ def check(env: dict, result: fitting.FitResult, budget: int) -> tuple[np.ndarray
         np.testing.assert_allclose(sent[new], grid[old], rtol=0, atol=1e-9, err_msg=name)
     report = result.report
     assert report is not None and report["points"] == len(sent)
+    # The report sent is the one returned, and counts the characters it is part of.
+    assert fitting.decode(result.app_data)["fitted"] == report
+    assert report["chars"] == len(result.app_data)
     spanning, nearest = spanning_error(route, sent, q)
     reported = report["max_error_m"]
     # No original vertex is farther from the drawn line than reported. (Where a coarse grid

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import gzip
+import zlib
 
 import numpy as np
 import orjson
@@ -11,9 +12,12 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from isal import isal_zlib
 
 import fitting
-from fitting import _varint
+from fitting import _codec, _parts, _varint
+from fitting._huffman import BLOCK, SMALL, Section, bytes_within, lz77_pays
+from loadtest import recorded
 
 from .support import envelope, line_feature, sent_features
 
@@ -51,6 +55,125 @@ def test_varint_deltas_decode_to_the_deltas_encoded(units: np.ndarray) -> None:
         flat = _varint.decode(data, int(bounds[p]), int(bounds[p + 1]))
         np.testing.assert_array_equal(flat, expected)
         assert np.all(data[bounds[p] : bounds[p + 1]][-1:] < 0x80)
+
+
+def leb128(values: list[int]) -> bytes:
+    """A plain reference: zigzag, then 7 bits a byte, least significant first."""
+    out = bytearray()
+    for value in values:
+        u = (value << 1) ^ (value >> 63)
+        while u >= 0x80:
+            out.append((u & 0x7F) | 0x80)
+            u >>= 7
+        out.append(u)
+    return bytes(out)
+
+
+@settings(max_examples=60, deadline=None)
+@given(units=coordinates, data=st.data())
+@example(units=np.array([[-18_000_000, -9_000_000], [18_000_000, 9_000_000]]), data=None)
+def test_the_line_section_is_leb128_of_zigzag_deltas_of_the_kept_vertices(
+    units: np.ndarray, data: st.DataObject | None
+) -> None:
+    m = len(units)
+    offsets = np.array([0, m // 2, m]) if m >= 4 else np.array([0, m])
+    inner = [i for i in range(m) if i not in offsets[:-1] and i not in offsets[1:] - 1]
+    dropped = set(data.draw(st.sets(st.sampled_from(inner)))) if data and inner else set()
+    kept_at = np.array([i for i in range(m) if i not in dropped], dtype=np.int64)
+    encoded, bounds = _varint.encode(units, kept_at, offsets)
+    expected, starts = b"", []
+    for p in range(len(offsets) - 1):
+        starts.append(len(expected))
+        part = units[[i for i in kept_at if offsets[p] <= i < offsets[p + 1]]]
+        expected += leb128(np.vstack([part[:1], np.diff(part, axis=0)]).ravel().tolist())
+    assert encoded.tobytes() == expected
+    assert bounds.tolist() == [*starts, len(expected)]
+
+
+@settings(max_examples=40, deadline=None)
+@given(head=st.binary(max_size=3_000), lines=st.binary(max_size=200_000) | st.none())
+@example(head=b"", lines=b"")
+def test_a_member_of_two_deflate_streams_is_plain_gzip_to_any_inflater(
+    head: bytes, lines: bytes | None
+) -> None:
+    section = None if lines is None else Section(np.frombuffer(lines, dtype=np.uint8))
+    member = _codec.Member(head, section)
+    raw = member.tobytes()
+    expected = head if lines is None else head + b"\0" + lines
+    assert gzip.decompress(raw) == expected
+    assert zlib.decompress(raw, wbits=31) == expected  # one member, trailer checked
+    assert len(member) == len(raw) and member.chars() == len(member.text())
+
+
+def skewed(rng: np.random.Generator, size: int) -> np.ndarray:
+    """Bytes drawn like varint bytes: a few values common, the rest rare."""
+    weights = rng.pareto(0.7, 256) + 1e-3
+    return rng.choice(256, size, p=weights / weights.sum()).astype(np.uint8)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1), size=st.integers(0, 3 * BLOCK + 5), values=st.integers(1, 256)
+)
+def test_a_coded_section_is_deflate_of_the_length_planned(
+    seed: int, size: int, values: int
+) -> None:
+    rng = np.random.default_rng(seed)
+    raw = (skewed(rng, size).astype(np.int64) % values).astype(np.uint8)
+    section = Section(raw)
+    assert zlib.decompress(section.data, wbits=-15) == raw.tobytes()  # raw deflate, final block
+    assert section.length == len(section.data)
+    assert section.crc == zlib.crc32(raw.tobytes()) and section.size == size
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), size=st.integers(0, 3 * SMALL))
+def test_a_short_section_costs_no_more_than_deflating_it(seed: int, size: int) -> None:
+    raw = skewed(np.random.default_rng(seed), size)
+    compressor = isal_zlib.compressobj(2, isal_zlib.DEFLATED, -15)
+    deflated = compressor.compress(raw) + compressor.flush()
+    section = Section(raw)
+    assert zlib.decompress(section.data, wbits=-15) == raw.tobytes()
+    assert section.length == len(section.data)
+    if size <= SMALL:
+        assert section.length <= len(deflated)
+    if size <= 64:  # the fixed code: a dynamic header alone would take more
+        assert section.length <= size * 9 // 8 + 2
+
+
+def test_codes_longer_than_deflate_allows_are_limited_and_stay_complete() -> None:
+    fib = [1, 2]
+    while sum(fib) + fib[-1] + fib[-2] < BLOCK:
+        fib.append(fib[-1] + fib[-2])  # Huffman depth len(fib) - 1 = 19 bits unlimited
+    raw = np.repeat(np.arange(len(fib), dtype=np.uint8), fib)
+    section = Section(raw)
+    assert zlib.decompress(section.data, wbits=-15) == raw.tobytes()
+    lengths = section._plan.literal_lengths[0]
+    assert lengths.max() == 15
+    assert sum(2.0 ** -int(n) for n in lengths if n) == 1.0  # complete (Kraft equality)
+
+
+def test_a_section_given_in_pieces_stops_reading_them_once_it_passes_the_limit() -> None:
+    rng = np.random.default_rng(2)
+    pieces = [rng.integers(0, 256, 20_000, dtype=np.uint8) for _ in range(10)]
+    taken = []
+
+    def given() -> object:
+        for piece in pieces:
+            taken.append(piece)
+            yield piece
+
+    section, written, read = bytes_within(given(), 50_000)
+    assert section is None and written > 50_000 and read == len(taken) == 4
+    section, written, read = bytes_within(iter(pieces), 10**6)
+    assert section is not None and len(section.data) == written and read == 10
+    whole = Section(np.concatenate(pieces))
+    assert section.data == whole.data  # pieces change nothing in the stream
+    member = _codec.Member(b"{}", section)
+    assert gzip.decompress(member.tobytes()) == b"{}\0" + b"".join(p.tobytes() for p in pieces)
+    # A section within the limit is read to its end, whatever the pieces.
+    section, written, read = bytes_within(iter([skewed(rng, 5), skewed(rng, 70_000)]), 10**6)
+    assert section is not None and read == 2 and section.size == 70_005
 
 
 def test_a_fitted_envelope_is_json_then_a_nul_then_the_line_section() -> None:
@@ -174,3 +297,27 @@ def test_a_malformed_line_section_is_refused_saying_where(
 ) -> None:
     with pytest.raises(fitting.FittingError, match=message):
         fitting.decode(wire(head, lines))
+
+
+def test_sections_that_repeat_themselves_are_deflated_and_others_are_not() -> None:
+    rng = np.random.default_rng(4)
+    pattern = skewed(rng, 300)
+    repeating = np.tile(pattern, 400)  # a smooth line's deltas on a coarse grid recur
+    trip = _parts.collect(recorded.route_envelope(recorded.legs())["data"])
+    lines, _ = _varint.encode(trip.e5, np.arange(trip.e5.shape[0]), trip.offsets)
+    assert lz77_pays(repeating) and not lz77_pays(lines)  # recorded lines: literal blocks
+    section = Section(repeating, lz77=True)
+    assert section.length == len(section.data) < Section(repeating).length
+    member = _codec.Member(b"{}", section)
+    assert gzip.decompress(member.tobytes()) == b"{}\0" + repeating.tobytes()
+
+
+def test_a_fit_codes_its_candidates_as_their_sample_says() -> None:
+    coords = (
+        np.cumsum(np.tile([[0.0005, 0.0002], [0.0004, -0.0001]], (60_000, 1)), axis=0)
+    ).tolist()
+    result = fitting.fit(envelope(line_feature(coords)), 20_000)
+    assert result.report is not None and len(result.app_data) <= 20_000
+    assert (
+        len(sent_features(result.app_data)[0]["geometry"]["coordinates"]) == result.report["points"]
+    )
