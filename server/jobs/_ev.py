@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from server.jobs._answers import Dropped, entries, integer, number, obj, text
+from server.jobs._answers import Dropped, count, entries, number, obj, text
 from server.jobs._features import (
     collection,
     point_feature,
@@ -114,7 +114,7 @@ def live_counts(
         for k, v in counts.items():
             totals[k] += v
         entry: dict[str, Any] = {"type": text(connector.get("type")) or "unknown", **counts}
-        total = _count(connector.get("total"))
+        total = count(connector.get("total"))
         if total is not None:
             entry["total"] = total
         levels: dict[float, dict[str, int]] = {}
@@ -129,21 +129,12 @@ def live_counts(
     return totals, per_type
 
 
-def _count(value: Any) -> int | None:
-    """A count: a whole number of 0 or more (an integral float as TomTom's JSON may send
-    it included), else None."""
-    whole = integer(value)
-    if whole is None and (found := number(value)) is not None and found.is_integer():
-        whole = int(found)
-    return whole if whole is not None and whole >= 0 else None
-
-
 def _counted(counts: Any, where: str, dropped: Dropped) -> dict[str, int]:
     counts = obj(counts)
     out: dict[str, int] = {}
     for k in _COUNTS:
         value = counts.get(k)
-        found = _count(value)
+        found = count(value)
         if found is None and value is not None:
             dropped.add(f"{where}.{k}")
         out[k] = found or 0
