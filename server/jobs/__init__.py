@@ -104,7 +104,6 @@ __all__ = [
     "matches",
     "number",
     "obj",
-    "point_array",
     "point_feature",
     "prepare",
     "render_map",
