@@ -4,19 +4,25 @@
  * esbuild bundles each view's ES-module entry (with ext-apps, MapLibre and the
  * basemap data from node_modules, pinned by package-lock.json) into one script
  * and the view CSS into one stylesheet; both are inlined into shell.html.
- * The server only reads dist/, so it never needs Node.
+ * The server only reads dist/, so it never needs Node. The build also writes
+ * the same basemap as a JSON file the server's map images read with Python
+ * (IMAGE_BASEMAP, basemap/image.mjs, ADR 0027).
  *
- *   node build.mjs           write dist/
- *   node build.mjs --check   exit 1 when a committed file in dist/ differs from a fresh build
+ *   node build.mjs           write dist/ and IMAGE_BASEMAP
+ *   node build.mjs --check   exit 1 when a committed file in dist/, or IMAGE_BASEMAP,
+ *                            differs from a fresh build
  */
 import { readFile, writeFile, mkdir } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
 import * as esbuild from "esbuild";
+import { imageBasemap } from "./basemap/image.mjs";
 import { basemapTopology } from "./basemap/topology.mjs";
 
 const ROOT = path.dirname(fileURLToPath(import.meta.url));
 const DIST = path.join(ROOT, "dist");
+/** The basemap of the server's map images (server/jobs/_basemap.py reads it). */
+const IMAGE_BASEMAP = path.join(ROOT, "..", "server", "jobs", "basemap.json");
 
 /** page file, document title, data-view, script entry, stylesheet entry, template */
 const PAGES = [
@@ -107,14 +113,23 @@ async function main() {
       console.log(`dist/${spec.file}: ${bytes(Buffer.byteLength(html))} bytes${base}`);
     }
   }
+  const basemap = imageBasemap(await basemapTopology());
+  const imageFile = path.relative(ROOT, IMAGE_BASEMAP);
+  if (check) {
+    const committed = await readFile(IMAGE_BASEMAP, "utf8").catch(() => null);
+    if (committed !== basemap) stale.push(imageFile);
+  } else {
+    await writeFile(IMAGE_BASEMAP, basemap);
+    console.log(`${imageFile}: ${Buffer.byteLength(basemap).toLocaleString("en-US")} bytes`);
+  }
   if (stale.length) {
     console.error(
       `widgets: ${stale.join(", ")} ${stale.length === 1 ? "is" : "are"} not the build of the current sources; ` +
-        "run `npm run build` in widgets/ and commit dist/.",
+        "run `npm run build` in widgets/ and commit dist/ and ../server/jobs/basemap.json.",
     );
     process.exit(1);
   }
-  if (check) console.log(`widgets: dist/ matches the sources (${PAGES.length} documents)`);
+  if (check) console.log(`widgets: dist/ and ${imageFile} match the sources (${PAGES.length} documents)`);
 }
 
 await main();

@@ -32,7 +32,7 @@ from server.jobs._answers import (
     text,
 )
 from server.jobs._data_viz import answer_and_data, data_viz, data_viz_page
-from server.jobs._ev import availability_id, ev_route, stations
+from server.jobs._ev import availability_id, ev_route, matches, stations
 from server.jobs._features import (
     area_points,
     bbox_of,
@@ -109,9 +109,9 @@ __all__ = [
     "incident_collection",
     "incidents_of",
     "integer",
+    "matches",
     "number",
     "obj",
-    "point_array",
     "point_feature",
     "prepare",
     "render_map",

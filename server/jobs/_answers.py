@@ -78,6 +78,15 @@ def integer(value: Any) -> int | None:
     return int(value) if abs(value) <= MAX_SAFE_INT else None
 
 
+def count(value: Any) -> int | None:
+    """`value` when it is a count: a whole number of 0 or more (an integral float, as a
+    JSON encoder may write one, included), else None."""
+    whole = integer(value)
+    if whole is None and (found := number(value)) is not None and found.is_integer():
+        whole = int(found)
+    return whole if whole is not None and whole >= 0 else None
+
+
 def text(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 

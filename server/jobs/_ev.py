@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from server.jobs._answers import Dropped, number, obj, text
+from server.jobs._answers import Dropped, count, entries, number, obj, text
 from server.jobs._features import (
     collection,
     point_feature,
@@ -40,74 +40,105 @@ _COUNTS = ("available", "occupied", "reserved", "unknown", "outOfService")
 
 def availability_id(result: dict[str, Any]) -> str | None:
     """The id the availability API knows a search result's charging park by."""
-    sources = result.get("dataSources") or {}
-    found = (sources.get("chargingAvailability") or {}).get("id")
+    found = obj(obj(result.get("dataSources")).get("chargingAvailability")).get("id")
     return found if isinstance(found, str) and found else None
 
 
-def connectors_of(result: dict[str, Any]) -> list[dict[str, Any]]:
+def connectors_of(result: dict[str, Any], dropped: Dropped | None = None) -> list[dict[str, Any]]:
     """A park's connectors as `{type, power_kw, current}`: from `chargingPark.connectors`
     (Search API: `connectorType`) or from its stations' charging points (EV Search:
-    `chargingStations[].chargingPoints[].connectors[]`, `type`), once per type and power."""
-    park = result.get("chargingPark") or {}
-    raw = list(park.get("connectors") or [])
-    for station in park.get("chargingStations") or []:
-        for point in station.get("chargingPoints") or []:
-            raw += point.get("connectors") or []
+    `chargingStations[].chargingPoints[].connectors[]`, `type`), once per type and power.
+    Entries that are not objects are dropped and counted in `dropped`."""
+    dropped = dropped if dropped is not None else Dropped()
+    park = obj(result.get("chargingPark"))
+    where = "results.chargingPark"
+    raw = entries(park.get("connectors"), f"{where}.connectors", dropped)
+    for station in entries(park.get("chargingStations"), f"{where}.chargingStations", dropped):
+        for point in _points(station, dropped):
+            raw += entries(point.get("connectors"), f"{_POINTS}.connectors", dropped)
     seen: dict[tuple[str, float | None], dict[str, Any]] = {}
     for connector in raw:
-        kind = connector.get("connectorType") or connector.get("type") or "unknown"
-        power = connector.get("ratedPowerKW")
-        power = float(power) if isinstance(power, int | float) else None
-        entry = {"type": kind, "power_kw": power}
-        if connector.get("currentType"):
-            entry["current"] = connector["currentType"]
+        kind = text(connector.get("connectorType")) or text(connector.get("type")) or "unknown"
+        power = number(connector.get("ratedPowerKW"))
+        entry: dict[str, Any] = {"type": kind, "power_kw": power}
+        current = text(connector.get("currentType"))
+        if current:
+            entry["current"] = current
         seen.setdefault((kind, power), entry)
     return list(seen.values())
 
 
-def point_statuses(result: dict[str, Any]) -> dict[str, int]:
-    """EV Search's per-charging-point `status`, counted, when the answer carries them."""
+_POINTS = "results.chargingPark.chargingStations.chargingPoints"
+
+
+def _points(station: dict[str, Any], dropped: Dropped) -> list[dict[str, Any]]:
+    return entries(station.get("chargingPoints"), _POINTS, dropped)
+
+
+_STATUSES = {
+    "Available": "available",
+    "Occupied": "occupied",
+    "Reserved": "reserved",
+    "Unknown": "unknown",
+    "OutOfService": "outOfService",
+}
+
+
+def point_statuses(result: dict[str, Any], dropped: Dropped | None = None) -> dict[str, int]:
+    """EV Search's per-charging-point `status`, counted, when the answer carries them (a
+    status TomTom does not list counts as unknown)."""
+    dropped = dropped if dropped is not None else Dropped()
     counts: dict[str, int] = {}
-    names = {
-        "Available": "available",
-        "Occupied": "occupied",
-        "Reserved": "reserved",
-        "Unknown": "unknown",
-        "OutOfService": "outOfService",
-    }
-    for station in (result.get("chargingPark") or {}).get("chargingStations") or []:
-        for point in station.get("chargingPoints") or []:
-            status = names.get(point.get("status"), "unknown")
+    park = obj(result.get("chargingPark"))
+    for station in entries(park.get("chargingStations"), "", Dropped()):  # counted once above
+        for point in _points(station, Dropped()):
+            status = _STATUSES.get(text(point.get("status")) or "", "unknown")
             counts[status] = counts.get(status, 0) + 1
     return counts
 
 
-def live_counts(availability: dict[str, Any] | None) -> tuple[dict[str, int], list[dict]]:
+def live_counts(
+    availability: dict[str, Any] | None, dropped: Dropped | None = None
+) -> tuple[dict[str, int], list[dict]]:
     """(totals over the park, per connector type) from a chargingAvailability answer;
-    each type keeps its `perPowerLevel` counts as `{power_kw: counts}`."""
+    each type keeps its `perPowerLevel` counts as `{power_kw: counts}`. Connectors and
+    power levels that are not objects, and counts that are not whole numbers of 0 or
+    more, are left out and counted in `dropped`."""
+    dropped = dropped if dropped is not None else Dropped()
     totals = dict.fromkeys(_COUNTS, 0)
     per_type: list[dict[str, Any]] = []
-    for connector in (availability or {}).get("connectors") or []:
-        live = connector.get("availability") or {}
-        counts = _counted(live.get("current"))
+    where = "chargingAvailability.connectors"
+    for connector in entries(obj(availability).get("connectors"), where, dropped):
+        live = obj(connector.get("availability"))
+        counts = _counted(live.get("current"), f"{where}.availability.current", dropped)
         for k, v in counts.items():
             totals[k] += v
-        entry: dict[str, Any] = {"type": connector.get("type") or "unknown", **counts}
-        if isinstance(connector.get("total"), int):
-            entry["total"] = connector["total"]
-        entry["levels"] = {
-            float(level["powerKW"]): _counted(level)
-            for level in live.get("perPowerLevel") or []
-            if isinstance(level, dict) and isinstance(level.get("powerKW"), int | float)
-        }
+        entry: dict[str, Any] = {"type": text(connector.get("type")) or "unknown", **counts}
+        total = count(connector.get("total"))
+        if total is not None:
+            entry["total"] = total
+        levels: dict[float, dict[str, int]] = {}
+        for level in entries(live.get("perPowerLevel"), f"{where}.perPowerLevel", dropped):
+            power = number(level.get("powerKW"))
+            if power is None:
+                dropped.add(f"{where}.perPowerLevel")
+                continue
+            levels[power] = _counted(level, f"{where}.perPowerLevel", dropped)
+        entry["levels"] = levels
         per_type.append(entry)
     return totals, per_type
 
 
-def _counted(counts: Any) -> dict[str, int]:
-    counts = counts if isinstance(counts, dict) else {}
-    return {k: int(counts.get(k) or 0) for k in _COUNTS}
+def _counted(counts: Any, where: str, dropped: Dropped) -> dict[str, int]:
+    counts = obj(counts)
+    out: dict[str, int] = {}
+    for k in _COUNTS:
+        value = counts.get(k)
+        found = count(value)
+        if found is None and value is not None:
+            dropped.add(f"{where}.{k}")
+        out[k] = found or 0
+    return out
 
 
 STATES = {"free": FREE, "busy": BUSY, "out of service": BROKEN, "unknown": UNKNOWN}
@@ -133,45 +164,52 @@ def colour_of(counts: dict[str, int] | None) -> str:
 
 
 def stations(
-    results: Sequence[dict[str, Any]], availability: dict[str, dict[str, Any] | None]
+    results: Sequence[Any],
+    availability: dict[str, dict[str, Any] | None],
+    dropped: Dropped | None = None,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(answer items for the model, `station` features for the view); `availability`
-    maps a result's availability id to its chargingAvailability answer (None: failed)."""
+    maps a result's availability id to its chargingAvailability answer (None: failed).
+    Malformed entries are left out and counted in `dropped` (`_answers.py`)."""
+    dropped = dropped if dropped is not None else Dropped()
     items: list[dict[str, Any]] = []
     features: list[dict[str, Any]] = []
-    for result in results:
+    for result in entries(list(results), "results", dropped):
         summary = result_summary(result)
-        brands = (result.get("poi") or {}).get("brands") or []
+        brands = entries(obj(result.get("poi")).get("brands"), "results.poi.brands", dropped)
         item: dict[str, Any] = {
             "name": summary["name"],
-            "operator": brands[0].get("name") if brands else None,
+            "operator": text(brands[0].get("name")) if brands else None,
             "address": summary["address"],
         }
         if "distance_m" in summary:
             item["distance_m"] = summary["distance_m"]
-        connectors = connectors_of(result)
+        connectors = connectors_of(result, dropped)
         item["connectors"] = connectors
         powers = [c["power_kw"] for c in connectors if c["power_kw"] is not None]
         if powers:
             item["max_power_kw"] = max(powers)
         key = availability_id(result)
         counts: dict[str, int] | None = None
+        statuses = point_statuses(result)
         if key is not None and key in availability:
             answer = availability[key]
             if answer is None:
                 item["availability"] = "unavailable: the availability request failed"
             else:
-                counts, per_type = live_counts(answer)
+                counts, per_type = live_counts(answer, dropped)
                 item["availability"] = _said(counts)
                 _add_counts(connectors, per_type)
-        elif point_statuses(result):
-            counts = point_statuses(result)
+        elif statuses:
+            counts = statuses
             item["availability"] = _said(counts)
         else:
             item["availability"] = "not reported for this station"
         if summary.get("id") is not None:
             item["id"] = summary["id"]
         position = result_position(result)
+        if position is None and result.get("position") is not None:
+            dropped.add("results.position")
         if position is not None:
             item["position"] = rounded(position)
             features.append(
@@ -194,6 +232,17 @@ def stations(
             )
         items.append(item)
     return items, features
+
+
+def matches(result: dict[str, Any], match: str) -> bool:
+    """Whether `match` (lower case) is in the result's name or one of its brands' names;
+    an empty `match` takes every result."""
+    if not match:
+        return True
+    poi = obj(result.get("poi"))
+    brands = [b.get("name") for b in entries(poi.get("brands"), "", Dropped())]
+    names = [n for n in [poi.get("name"), *brands] if isinstance(n, str)]
+    return any(match in name.lower() for name in names)
 
 
 def _said(counts: dict[str, int]) -> dict[str, int]:

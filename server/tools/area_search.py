@@ -16,11 +16,11 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult
 from pydantic import BaseModel, ConfigDict, Field
 
-from server.jobs import collection, search_results
+from server.jobs import Dropped, collection, required_list, search_results
 from server.runtime import Runtime
 from server.tomtom import coordinate, request_body
 from server.tool_names import AREA_SEARCH
-from server.tools._delivery import deliver
+from server.tools._delivery import deliver, read_answer
 from server.tools._inputs import Language, Position, ShowUi, caller_key, model_tool
 from server.tools.dynamic_map import Area, area_feature
 from server.tools.search import CategorySet, Query
@@ -100,7 +100,9 @@ def register(apps: Apps, runtime: Runtime) -> None:
         body = request_body(orjson.dumps({"geometryList": geometries}))
         key = caller_key(ctx)
         found = await runtime.tomtom.geometry_search(query, body, key=key, params=params)
-        items, results = search_results(found.get("results") or [])
+        dropped = Dropped()
+        with read_answer():
+            items, results = search_results(required_list(found, "results"), dropped)
         answer: dict[str, Any] = {
             "query": query,
             "areas": len(areas),
@@ -111,6 +113,7 @@ def register(apps: Apps, runtime: Runtime) -> None:
             answer["note"] = "Nothing found inside the areas; try a broader query or larger areas."
         features = [area_feature(area) for area in areas] + results
         data = collection(features, summary={"query": query, "count": len(items)})
+        answer = dropped.report(answer)
         return await deliver(
             runtime,
             tool=AREA_SEARCH,

@@ -25,7 +25,7 @@ from server.jobs import collection, point_feature, rounded
 from server.runtime import Runtime
 from server.tomtom import TomTomError, request_body
 from server.tool_names import EV_ROUTING, EV_SEARCH
-from server.tools._delivery import deliver, deliver_job
+from server.tools._delivery import deliver, deliver_job, read_answer
 from server.tools._inputs import Language, Position, ShowUi, caller_key, model_tool
 from server.tools.routing import AvoidParam, DepartAt, TrafficParam, route_params
 from widgets import MAP_URI
@@ -165,12 +165,15 @@ def register(apps: Apps, runtime: Runtime) -> None:
         key = caller_key(ctx)
         lon, lat = position
         body = await runtime.tomtom.ev_search(lon, lat, key=key, params=params)
-        results = [r for r in body.get("results") or [] if _matches(r, match)][:limit]
+        dropped = jobs.Dropped()
+        with read_answer():
+            listed = jobs.entries(jobs.required_list(body, "results"), "results", dropped)
+        results = [r for r in listed if jobs.matches(r, match)][:limit]
         live: dict[str, dict[str, Any] | None] = {}
         failure = None
         if includeAvailability:
             live, failure = await _availability(runtime, results, key)
-        items, features = jobs.stations(results, live)
+        items, features = jobs.stations(results, live, dropped)
         answer: dict[str, Any] = {
             "position": rounded(position),
             "radius_m": radius,
@@ -191,6 +194,7 @@ def register(apps: Apps, runtime: Runtime) -> None:
             )
         origin = point_feature(position, {"kind": "origin", "label": "Search centre"})
         data = collection([origin, *features], summary={"count": len(items), "radius_m": radius})
+        answer = dropped.report(answer)
         return await deliver(
             runtime,
             tool=EV_SEARCH,
@@ -201,14 +205,6 @@ def register(apps: Apps, runtime: Runtime) -> None:
         )
 
     _register_ev_routing(apps, runtime)
-
-
-def _matches(result: dict[str, Any], match: str) -> bool:
-    if not match:
-        return True
-    poi = result.get("poi") or {}
-    names = [poi.get("name") or "", *((b.get("name") or "") for b in poi.get("brands") or [])]
-    return any(match in name.lower() for name in names)
 
 
 async def _availability(

@@ -17,9 +17,20 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult, TextContent
 from pydantic import Field
 
-from server.jobs import DATA_SOURCE_KEY, MAX_RESULT_CHARS, MAX_RESULT_CHARS_KEY, OFFLINE_NOTE
+from server.jobs import (
+    DATA_SOURCE_KEY,
+    MAX_RESULT_CHARS,
+    MAX_RESULT_CHARS_KEY,
+    OFFLINE_NOTE,
+    Dropped,
+    entries,
+    integer,
+    required_list,
+    text,
+)
 from server.runtime import Runtime
 from server.tool_names import POI_CATEGORIES
+from server.tools._delivery import read_answer
 from server.tools._inputs import READ_ONLY, Language, caller_key
 
 MAX_LISTED = 50
@@ -51,10 +62,19 @@ def register_plain(mcp: MCPServer, runtime: Runtime) -> None:
         params = [("language", language)] if language else []
         key = caller_key(ctx)
         body = await runtime.tomtom.poi_categories(key=key, params=params)
-        categories = [c for c in body.get("poiCategories") or [] if isinstance(c, dict)]
+        dropped = Dropped()
+        with read_answer():
+            listed_by_tomtom = required_list(body, "poiCategories")
+        categories = []
+        for entry in entries(listed_by_tomtom, "poiCategories", dropped):
+            category = _category(entry)
+            if category is None:  # no id: nothing the model could pass on
+                dropped.add("poiCategories")
+            else:
+                categories.append(category)
         word = (filter or "").strip().lower()
         matching = [c for c in categories if not word or _matches(c, word)]
-        listed = [_category(c) for c in matching[:limit]]
+        listed = matching[:limit]
         answer: dict[str, Any] = {
             "filter": filter,
             "count": len(matching),
@@ -66,12 +86,13 @@ def register_plain(mcp: MCPServer, runtime: Runtime) -> None:
             answer["more"] = f"{len(matching) - len(listed)} more match; give a narrower filter"
         if not matching:
             answer["note"] = f"No category name or synonym contains {filter!r}; try another word."
+        answer = dropped.report(answer)
         meta: dict[str, Any] = {MAX_RESULT_CHARS_KEY: MAX_RESULT_CHARS}
         if runtime.tomtom.serves_offline(key):  # flagged like every tool's answer (ADR 0060)
             answer["data_source"] = OFFLINE_NOTE
             meta[DATA_SOURCE_KEY] = "offline"
-        text = orjson.dumps(answer).decode()
-        return CallToolResult(content=[TextContent(type="text", text=text)], _meta=meta)
+        said = orjson.dumps(answer).decode()
+        return CallToolResult(content=[TextContent(type="text", text=said)], _meta=meta)
 
     mcp.add_tool(
         poi_categories,
@@ -88,14 +109,25 @@ def register_plain(mcp: MCPServer, runtime: Runtime) -> None:
 
 
 def _matches(category: dict[str, Any], word: str) -> bool:
-    names = [category.get("name") or "", *(category.get("synonyms") or [])]
-    return any(word in str(name).lower() for name in names)
+    names = [category.get("name") or "", *category.get("synonyms", [])]
+    return any(word in name.lower() for name in names)
 
 
-def _category(category: dict[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {"id": category.get("id"), "name": category.get("name")}
-    if category.get("synonyms"):
-        out["synonyms"] = category["synonyms"][:8]
-    if category.get("childCategoryIds"):
-        out["children"] = category["childCategoryIds"][:30]
+def _category(category: dict[str, Any]) -> dict[str, Any] | None:
+    """The model's copy of one of TomTom's categories, read through the checks of
+    `server.jobs` (ids plain integers, names and synonyms text), or None without an id."""
+    identifier = integer(category.get("id"))
+    if identifier is None:
+        return None
+    out: dict[str, Any] = {"id": identifier, "name": text(category.get("name"))}
+    synonyms = [s for s in _listed(category.get("synonyms")) if isinstance(s, str)]
+    if synonyms:
+        out["synonyms"] = synonyms[:8]
+    children = [c for c in map(integer, _listed(category.get("childCategoryIds"))) if c is not None]
+    if children:
+        out["children"] = children[:30]
     return out
+
+
+def _listed(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []

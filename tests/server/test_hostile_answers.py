@@ -1,6 +1,8 @@
 """TomTom answers as TomTom documents them, and mutated every way a broken upstream could.
 
 The fixtures (`tests/fixtures/tomtom/`, sources in its README) are TomTom's own shapes,
+for every endpoint a tool reads (routing, search, reachable range, traffic, EV search
+and charging availability, Long Distance EV Routing, geometry search, POI categories),
 so these tests do not merely agree with the offline upstream, which shares the client's
 assumptions. Property tests then mutate them (nulls, wrong types, removals, huge
 numbers, deep nesting, duplicates) and check what a user relies on: every call ends in
@@ -14,10 +16,10 @@ import asyncio
 import copy
 import json
 import math
+import os
 import re
 import threading
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -28,6 +30,7 @@ from hypothesis import strategies as st
 
 from server import jobs
 from server.tomtom import FAMILIES
+from tests.fixtures.tomtom import documented
 from tests.server.harness import (
     Outcome,
     ToolClient,
@@ -36,15 +39,9 @@ from tests.server.harness import (
     tool_client,
 )
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "tomtom"
 AMSTERDAM = [4.87489, 52.38686]
 ZUID = [4.87487, 52.38553]
-
-
-def fixture(name: str) -> dict[str, Any]:
-    body = orjson.loads((FIXTURES / f"{name}.json").read_bytes())
-    body.pop("_source")
-    return body
+fixture = documented
 
 
 CALL_TIMEOUT_S = 60.0
@@ -53,10 +50,11 @@ CALL_TIMEOUT_S = 60.0
 class Served:
     """One server, in process on an event loop of its own thread, for the whole module: every
     example, however hostile, is answered by the same server. TomTom is stood in for by a
-    transport that answers every request with `body`."""
+    transport that answers each request with the body set for its endpoint (`bodies`, by
+    the first `ENDPOINTS` entry whose text is in the path; the tool's own answer else)."""
 
     def __init__(self) -> None:
-        self.body = b"{}"
+        self.bodies: dict[str, bytes] = {}
         self._loop = asyncio.new_event_loop()
         self._client: ToolClient | None = None
         self._ready = threading.Event()
@@ -67,7 +65,10 @@ class Served:
             raise TimeoutError("the in-process server did not start")
 
     def _answer(self, request: httpx.Request) -> httpx.Response:
-        return httpx.Response(200, content=self.body, headers={"content-type": "application/json"})
+        path = request.url.path
+        name = next((n for n, text in ENDPOINTS.items() if text in path), "")
+        body = self.bodies.get(name, self.bodies.get("", b"{}"))
+        return httpx.Response(200, content=body, headers={"content-type": "application/json"})
 
     async def _serve(self) -> None:
         transport = httpx.MockTransport(self._answer)
@@ -81,10 +82,15 @@ class Served:
             await self._closing.wait()
 
     def call(self, name: str, body: Any) -> Outcome:
-        """The tool of fixture `name`, called while TomTom answers with `body`."""
+        """The tool of fixture `name`, called while TomTom answers with `body` where that
+        fixture's endpoint is asked, and with the documented answers everywhere else."""
         assert self._client is not None
-        self.body = json.dumps(body).encode()  # big integers, NaN and Infinity as written
         tool, arguments = CALLS[name]
+        bodies = {"": body} if name not in ENDPOINTS else {name: body}
+        for other in ANSWERED_WITH.get(name, ()):
+            bodies.setdefault("" if other not in ENDPOINTS else other, fixture(other))
+        # json, not orjson: big integers, NaN and Infinity as written
+        self.bodies = {k: json.dumps(v).encode() for k, v in bodies.items()}
         done = asyncio.run_coroutine_threadsafe(self._client.call(tool, arguments), self._loop)
         return done.result(CALL_TIMEOUT_S)
 
@@ -110,7 +116,33 @@ CALLS: dict[str, tuple[str, dict[str, Any]]] = {
         {"origin": [4.87554, 52.38121], "timeBudgetInSec": 900},
     ),
     "incident_details": ("tomtom-traffic", {"bbox": [4.85, 52.34, 4.95, 52.40]}),
+    "ev_search": ("tomtom-ev-search", {"position": [4.88381, 52.37506], "radius": 3000}),
+    "charging_availability": ("tomtom-ev-search", {"position": [4.88381, 52.37506]}),
+    "long_distance_ev_route": (
+        "tomtom-ev-routing",
+        {
+            "origin": [13.405, 52.52],
+            "destination": [8.58, 53.55],
+            "maxChargeInkWh": 60,
+            "currentChargePercent": 80,
+        },
+    ),
+    "geometry_search": (
+        "tomtom-area-search",
+        {"query": "charging", "center": [2.33, 48.84], "radius": 2000},
+    ),
+    "poi_categories": ("tomtom-poi-categories", {"filter": "e"}),
 }
+"""Each fixture, and the call that reads it."""
+
+ENDPOINTS: dict[str, str] = {"charging_availability": "/chargingAvailability"}
+"""Fixtures answered only where their endpoint is asked, when a call asks two endpoints."""
+
+ANSWERED_WITH: dict[str, tuple[str, ...]] = {
+    "ev_search": ("charging_availability",),
+    "charging_availability": ("ev_search",),
+}
+"""The documented answers the other endpoints of a call get while one is mutated."""
 
 
 # --- the documented shapes, read right -------------------------------------------------------
@@ -185,6 +217,61 @@ def test_a_null_incident_is_dropped_and_counted_and_the_rest_described(served: S
     assert accident["delay_s"] == 900 and accident["roads"] == ["A10"]
     unknown = next(i for i in answer["incidents"] if i.get("id") == "inc-003")
     assert unknown["category"] == "unknown"
+
+
+def test_tomtoms_ev_search_and_availability_answers_give_stations_with_live_counts(
+    served: Served,
+) -> None:
+    outcome = served.call("ev_search", fixture("ev_search"))
+    assert not outcome.is_error, outcome.text
+    vattenfall, fastned = outcome.answer["stations"]
+    assert vattenfall["operator"] == "Vattenfall InCharge"
+    assert vattenfall["availability"] == {"free": 1, "occupied": 1}  # its points' status
+    assert fastned["availability"] == {"free": 1, "occupied": 3, "out_of_service": 1}
+    assert fastned["max_power_kw"] == 300.0
+    assert [s["properties"]["state"] for s in features_of(outcome.envelope, "station")] == [
+        "free",
+        "free",
+    ]
+    assert jobs.DROPPED_KEY not in outcome.answer
+
+
+def test_tomtoms_long_distance_ev_route_puts_each_charging_stop_on_its_leg_end(
+    served: Served,
+) -> None:
+    outcome = served.call("long_distance_ev_route", fixture("long_distance_ev_route"))
+    assert not outcome.is_error, outcome.text
+    (stop,) = outcome.answer["charging_stops"]
+    assert stop["name"] == "IONITY Hamburg-Stellingen" and stop["charging_minutes"] == 34
+    assert outcome.answer["arrival_charge_kwh"] == 18.1
+    (route,) = features_of(outcome.envelope, "route")
+    (marker,) = features_of(outcome.envelope, "charging_stop")
+    line = line_of(route)
+    assert line[0] == pytest.approx([13.405, 52.52]) and line[-1] == pytest.approx([8.58, 53.55])
+    end = route["properties"]["legs"][0]["endPointIndex"]
+    assert line[end] == pytest.approx(marker["geometry"]["coordinates"]) == [9.9, 53.0]
+
+
+def test_tomtoms_geometry_search_answer_lists_places_inside_the_area(served: Served) -> None:
+    outcome = served.call("geometry_search", fixture("geometry_search"))
+    assert not outcome.is_error, outcome.text
+    names = [r["name"] for r in outcome.answer["results"]]
+    assert names == ["Saemes 14ème Arrondissement Rue Saillard", "Guy Martin Italia", "London"]
+    assert len(features_of(outcome.envelope, "area")) == 1
+    assert len(features_of(outcome.envelope, "result")) == 3
+
+
+def test_tomtoms_poi_categories_are_listed_with_their_children(served: Served) -> None:
+    outcome = served.call("poi_categories", fixture("poi_categories"))
+    assert not outcome.is_error, outcome.text
+    sports = outcome.answer["categories"][0]
+    assert sports == {
+        "id": 7320,
+        "name": "Sports Center",
+        "synonyms": ["Fitness Club", "Gym", "Sports Hall"],
+        "children": [7320002, 7320003, 7320005],
+    }
+    assert outcome.answer["count"] == 3
 
 
 def test_a_route_point_that_is_not_a_position_fails_naming_it(served: Served) -> None:
@@ -303,8 +390,13 @@ def assert_indices_on_the_line(envelope: dict[str, Any]) -> None:
                 assert 0 <= entry["pointIndex"] <= last
 
 
+FULL = os.environ.get("CI") == "true" or os.environ.get("HOSTILE_EXAMPLES") is not None
+"""CI (which sets CI=true) mutates every fixture 150 times; a local run 40 times, unless
+HOSTILE_EXAMPLES says how many (each example is two calls through the whole server)."""
 HOSTILE = settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=int(os.environ.get("HOSTILE_EXAMPLES") or 150) if FULL else 40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 
 

@@ -4,13 +4,19 @@ from __future__ import annotations
 
 import base64
 import io
+import re
+import time
+import tomllib
+from pathlib import Path
 
 import httpx
 import numpy as np
 import pytest
-from PIL import Image
+from PIL import Image, ImageColor
 
+import widgets
 from server.jobs import IMAGE_MAX_BYTES, ImageRequest, render_map
+from server.jobs._basemap import DATA, mercator, natural_earth, offline_background
 from server.offline import build_upstream_app
 from server.offline.roads import road_like_route
 from server.pool import POOL_BYTES, Placement
@@ -171,3 +177,73 @@ async def test_a_refused_static_map_leaves_the_image_on_the_offline_basemap_sayi
     assert answer["image"]["attached"] == "800x500 PNG"
     assert answer["image"]["basemap"].startswith("offline basemap (TomTom refused the API key")
     assert picture(outcome).size == (800, 500)
+
+
+# --- the offline basemap: the views' Natural Earth data, drawn by Pillow ----------------------
+
+
+def _light_theme() -> dict[str, str]:
+    """The views' light basemap colours, read from widgets/basemap/themes.js."""
+    source = (Path(widgets.__file__).parent / "basemap" / "themes.js").read_text()
+    light = re.search(r"light: \{([^}]*)\}", source)
+    assert light is not None
+    return dict(re.findall(r'(\w+): "(#[0-9a-f]{6})"', light.group(1)))
+
+
+def _pixel_at(image: Image.Image, frame: tuple[float, ...], lon: float, lat: float) -> tuple:
+    x0, y0 = mercator(frame[0], frame[3])
+    x1, y1 = mercator(frame[2], frame[1])
+    x, y = mercator(lon, lat)
+    return image.getpixel(
+        (int((x - x0) / (x1 - x0) * image.width), int((y - y0) / (y1 - y0) * image.height))
+    )
+
+
+def test_the_offline_basemap_is_natural_earth_in_the_views_light_colours() -> None:
+    theme = _light_theme()
+    basemap = natural_earth()
+    assert basemap is natural_earth()  # read once per process
+    for name in ("water", "land", "coast", "border"):
+        assert ImageColor.getrgb(theme[name]) == getattr(basemap, name), name
+    frame = (-12.0, 35.0, 26.0, 56.0)
+    image = offline_background(800, 500, frame)
+    water, land = ImageColor.getrgb(theme["water"]), ImageColor.getrgb(theme["land"])
+    assert _pixel_at(image, frame, 3.0, 55.0) == water  # North Sea
+    assert _pixel_at(image, frame, 5.0, 40.0) == water  # Mediterranean
+    assert _pixel_at(image, frame, 2.35, 47.0) == land  # France
+    assert _pixel_at(image, frame, 10.0, 51.0) == land  # Germany
+    colours = dict((rgb, n) for n, rgb in image.getcolors(64) or [])
+    assert colours.get(ImageColor.getrgb(theme["border"]), 0) > 500  # country borders
+    assert colours.get(ImageColor.getrgb(theme["coast"]), 0) > 500
+
+
+def test_no_basemap_edge_spans_the_world_and_each_side_of_the_antimeridian_has_its_land() -> None:
+    world = (-180.0, -80.0, 180.0, 80.0)
+    image = offline_background(800, 500, world)
+    water = ImageColor.getrgb(_light_theme()["water"])
+    for lon, lat in ((0, 69), (-20, 69), (-170, 69.5), (-150, -16.5), (60, -16.5)):
+        assert _pixel_at(image, world, lon, lat) == water, (lon, lat)
+    east = (177.0, -19.5, 179.99, -15.5)  # Fiji, west of the antimeridian...
+    west = (-180.0, -19.5, -178.0, -15.5)  # ...and its islands east of it
+    land = ImageColor.getrgb(_light_theme()["land"])
+    for frame in (east, west):
+        counts = dict((rgb, n) for n, rgb in offline_background(400, 400, frame).getcolors(64))
+        assert counts.get(land, 0) > 100, frame
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [(4.889, 52.372, 4.8905, 52.3728), (4.8, 52.33, 4.98, 52.42), (-180.0, -85.0, 180.0, 85.0)],
+)
+def test_the_offline_basemap_draws_any_zoom_quickly(frame: tuple[float, ...]) -> None:
+    offline_background(800, 500, frame)  # the first call reads the file
+    started = time.perf_counter()
+    image = offline_background(800, 500, frame)
+    assert time.perf_counter() - started < 1.0  # about 10 ms on a quiet machine
+    assert image.size == (800, 500)
+
+
+def test_the_basemap_file_is_packaged_with_the_server() -> None:
+    project = tomllib.loads((Path(widgets.__file__).parents[1] / "pyproject.toml").read_text())
+    assert "jobs/basemap.json" in project["tool"]["setuptools"]["package-data"]["server"]
+    assert DATA.is_file() and DATA.stat().st_size < 500_000

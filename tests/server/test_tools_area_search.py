@@ -7,7 +7,7 @@ import math
 import pytest
 
 from server.jobs import search_results
-from tests.server import tomtom_documented as documented
+from tests.fixtures.tomtom import documented
 from tests.server.harness import (
     AMSTERDAM,
     assert_adr_0001,
@@ -91,10 +91,12 @@ async def test_an_unusable_area_is_refused_before_any_request(
 
 
 def test_geometry_search_results_shaped_as_tomtom_documents_them_are_read() -> None:
-    items, features = search_results(documented.GEOMETRY_SEARCH["results"])
-    assert items[0]["name"] == "Pizzeria Delfina"
-    assert items[0]["position"] == [-122.42462, 37.76155]
-    assert features[0]["properties"]["category"] == "pizza"
+    items, features = search_results(documented("geometry_search")["results"])
+    assert items[0]["name"] == "Saemes 14ème Arrondissement Rue Saillard"
+    assert items[0]["position"] == [2.32707, 48.83353]
+    assert features[0]["properties"]["category"] == "electric vehicle station"
+    assert items[1]["category"] == "italian"
+    assert items[2]["name"] == "London" and items[2]["category"] == "Geography"
 
 
 async def test_poi_categories_are_filtered_by_a_word_in_names_or_synonyms() -> None:

@@ -15,7 +15,7 @@ import pytest
 
 import fitting
 from server.jobs import APP_DATA_KEY, OMITTED_KEY, GeoJsonError, validate_geojson
-from tests.server.harness import assert_model_text, tool_client
+from tests.server.harness import assert_model_text, tool_client, wire_size
 
 PLACES = {
     "type": "FeatureCollection",
@@ -55,7 +55,10 @@ def big_collection(points: int) -> dict[str, Any]:
     }
 
 
-BIG = big_collection(20_000)
+BIG = big_collection(5_000)
+BIG_BUDGET = 30_000
+"""A quarter of the default budget for a quarter of the points: as many pages, each a
+quarter of the work (every page downloads and encodes the whole dataset again)."""
 FILES = {"/places.geojson": orjson.dumps(PLACES), "/big.geojson": orjson.dumps(BIG)}
 
 
@@ -261,7 +264,7 @@ async def test_bad_data_viz_inputs_get_a_specific_error(arguments: dict, message
 
 async def test_data_too_large_for_one_result_is_paged_by_get_app_data(files_url: str) -> None:
     arguments = {"data_url": f"{files_url}/big.geojson", "title": "Many"}
-    async with tool_client(data_viz_allow_private=True) as tools:
+    async with tool_client(data_viz_allow_private=True, budget=BIG_BUDGET) as tools:
         outcome = await tools.call("tomtom-data-viz", arguments)
         answer = assert_model_text(outcome, "tomtom-data-viz")
         assert answer["features"] == len(BIG["features"])
@@ -279,6 +282,7 @@ async def test_data_too_large_for_one_result_is_paged_by_get_app_data(files_url:
             chunks.append(meta[APP_DATA_KEY])
             offset += len(meta[APP_DATA_KEY])
             pages += 1
+            assert wire_size(page.result) <= BIG_BUDGET
             if not meta["has_more"]:
                 break
             assert pages < 50

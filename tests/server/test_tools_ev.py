@@ -7,7 +7,7 @@ import pytest
 
 from server import jobs
 from server.tomtom import RawBody
-from tests.server import tomtom_documented as documented
+from tests.fixtures.tomtom import documented
 from tests.server.harness import (
     AMSTERDAM,
     BERLIN,
@@ -80,7 +80,7 @@ async def test_ev_search_refuses_a_power_range_that_is_upside_down_before_any_re
 
 
 def test_stations_read_ev_search_answers_shaped_as_tomtom_documents_them() -> None:
-    items, features = jobs.stations(documented.EV_SEARCH["results"], {})
+    items, features = jobs.stations(documented("ev_search")["results"][:1], {})
     assert items[0]["operator"] == "Vattenfall InCharge"
     assert items[0]["connectors"] == [
         {"type": "IEC62196Type2Outlet", "power_kw": 11.0, "current": "AC3"}
@@ -90,10 +90,11 @@ def test_stations_read_ev_search_answers_shaped_as_tomtom_documents_them() -> No
 
 
 def test_stations_join_documented_availability_counts_to_the_search_result() -> None:
-    result = documented.SEARCH_EV_POI
+    result = documented("ev_search")["results"][1]
+    availability = documented("charging_availability")
     key = jobs.availability_id(result)
-    assert key == documented.CHARGING_AVAILABILITY["chargingAvailability"]
-    items, _features = jobs.stations([result], {key: documented.CHARGING_AVAILABILITY})
+    assert key == availability["chargingAvailability"]
+    items, _features = jobs.stations([result], {key: availability})
     station = items[0]
     assert station["availability"] == {"free": 1, "occupied": 3, "out_of_service": 1}
     ccs, chademo = station["connectors"]
@@ -189,7 +190,7 @@ async def test_a_bad_vehicle_model_is_refused_before_any_request_with_the_field_
 
 
 def test_ev_routes_shaped_as_tomtom_documents_them_give_each_stop_at_its_leg_end() -> None:
-    raw = RawBody(orjson.dumps(documented.LONG_DISTANCE_EV_ROUTE))
+    raw = RawBody(orjson.dumps(documented("long_distance_ev_route")))
     battery = {"currentChargeInkWh": 50.0}
     prepared = jobs.ev_route(raw, [[13.405, 52.52], [8.58, 53.55]], battery, True, 120_000)
     answer = prepared.text

@@ -7,7 +7,7 @@ import pytest
 from server.jobs import visiting_order
 from server.jobs._image import ALTERNATIVE
 from server.tomtom import BodyError
-from tests.server import tomtom_documented as documented
+from tests.fixtures.tomtom import documented
 from tests.server.harness import (
     AMSTERDAM,
     BERLIN,
@@ -54,7 +54,7 @@ async def test_the_best_order_is_given_as_the_given_locations_in_visiting_order(
 
 
 def test_tomtoms_documented_optimized_waypoints_give_the_visiting_order() -> None:
-    body = {"optimizedWaypoints": documented.OPTIMIZED_WAYPOINTS}
+    body = documented("optimized_waypoints")
     assert visiting_order(body, 5) == [0, 3, 1, 2, 4]
     assert visiting_order({}, 5) is None
     twice = [{"providedIndex": 0, "optimizedIndex": 0}, {"providedIndex": 0, "optimizedIndex": 1}]
