@@ -79,6 +79,20 @@ ERROR_BODY_BYTES = 64 * 1024
 
 
 @dataclass(frozen=True)
+class Outgoing:
+    """One request as it goes out: sent as is by each attempt (a 429's retry resends it)."""
+
+    endpoint: str
+    method: str
+    base: str
+    path: str
+    query: list[tuple[str, Any]]
+    key: str | None
+    body: bytes | None
+    headers: dict[str, str]
+
+
+@dataclass(frozen=True)
 class Bounds:
     """What one TomTom request may take (settings: `TOMTOM_TIMEOUT_S`, `TOMTOM_MAX_*`)."""
 
@@ -343,9 +357,9 @@ class TomTomClient:
             if content.encoding:
                 headers["content-encoding"] = content.encoding
         body = content.content if content is not None else None
-        request = (endpoint, method, base, path, query, key, body, headers, family, scope)
+        request = Outgoing(endpoint, method, base, path, query, key, body, headers)
         try:
-            return await self._paced(*request, attempt=1)
+            return await self._paced(request, family, scope, attempt=1)
         except RateLimitError as exc:
             if not self._retry_fits(exc, scope):
                 metrics.RATE_LIMIT_REFUSALS.labels(family.name, "tomtom").inc()
@@ -353,31 +367,20 @@ class TomTomClient:
             metrics.UPSTREAM_RETRIES.labels(family.name).inc()
             await asyncio.sleep(exc.retry_after if exc.retry_after is not None else 1.0)
         try:
-            return await self._paced(*request, attempt=2)
+            return await self._paced(request, family, scope, attempt=2)
         except RateLimitError:
             metrics.RATE_LIMIT_REFUSALS.labels(family.name, "tomtom").inc()
             raise
 
     async def _paced(
-        self,
-        endpoint: str,
-        method: str,
-        base: str,
-        path: str,
-        query: list[tuple[str, Any]],
-        key: str | None,
-        body: bytes | None,
-        headers: dict[str, str],
-        family: Family,
-        scope: call_scope.CallScope,
-        *,
-        attempt: int,
+        self, request: Outgoing, family: Family, scope: call_scope.CallScope, *, attempt: int
     ) -> RawBody:
         """One request in its span, sent at the key's turn; a 429 holds the key's family."""
+        key = request.key
         attributes = {
             "tomtom.api_family": family.name,
-            "tomtom.endpoint": endpoint,
-            "http.request.method": method,
+            "tomtom.endpoint": request.endpoint,
+            "http.request.method": request.method,
             "tomtom.attempt": attempt,
         }
         with tracing.span(
@@ -386,7 +389,7 @@ class TomTomClient:
             waited = await self._pacer.admit(key, family, scope) if key else 0.0
             span.set_attribute("tomtom.rate_limit_wait_ms", round(waited * 1000, 1))
             try:
-                raw = await self._attempt(endpoint, method, base, path, query, key, body, headers)
+                raw = await self._attempt(request)
             except TomTomError as exc:
                 if exc.status is not None:
                     span.set_attribute("http.response.status_code", exc.status)
@@ -404,24 +407,15 @@ class TomTomClient:
         wait = exc.retry_after if exc.retry_after is not None else 1.0
         return wait <= self._pacer.max_wait_s and wait + self._bounds.deadline_s <= scope.remaining
 
-    async def _attempt(
-        self,
-        endpoint: str,
-        method: str,
-        base: str,
-        path: str,
-        query: list[tuple[str, Any]],
-        key: str | None,
-        body: bytes | None,
-        headers: dict[str, str],
-    ) -> RawBody:
+    async def _attempt(self, request: Outgoing) -> RawBody:
         """One request, timed, counted and logged by endpoint and outcome (offline answers
         counted apart from TomTom's latency)."""
-        offline = base == OFFLINE_BASE_URL
+        endpoint, method, path = request.endpoint, request.method, request.path
+        offline = request.base == OFFLINE_BASE_URL
         started = time.perf_counter()
         outcome = "unavailable"
         try:
-            raw = await self._send(method, base, path, query, key, body, headers)
+            raw = await self._send(request)
             outcome = "ok"
             return raw
         except TomTomError as exc:
@@ -439,19 +433,15 @@ class TomTomClient:
                 level, "%s %s %s: %s in %.1f ms", source, method, path, outcome, elapsed * 1000
             )
 
-    async def _send(
-        self,
-        method: str,
-        base: str,
-        path: str,
-        query: list[tuple[str, Any]],
-        key: str | None,
-        content: bytes | None,
-        headers: dict[str, str],
-    ) -> RawBody:
+    async def _send(self, outgoing: Outgoing) -> RawBody:
         bounds = self._bounds
+        key, method, path = outgoing.key, outgoing.method, outgoing.path
         request = self._http.build_request(
-            method, base + path, params=query, content=content, headers=headers
+            method,
+            outgoing.base + path,
+            params=outgoing.query,
+            content=outgoing.body,
+            headers=outgoing.headers,
         )
         try:
             async with asyncio.timeout(bounds.deadline_s):

@@ -42,6 +42,24 @@ export function mapSession(tileNames, layers) {
       document.body.dataset.restored = moved ? "1" : "";
       return moved;
     },
+    /**
+     * The view hooks every map view shares: a legend toggle shows or hides its layers; a
+     * theme change restyles the map, and when the drawing is `stale(ctx)` (drawn in another
+     * theme or locale) it is `redraw`n with the selection kept.
+     */
+    hooks({ stale, redraw }) {
+      return {
+        onToggle: (group, visible) => opened?.scene.setVisible(group, visible),
+        onHostContext(hc, ctx) {
+          if (!opened) return;
+          if (hc.theme) mapCore.setTheme(opened.map, hc.theme);
+          if (!stale(ctx)) return;
+          const selected = document.body.dataset.selected;
+          redraw(ctx);
+          if (selected) ctx.restoreSelection(selected);
+        },
+      };
+    },
     remove() {
       opened?.map.remove();
       opened = null;

@@ -177,16 +177,7 @@ startView({
     opened.map.getSource("selection")?.setData({ type: "FeatureCollection", features: item.position ? [{ type: "Feature", properties: { color: item.mark.color }, geometry: { type: "Point", coordinates: item.position } }] : [] });
     session.show(ctx, item, via);
   },
-  onToggle: (group, visible) => session.opened?.scene.setVisible(group, visible),
-  onHostContext(hc, ctx) {
-    if (!session.opened) return;
-    if (hc.theme) mapCore.setTheme(session.opened.map, hc.theme);
-    if (shown && drawnFor !== `${ctx.theme()} ${ctx.l10n.locale}`) {
-      const selected = document.body.dataset.selected;
-      draw(ctx);
-      if (selected) ctx.restoreSelection(selected);
-    }
-  },
+  ...session.hooks({ stale: (ctx) => shown && drawnFor !== `${ctx.theme()} ${ctx.l10n.locale}`, redraw: draw }),
   onTeardown: () => {
     clearInterval(refresh);
     session.remove();
