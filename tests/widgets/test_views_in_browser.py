@@ -244,6 +244,8 @@ def test_routing_draws_the_route_its_sections_and_waypoints(
     assert "Offline map (Natural Earth): no TomTom key, so no street tiles." in notes
     assert drawn["dataSource"] == "offline"
     assert "Offline demo data: not real TomTom results." in notes
+    offline_notes = frame.locator("#notes > *", has_text="Offline")
+    assert offline_notes.count() == 1, "no key: the demo data and the offline map share one note"
     shoot(page, "routing")
 
 

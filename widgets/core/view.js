@@ -35,6 +35,9 @@ export async function startView(spec) {
   let configPromise = null;
   let reported = null;
   let tilesProblem = null;
+  // The tiles' note and the offline-data note: when both come from having no key they share one panel.
+  let tilesNote = null;
+  let offlineNote = null;
   let gotResult = false;
   let connected = false;
   let items = new Map();
@@ -53,7 +56,9 @@ export async function startView(spec) {
     showMessage,
     hideMessage,
     addNote,
-    clearNotes: () => $("notes").replaceChildren(),
+    clearNotes: () => {
+      for (const note of [...$("notes").children]) if (note !== offlineNote) note.remove();
+    },
     setTitle,
     setLegend,
     isHidden: (group) => hidden.has(group),
@@ -167,10 +172,18 @@ export async function startView(spec) {
   }
 
   function addNote(text) {
+    const tiles = text === tilesProblem && document.body.dataset.tiles === "none";
+    if (tiles && offlineNote) {
+      // No key: the offline map's reason joins the offline-data note instead of a panel of its own.
+      if (!offlineNote.dataset.tiles) offlineNote.append(" ", text);
+      offlineNote.dataset.tiles = "1";
+      return offlineNote;
+    }
     const note = document.createElement("div");
     note.className = "tt-panel";
     note.textContent = text;
     $("notes").append(note);
+    if (tiles) tilesNote = note;
     return note;
   }
 
@@ -358,7 +371,13 @@ export async function startView(spec) {
     const meta = result?._meta || window.openai?.toolResponseMetadata || {};
     if (meta[DATA_SOURCE] === "offline" && document.body.dataset.dataSource !== "offline") {
       document.body.dataset.dataSource = "offline";
-      addNote(ctx.t("offlineData")).classList.add("tt-offline");
+      const lead = document.createElement("strong");
+      lead.className = "tt-offline";
+      lead.textContent = ctx.t("offlineData");
+      const shared = tilesNote?.isConnected && document.body.dataset.tiles === "none";
+      offlineNote = shared ? tilesNote : addNote("");
+      offlineNote.prepend(...(shared ? [lead, " "] : [lead]));
+      if (shared) offlineNote.dataset.tiles = "1";
     }
   };
 
