@@ -72,6 +72,7 @@ class Member:
     def __init__(self, head: bytes, lines: Section | None = None) -> None:
         self._head = head
         self._lines = lines
+        self._pad = 0
         compressor = isal_zlib.compressobj(GZIP_LEVEL, isal_zlib.DEFLATED, RAW_DEFLATE)
         if lines is None:
             self._deflated = compressor.compress(head) + compressor.flush(isal_zlib.Z_FINISH)
@@ -80,10 +81,20 @@ class Member:
                 isal_zlib.Z_SYNC_FLUSH
             )
 
+    def pad(self, extra: int) -> Member:
+        """The same member with an empty gzip extra field of `extra` bytes (0, or 2 and
+        more: RFC 1952 FEXTRA, skipped by every reader). A fit's report counts the text's
+        characters; where that count and the length it deflates to cycle (base64 moves in
+        steps of 4), a pad gives the text the length the report says."""
+        if extra == 1 or extra < 0 or extra > 2 + 0xFFFF:
+            raise ValueError(f"a gzip extra field takes 0 or 2 to 65,537 bytes, not {extra}")
+        self._pad = extra
+        return self
+
     def __len__(self) -> int:
         """Bytes of the member, without writing it."""
         lines = self._lines.length if self._lines is not None else 0
-        return FRAMING + len(self._deflated) + lines
+        return FRAMING + self._pad + len(self._deflated) + lines
 
     def chars(self) -> int:
         """Characters of its base64 text."""
@@ -99,7 +110,12 @@ class Member:
             size += 1 + self._lines.size
             tail = self._lines.data
         trailer = struct.pack("<II", crc, size & 0xFFFFFFFF)
-        return b"".join((_GZIP_HEADER, self._deflated, tail, trailer))
+        header = _GZIP_HEADER
+        if self._pad:  # FLG.FEXTRA, then XLEN and that many zero bytes
+            extra = self._pad - 2
+            header = _GZIP_HEADER[:3] + b"\x04" + _GZIP_HEADER[4:] + struct.pack("<H", extra)
+            header += bytes(extra)
+        return b"".join((header, self._deflated, tail, trailer))
 
     def text(self) -> str:
         """The member as base64 text, as `_meta` carries it."""

@@ -321,3 +321,25 @@ def test_a_fit_codes_its_candidates_as_their_sample_says() -> None:
     assert (
         len(sent_features(result.app_data)[0]["geometry"]["coordinates"]) == result.report["points"]
     )
+
+
+@pytest.mark.parametrize("extra", [0, 2, 3, 7])
+def test_a_padded_member_reads_the_same_and_grows_by_its_pad(extra: int) -> None:
+    head = orjson.dumps({"v": 2, "tool": "tomtom-routing", "data": {"features": []}})
+    plain = _codec.Member(head).tobytes()
+    padded = _codec.Member(head).pad(extra)
+    data = padded.tobytes()
+    assert len(data) == len(padded) == len(plain) + extra
+    assert gzip.decompress(data) == zlib.decompress(data, 31) == head
+
+
+def test_a_report_whose_count_cycles_still_counts_its_own_characters() -> None:
+    """Found by hypothesis: for this ring at 400 characters, a report saying 300 deflates
+    to 296 characters and one saying 296 to 300; only the four vertices that must be kept
+    were left, and the fit said they needed 300 characters of a 400 budget: over."""
+    from .test_rings import area, spiral
+
+    result = fitting.fit(envelope(area("Polygon", [spiral(229)])), 400)
+    assert result.report is not None
+    assert result.report["chars"] == len(result.app_data) <= 400
+    assert _codec.decode(result.app_data)["fitted"] == result.report

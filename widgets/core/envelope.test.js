@@ -12,6 +12,16 @@ test("an envelope decodes from base64 gzip JSON", async () => {
   assert.deepEqual(await decode(pack(env)), env);
 });
 
+test("a member with an empty gzip extra field (a fit's pad) decodes the same", async () => {
+  const plain = zlib.gzipSync(Buffer.from(JSON.stringify(env)));
+  for (const extra of [0, 1, 5]) {
+    // FLG.FEXTRA, then XLEN and that many bytes: RFC 1952, as fitting/_codec.Member.pad writes it.
+    const xlen = Buffer.from([extra & 0xff, extra >> 8]);
+    const padded = Buffer.concat([plain.subarray(0, 3), Buffer.from([plain[3] | 4]), plain.subarray(4, 10), xlen, Buffer.alloc(extra), plain.subarray(10)]);
+    assert.deepEqual(await decode(padded.toString("base64")), env);
+  }
+});
+
 test("a tool result carrying app data yields its envelope", async () => {
   const result = { content: [{ type: "text", text: "{}" }], _meta: { [KEY]: pack(env), tool: env.tool } };
   assert.equal((await fromResult(result)).tool, "tomtom-geocode");
