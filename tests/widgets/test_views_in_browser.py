@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, Frame, Page, Playwright, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Frame, Page, Playwright, sync_playwright
 
 from loadtest.topology import Service
 from server.tomtom._errors import key_forms
@@ -94,21 +94,17 @@ def storage_page(playwright: Playwright, tmp_path: Path) -> Iterator[Page]:
         args=CHROMIUM_ARGS,
         viewport={"width": 1100, "height": 760},
     )
-    p = context.pages[0] if context.pages else context.new_page()
-    p.set_default_timeout(WAIT_MS)
-    errors: list[str] = []
-    p.on("pageerror", lambda e: errors.append(str(e)))
-    try:
-        yield p
-    finally:
-        context.close()
-    assert not errors, f"uncaught errors in the page: {errors}"
+    yield from watched(context, context.pages[0] if context.pages else context.new_page())
 
 
 @pytest.fixture
 def page(browser: Browser) -> Iterator[Page]:
     context = browser.new_context(viewport={"width": 1100, "height": 760})
-    p = context.new_page()
+    yield from watched(context, context.new_page())
+
+
+def watched(context: BrowserContext, p: Page) -> Iterator[Page]:
+    """`p` for one test, then its context closed; an uncaught error in the page fails it."""
     p.set_default_timeout(WAIT_MS)
     errors: list[str] = []
     p.on("pageerror", lambda e: errors.append(str(e)))

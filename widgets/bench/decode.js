@@ -12,6 +12,7 @@
 import zlib from "node:zlib";
 import envelope from "../core/envelope.js";
 import e5 from "../core/e5.js";
+import { varints } from "./varints.js";
 
 const N = Number(process.argv[2] || 40000);
 const RUNS = 15;
@@ -37,20 +38,6 @@ function pack(data, lines = null) {
   const json = Buffer.from(JSON.stringify(env));
   const raw = lines ? Buffer.concat([json, Buffer.from([0]), lines]) : json;
   return zlib.gzipSync(raw, { level: 6 }).toString("base64");
-}
-
-/** Zigzag varints of flat integers, as fitting/_varint.py writes a line. */
-function varints(flat) {
-  const out = [];
-  for (const v of flat) {
-    let u = v >= 0 ? 2 * v : -2 * v - 1;
-    while (u >= 128) {
-      out.push((u % 128) | 128);
-      u = Math.floor(u / 128);
-    }
-    out.push(u);
-  }
-  return Buffer.from(out);
 }
 
 function feature(geometry) {

@@ -2,6 +2,7 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import e5 from "./e5.js";
+import { varints } from "../bench/varints.js";
 const { decodeLine, decodeGeoJSON } = e5;
 
 test("a line decodes from an absolute first pair and integer deltas", () => {
@@ -47,20 +48,6 @@ test("polygons and multi-polygons keep their ring nesting", () => {
   assert.deepEqual(out.features[2].geometry.coordinates, [4.9, 52.4]);
   assert.ok(!("e5" in out.features[0].geometry));
 });
-
-/** Zigzag varint bytes of a flat integer list, as fitting/_varint.py writes them. */
-function varints(flat) {
-  const out = [];
-  for (const v of flat) {
-    let u = v >= 0 ? 2 * v : -2 * v - 1;
-    while (u >= 128) {
-      out.push((u % 128) | 128);
-      u = Math.floor(u / 128);
-    }
-    out.push(u);
-  }
-  return Uint8Array.from(out);
-}
 
 test("a v2 varint line decodes to the same positions as its v1 integer deltas", () => {
   const flat = [-17999999, 8999999, 100, -50, -1, 1, 36000000, 0, 0, 0];
