@@ -35,8 +35,7 @@ export async function startView(spec) {
   let configPromise = null;
   let reported = null;
   let tilesProblem = null;
-  // The tiles' note and the offline-data note: when both come from having no key they share one panel.
-  let tilesNote = null;
+  // The offline-data note; with no key, the offline map's reason shares its panel.
   let offlineNote = null;
   let gotResult = false;
   let connected = false;
@@ -172,18 +171,15 @@ export async function startView(spec) {
   }
 
   function addNote(text) {
-    const tiles = text === tilesProblem && document.body.dataset.tiles === "none";
-    if (tiles && offlineNote) {
+    if (offlineNote && text === tilesProblem && document.body.dataset.tiles === "none") {
       // No key: the offline map's reason joins the offline-data note instead of a panel of its own.
-      if (!offlineNote.dataset.tiles) offlineNote.append(" ", text);
-      offlineNote.dataset.tiles = "1";
+      if (!offlineNote.textContent.endsWith(text)) offlineNote.append(" ", text);
       return offlineNote;
     }
     const note = document.createElement("div");
     note.className = "tt-panel";
     note.textContent = text;
     $("notes").append(note);
-    if (tiles) tilesNote = note;
     return note;
   }
 
@@ -374,10 +370,9 @@ export async function startView(spec) {
       const lead = document.createElement("strong");
       lead.className = "tt-offline";
       lead.textContent = ctx.t("offlineData");
-      const shared = tilesNote?.isConnected && document.body.dataset.tiles === "none";
-      offlineNote = shared ? tilesNote : addNote("");
-      offlineNote.prepend(...(shared ? [lead, " "] : [lead]));
-      if (shared) offlineNote.dataset.tiles = "1";
+      const tiles = document.body.dataset.tiles === "none" && [...$("notes").children].find((n) => n.textContent === tilesProblem);
+      offlineNote = tiles || addNote("");
+      offlineNote.prepend(...(tiles ? [lead, " "] : [lead]));
     }
   };
 
