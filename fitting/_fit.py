@@ -386,14 +386,17 @@ class _Fitter:
         """A `chars` near the cycle's that is its own length, nearest first, unpadded, then
         with a few bytes of gzip extra field: dropping vertices is no cure when only the
         ones that must be kept are left, and a cycle is no overflow."""
-        member = None
+        candidates = []  # each count's member, deflated once; a pad only adds bytes
+        for offset in sorted(range(-_SETTLE_WINDOW, _SETTLE_WINDOW + 1), key=abs):
+            report["chars"] = chars + offset
+            candidates.append((report["chars"], self._encode(keep, report)))
         for extra in _PADS:
-            for offset in sorted(range(-_SETTLE_WINDOW, _SETTLE_WINDOW + 1), key=abs):
-                report["chars"] = chars + offset
-                member = self._encode(keep, report).pad(extra)
-                if member.chars() == report["chars"]:
-                    return member, report["chars"], True
-        assert member is not None
+            for count, member in candidates:
+                if _codec.base64_length(len(member) + extra) == count:
+                    report["chars"] = count
+                    return member.pad(extra), count, True
+        count, member = candidates[0]
+        report["chars"] = count
         return member, member.chars(), False
 
     def _size(self, keep: np.ndarray, threshold: float) -> int:
