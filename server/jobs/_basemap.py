@@ -51,7 +51,7 @@ class _Parts:
         grid = np.cumsum(flat.reshape(-1, 2), axis=0)
         before = np.concatenate([[[0, 0]], grid[starts[1:-1] - 1]])  # sums of earlier parts
         grid -= np.repeat(before, counts, axis=0)
-        xy = _mercator_array(grid * scale + translate)
+        xy = mercator_array(grid * scale + translate)
         # A ring across the antimeridian (Chukotka, Fiji) steps from 180 to -180 degrees:
         # unwrap it past 180 so that no edge spans the world, and draw a copy of it one
         # world to the west (or east), so that each side of the line shows its land.
@@ -262,7 +262,8 @@ def _clipped_line(line: np.ndarray, bounds: tuple[float, float, float, float]) -
     return runs
 
 
-def _mercator_array(lonlat: np.ndarray) -> np.ndarray:
+def mercator_array(lonlat: np.ndarray) -> np.ndarray:
+    """`mercator` of every (lon, lat) row at once."""
     lat = np.radians(np.clip(lonlat[:, 1], -MAX_LAT, MAX_LAT))
     out = np.empty_like(lonlat)
     out[:, 0] = lonlat[:, 0] / 360 + 0.5

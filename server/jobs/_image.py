@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 from PIL import Image, ImageColor, ImageDraw, ImageFont
 
-from server.jobs._basemap import mercator, offline_background
+from server.jobs._basemap import mercator, mercator_array, offline_background
 
 IMAGE_MAX_BYTES = 1_000_000
 """No PNG above this is attached, whatever the budget (hosts refuse larger images)."""
@@ -207,13 +207,9 @@ class _Canvas:
 
     def project(self, coords: Any) -> np.ndarray:
         """Every vertex as a whole-pixel position, one per vertex (indices kept)."""
-        ll = np.asarray(coords, dtype=np.float64).reshape(-1, 2)
-        lat = np.radians(np.clip(ll[:, 1], -85.05112878, 85.05112878))
-        px = np.empty_like(ll)
-        px[:, 0] = (ll[:, 0] / 360 + 0.5 - self._origin[0]) * self._scale[0]
-        px[:, 1] = (0.5 - np.log(np.tan(np.pi / 4 + lat / 2)) / (2 * np.pi) - self._origin[1]) * (
-            self._scale[1]
-        )
+        px = mercator_array(np.asarray(coords, dtype=np.float64).reshape(-1, 2))
+        px -= self._origin
+        px *= self._scale
         return np.rint(px, out=px)
 
     def line(self, px: np.ndarray, color: Any, width: float) -> None:
