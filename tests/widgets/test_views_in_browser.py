@@ -742,6 +742,7 @@ def test_the_camera_and_selection_come_back_when_the_same_result_is_shown_again(
     assert drawn["stored"] == ""
     frame.locator("#list [role=option]").nth(2).click()
     frame.wait_for_function("document.body.dataset.popup === 'place-2'")
+    frame.wait_for_function("!document.body.dataset.moving")  # the flight to it has landed
     frame.locator("#map canvas").focus()
     zoom = json.loads(frame.evaluate("document.body.dataset.camera"))["zoom"]
     page.keyboard.press("Minus")

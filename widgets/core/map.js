@@ -173,13 +173,20 @@ export function markIdle(map) {
   map.triggerRepaint();
 }
 
-/** Keep `document.body.dataset.camera` and the stored view state in step with the camera. */
+/**
+ * Keep `document.body.dataset.camera` and the stored view state in step with the camera;
+ * `dataset.moving` is set while the camera is in flight (tests wait for it to land).
+ */
 export function trackCamera(map, onChange) {
   const read = () => {
     const c = map.getCenter();
     return { center: [Math.round(c.lng * 1e6) / 1e6, Math.round(c.lat * 1e6) / 1e6], zoom: Math.round(map.getZoom() * 1000) / 1000, bearing: Math.round(map.getBearing() * 10) / 10 };
   };
+  map.on("movestart", () => {
+    document.body.dataset.moving = "1";
+  });
   map.on("moveend", () => {
+    delete document.body.dataset.moving;
     const camera = read();
     document.body.dataset.camera = JSON.stringify(camera);
     onChange(camera);
