@@ -6,6 +6,7 @@ a process pool. See docs/architecture.md ("The tool result") and ADR 0001.
 
 from __future__ import annotations
 
+from . import geo
 from ._codec import VERSION, decode, envelope, to_geojson
 from ._exceptions import DoesNotFit, FittingError, InvalidGeometry
 from ._fit import FitResult, fit, point_count
@@ -20,6 +21,7 @@ __all__ = [
     "decode",
     "envelope",
     "fit",
+    "geo",
     "point_count",
     "to_geojson",
     "warm_up",

@@ -14,8 +14,10 @@ import math
 import numpy as np
 from numba import njit, uint64
 
-# Metres per degree of latitude on the mean Earth sphere (IUGG R1 = 6,371,008.8 m).
-M_PER_DEG = 6_371_008.8 * math.pi / 180.0
+# The kernels read M_PER_DEG as a compile-time constant: numba freezes a module-level float
+# into the machine code. The on-disk cache is keyed on this file alone, so a change of the
+# radius in geo.py also needs the cache cleared (NUMBA_CACHE_DIR, or __pycache__).
+from .geo import M_PER_DEG
 
 
 @njit(cache=True, inline="always")

@@ -22,11 +22,11 @@ from typing import Any
 import numpy as np
 
 import fitting
+from fitting.geo import M_PER_DEG
 
 ROOT = Path(__file__).resolve().parent.parent
 PATH = ROOT.parent / "shared" / "data" / "recorded-route-12-legs.geojson"
 ATTRIBUTION = "route geometry (c) OpenStreetMap contributors, ODbL 1.0"
-_M_PER_DEG = 6_371_008.8 * np.pi / 180.0
 
 
 @functools.cache
@@ -67,7 +67,7 @@ def densified(points: int, *, jitter_m: float = 0.3, seed: int = 0) -> list[np.n
         t = np.arange(pieces) / pieces
         a, b = leg[:-1], leg[1:]
         inner = a[:, None, :] + (b - a)[:, None, :] * t[None, :, None]
-        noise = rng.normal(0.0, jitter_m / _M_PER_DEG, size=inner.shape)
+        noise = rng.normal(0.0, jitter_m / M_PER_DEG, size=inner.shape)
         noise[:, 0, :] = 0.0  # the recorded vertex itself
         noise[:, :, 0] /= np.cos(np.radians(inner[:, :, 1]))
         dense = (inner + noise).reshape(-1, 2)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import functools
 import itertools
-import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,8 +21,9 @@ import numpy as np
 import orjson
 from PIL import Image, ImageColor, ImageDraw
 
+from fitting.geo import mercator, mercator_array
+
 DATA = Path(__file__).with_name("basemap.json")
-MAX_LAT = 85.05112878
 
 Frame = tuple[float, float, float, float]
 
@@ -260,19 +260,3 @@ def _clipped_line(line: np.ndarray, bounds: tuple[float, float, float, float]) -
     if len(run) >= 2:
         runs.append(np.array(run))
     return runs
-
-
-def mercator_array(lonlat: np.ndarray) -> np.ndarray:
-    """`mercator` of every (lon, lat) row at once."""
-    lat = np.radians(np.clip(lonlat[:, 1], -MAX_LAT, MAX_LAT))
-    out = np.empty_like(lonlat)
-    out[:, 0] = lonlat[:, 0] / 360 + 0.5
-    out[:, 1] = 0.5 - np.log(np.tan(np.pi / 4 + lat / 2)) / (2 * np.pi)
-    return out
-
-
-def mercator(lon: float, lat: float) -> tuple[float, float]:
-    """Web Mercator in units of the world's width, y growing southwards (as pixels do)."""
-    lat = max(-MAX_LAT, min(MAX_LAT, lat))
-    y = 0.5 - math.log(math.tan(math.pi / 4 + math.radians(lat) / 2)) / (2 * math.pi)
-    return lon / 360 + 0.5, y

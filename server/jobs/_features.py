@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from fitting.geo import haversine_m
 from server.jobs._answers import (
     BadAnswer,
     Dropped,
@@ -28,7 +29,6 @@ from server.jobs._answers import (
     text,
 )
 
-_EARTH_RADIUS_M = 6_371_008.8
 _MAX_INSTRUCTIONS = 25
 """Guidance messages quoted to the model; the widget gets them all."""
 
@@ -342,10 +342,7 @@ def _distance_lookup(route: dict[str, Any]) -> Any:
 
 def _cumulative_metres(line: np.ndarray) -> np.ndarray:
     """Great-circle metres from the first vertex to each vertex of `line` (`[lon, lat]`)."""
-    lon, lat = np.radians(line[:, 0]), np.radians(line[:, 1])
-    dlat, dlon = np.diff(lat), np.diff(lon)
-    h = np.sin(dlat / 2) ** 2 + np.cos(lat[:-1]) * np.cos(lat[1:]) * np.sin(dlon / 2) ** 2
-    steps = 2 * _EARTH_RADIUS_M * np.arcsin(np.sqrt(np.clip(h, 0.0, 1.0)))
+    steps = haversine_m(line[:-1, 0], line[:-1, 1], line[1:, 0], line[1:, 1])
     return np.concatenate([[0.0], np.cumsum(steps)])
 
 

@@ -17,7 +17,6 @@ down, which is Pillow's way to antialias.
 from __future__ import annotations
 
 import io
-import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -25,7 +24,8 @@ from typing import Any
 import numpy as np
 from PIL import Image, ImageColor, ImageDraw, ImageFont
 
-from server.jobs._basemap import mercator, mercator_array, offline_background
+from fitting.geo import mercator, mercator_array, mercator_inverse
+from server.jobs._basemap import offline_background
 
 IMAGE_MAX_BYTES = 1_000_000
 """No PNG above this is attached, whatever the budget (hosts refuse larger images)."""
@@ -119,12 +119,9 @@ def _fitted_frame(bbox: Frame, width: int, height: int, pad: float) -> Frame:
         span_x = span_y * width / height
     else:
         span_y = span_x * height / width
-    return (
-        _lon(cx - span_x / 2),
-        _lat(cy + span_y / 2),
-        _lon(cx + span_x / 2),
-        _lat(cy - span_y / 2),
-    )
+    west, south = mercator_inverse(cx - span_x / 2, cy + span_y / 2)
+    east, north = mercator_inverse(cx + span_x / 2, cy - span_y / 2)
+    return (west, south, east, north)
 
 
 INSETS = (0.22, 0.09, 0.05, 0.06)
@@ -145,15 +142,9 @@ def _framed(bbox: Frame, width: int, height: int) -> Frame:
     fx0 = (x0 + x1) / 2 - (left + inner_w / 2) / scale
     fy0 = (y0 + y1) / 2 - (top + inner_h / 2) / scale
     fx1, fy1 = fx0 + width / scale, fy0 + height / scale
-    return (_lon(fx0), _lat(fy1), _lon(fx1), _lat(fy0))
-
-
-def _lon(x: float) -> float:
-    return (x - 0.5) * 360
-
-
-def _lat(y: float) -> float:
-    return math.degrees(math.atan(math.sinh((0.5 - y) * 2 * math.pi)))
+    west, south = mercator_inverse(fx0, fy1)
+    east, north = mercator_inverse(fx1, fy0)
+    return (west, south, east, north)
 
 
 def _background(

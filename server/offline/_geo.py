@@ -10,12 +10,10 @@ import hashlib
 import math
 import unicodedata
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike
 
-EARTH_RADIUS_M = 6_371_008.8
+from fitting.geo import M_PER_DEG, haversine_m
 
 
 @dataclass(frozen=True)
@@ -214,24 +212,15 @@ def city_named_in(query: str) -> City | None:
 
 
 def nearest_city(lon: float, lat: float) -> tuple[City, float]:
-    d = distance_m(lon, lat, _CITY_LON, _CITY_LAT)
+    d = haversine_m(lon, lat, _CITY_LON, _CITY_LAT)
     i = int(np.argmin(d))
     return CITIES[i], float(d[i])
 
 
-def distance_m(lon1: ArrayLike, lat1: ArrayLike, lon2: ArrayLike, lat2: ArrayLike) -> Any:
-    """Great-circle distance in metres (haversine); broadcasts over numpy arrays."""
-    p1, p2 = np.radians(lat1), np.radians(lat2)
-    dp = p2 - p1
-    dl = np.radians(np.asarray(lon2) - np.asarray(lon1))
-    a = np.sin(dp / 2) ** 2 + np.cos(p1) * np.cos(p2) * np.sin(dl / 2) ** 2
-    return 2 * EARTH_RADIUS_M * np.arcsin(np.sqrt(np.minimum(a, 1.0)))
-
-
 def offset(lon: float, lat: float, east_m: float, north_m: float) -> tuple[float, float]:
     """The position `east_m`, `north_m` metres away (flat-earth; fine below ~100 km)."""
-    dlat = north_m / (EARTH_RADIUS_M * math.pi / 180)
-    dlon = east_m / (EARTH_RADIUS_M * math.pi / 180 * max(math.cos(math.radians(lat)), 0.01))
+    dlat = north_m / M_PER_DEG
+    dlon = east_m / (M_PER_DEG * max(math.cos(math.radians(lat)), 0.01))
     new_lat = min(max(lat + dlat, -89.9), 89.9)
     return float(((lon + dlon + 180.0) % 360.0) - 180.0), float(new_lat)
 

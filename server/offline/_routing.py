@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import orjson
 
+from fitting.geo import haversine_m
 from server.offline import _geo
 from server.offline._errors import ROUTING_FORMAT_VERSION, BadRequest
 from server.offline._query import Query, parse_latlon
@@ -100,7 +101,7 @@ def parse_request(locations: str, q: Query, body: bytes) -> RouteRequest:
         raise BadRequest(f"Too many locations ({len(parts)}); at most {_MAX_WAYPOINTS}.")
     waypoints = tuple(parse_latlon(p, f"location {i}") for i, p in enumerate(parts))
     lon, lat = np.array(waypoints).T
-    crow_km = float(_geo.distance_m(lon[:-1], lat[:-1], lon[1:], lat[1:]).sum()) / 1000
+    crow_km = float(haversine_m(lon[:-1], lat[:-1], lon[1:], lat[1:]).sum()) / 1000
     if crow_km > _MAX_CROW_KM:
         raise BadRequest(
             f"Engine error while executing route request: NO_ROUTE_FOUND (the locations are "
@@ -168,7 +169,7 @@ def _nearest_first(waypoints: tuple[tuple[float, float], ...]) -> list[int]:
     order = [0]
     while left:
         here = waypoints[order[-1]]
-        nearest = min(left, key=lambda i: float(_geo.distance_m(*here, *waypoints[i])))
+        nearest = min(left, key=lambda i: float(haversine_m(*here, *waypoints[i])))
         order.append(nearest)
         left.remove(nearest)
     return [*order, len(waypoints) - 1]
@@ -183,7 +184,7 @@ class _Geometry:
         self.leg_start = np.cumsum([0] + [len(leg) for leg in self.legs[:-1]])
         self.leg_end = self.leg_start + np.array([len(leg) for leg in self.legs]) - 1
         lon, lat = self.points[:, 0], self.points[:, 1]
-        self.seg_len = _geo.distance_m(lon[:-1], lat[:-1], lon[1:], lat[1:])
+        self.seg_len = haversine_m(lon[:-1], lat[:-1], lon[1:], lat[1:])
         self.cum = np.concatenate([[0.0], np.cumsum(self.seg_len)])
         self.countries = _geo.countries_of(lon, lat)
 

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import orjson
 
+from fitting.geo import haversine_m
 from server.offline import _geo
 from server.offline._errors import BadRequest
 from server.offline._query import Query, parse_latlon, parse_number
@@ -144,7 +145,7 @@ def search_along_route(text: str, q: Query, body: bytes) -> dict[str, Any]:
     category = _category(q, text)
     brand = None if _matches_category(text) or q.text("categorySet") else text.strip()
     rng = _geo.rng_for("along", _geo.fold(text), max_detour, route.tobytes())
-    seg = _geo.distance_m(route[:-1, 0], route[:-1, 1], route[1:, 0], route[1:, 1])
+    seg = haversine_m(route[:-1, 0], route[:-1, 1], route[1:, 0], route[1:, 1])
     along = np.concatenate([[0.0], np.cumsum(seg)])
     detour_speed = 8.0  # m/s off the main road, there and back
     max_side = max(min(2_500.0, max_detour * detour_speed / 2.0 * 0.9), 10.0)
@@ -158,7 +159,7 @@ def search_along_route(text: str, q: Query, body: bytes) -> dict[str, Any]:
         ahead = float(rng.uniform(-abs(side), abs(side)))
         plon, plat = _geo.offset(float(blon), float(blat), side, ahead)
         result = _poi(rng, plon, plat, category, brand, score=10.0 - k * 0.01)
-        off = float(_geo.distance_m(blon, blat, plon, plat))
+        off = float(haversine_m(blon, blat, plon, plat))
         result["detourTime"] = min(max_detour, round(2 * off / detour_speed))
         result["detourDistance"] = round(2 * off)
         result["detourOffset"] = round(float(at))
@@ -385,7 +386,7 @@ def _add_dist(results: list[dict[str, Any]], origin: tuple[float, float] | None)
         return
     for r in results:
         p = r["position"]
-        r["dist"] = round(float(_geo.distance_m(origin[0], origin[1], p["lon"], p["lat"])), 6)
+        r["dist"] = round(float(haversine_m(origin[0], origin[1], p["lon"], p["lat"])), 6)
 
 
 def _in_countries(result: dict[str, Any], countries: list[str]) -> bool:

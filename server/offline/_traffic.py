@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from fitting.geo import haversine_m
 from server.offline import _geo
 from server.offline._errors import BadRequest
 from server.offline._query import Query, parse_bbox
@@ -139,7 +140,7 @@ def _length(coordinates: list[list[float]]) -> float:
     if len(coordinates) < 2:
         return 0.0
     a = np.asarray(coordinates)
-    return float(_geo.distance_m(a[:-1, 0], a[:-1, 1], a[1:, 0], a[1:, 1]).sum())
+    return float(haversine_m(a[:-1, 0], a[:-1, 1], a[1:, 0], a[1:, 1]).sum())
 
 
 def _intersects(coordinates: Any, box: tuple[float, float, float, float]) -> bool:

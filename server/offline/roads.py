@@ -15,6 +15,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
+# The generator's scale, not a measure: metres per degree of latitude and of longitude on
+# the WGS84 ellipsoid at the equator, rounded. Everything measures on fitting.geo's sphere;
+# these stay because every seeded route (the offline upstream's, the benchmarks' synthetic
+# cases, the figures of ADRs 0014, 0017, 0018) is drawn from them (ADR 0067).
 _M_PER_DEG_LAT = 110_574.0
 _M_PER_DEG_LON_EQ = 111_320.0
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import math
 from typing import Annotated, Any
 
 import numpy as np
@@ -13,6 +12,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from fitting.geo import destination
 from server import jobs
 from server.runtime import Runtime
 from server.tomtom import RawBody, TomTomError
@@ -46,7 +46,6 @@ ROUTES_AT_ONCE = 4
 press a key's queries-per-second limit, and ten long bodies arriving together crowd the
 event loop (measured in docs/adr/0005-jobs-in-workers.md). Four keeps a ten-route map
 to three rounds of upstream latency."""
-_EARTH_RADIUS_M = 6_371_008.8
 
 
 class Marker(BaseModel):
@@ -248,14 +247,7 @@ def area_feature(area: Area) -> dict[str, Any]:
 
 def _circle(center: list[float], radius_m: float) -> np.ndarray:
     """A closed ring of points at `radius_m` great-circle distance from `center`."""
-    lon0, lat0 = map(math.radians, center)
-    d = radius_m / _EARTH_RADIUS_M
     bearing = np.linspace(0, 2 * np.pi, _CIRCLE_VERTICES + 1)
-    lat = np.arcsin(np.sin(lat0) * np.cos(d) + np.cos(lat0) * np.sin(d) * np.cos(bearing))
-    lon = lon0 + np.arctan2(
-        np.sin(bearing) * np.sin(d) * np.cos(lat0), np.cos(d) - np.sin(lat0) * np.sin(lat)
-    )
-    ring = np.column_stack((np.degrees(lon), np.degrees(lat)))
-    ring[:, 0] = (ring[:, 0] + 540) % 360 - 180
+    ring = np.column_stack(destination(center[0], center[1], radius_m, bearing))
     ring[-1] = ring[0]
     return ring

@@ -11,6 +11,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult
 from pydantic import Field
 
+from fitting.geo import EARTH_RADIUS_M
 from server.jobs import Dropped, area_points, collection, obj, point_feature, rounded
 from server.runtime import Runtime
 from server.tool_names import REACHABLE_RANGE
@@ -26,8 +27,6 @@ from server.tools.routing import (
     route_params,
 )
 from widgets import MAP_URI
-
-_EARTH_RADIUS_M = 6_371_008.8
 
 
 def register(apps: Apps, runtime: Runtime) -> None:
@@ -132,4 +131,4 @@ def _area_m2(ring: np.ndarray) -> float:
     lat = np.radians(ring[:, 1])
     # Sum over edges of (lon2 - lon1) * (2 + sin lat1 + sin lat2), the standard spherical formula.
     total = np.sum((lon[1:] - lon[:-1]) * (2 + np.sin(lat[:-1]) + np.sin(lat[1:])))
-    return abs(float(total)) * _EARTH_RADIUS_M**2 / 2
+    return abs(float(total)) * EARTH_RADIUS_M**2 / 2

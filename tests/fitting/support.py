@@ -11,8 +11,7 @@ import orjson
 import shapely
 
 import fitting
-
-M_PER_DEG = 6_371_008.8 * np.pi / 180.0
+from fitting.geo import M_PER_DEG
 
 
 def envelope(*features: dict[str, Any], tool: str = "tomtom-routing") -> dict[str, Any]:

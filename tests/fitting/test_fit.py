@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 import fitting
 from fitting import _fit, _kernels, _parts
+from fitting.geo import M_PER_DEG
 from server.offline.roads import road_like_route, route_with_points
 
 from .support import as_sent, envelope, line_feature, metres, sent_features, step
@@ -371,15 +372,13 @@ def reference_max_error(lonlat: np.ndarray, dedup_of: np.ndarray, sent: np.ndarr
     for j in range(lonlat.shape[0]):
         d = dedup_of[j]
         if keep[d]:
-            kx = _kernels.M_PER_DEG * np.cos(np.radians(deg[d, 1]))
-            dist = np.hypot(
-                (lonlat[j, 0] - deg[d, 0]) * kx, (lonlat[j, 1] - deg[d, 1]) * _kernels.M_PER_DEG
-            )
+            kx = M_PER_DEG * np.cos(np.radians(deg[d, 1]))
+            dist = np.hypot((lonlat[j, 0] - deg[d, 0]) * kx, (lonlat[j, 1] - deg[d, 1]) * M_PER_DEG)
         else:
             a, b = kept_at[np.searchsorted(kept_at, d) - 1], kept_at[np.searchsorted(kept_at, d)]
-            kx = _kernels.M_PER_DEG * np.cos(np.radians(0.5 * (deg[a, 1] + deg[b, 1])))
+            kx = M_PER_DEG * np.cos(np.radians(0.5 * (deg[a, 1] + deg[b, 1])))
             o, e = deg[a], deg[b]
-            frame = np.array([kx, _kernels.M_PER_DEG])
+            frame = np.array([kx, M_PER_DEG])
             dist = shapely.LineString([(0, 0), (e - o) * frame]).distance(
                 shapely.Point((lonlat[j] - o) * frame)
             )

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from server.offline._geo import distance_m
+from fitting.geo import haversine_m
 from tests.offline.conftest import route_points
 
 AMSTERDAM = (4.8897, 52.374)
@@ -130,7 +130,7 @@ async def test_a_long_ev_route_stops_to_charge_before_the_battery_runs_low(
     used = sum(leg["summary"]["batteryConsumptionInkWh"] for leg in legs)
     assert summary["batteryConsumptionInkWh"] == pytest.approx(used, abs=0.05)
     points = route_points(route)
-    lengths = distance_m(points[:-1, 0], points[:-1, 1], points[1:, 0], points[1:, 1])
+    lengths = haversine_m(points[:-1, 0], points[:-1, 1], points[1:, 0], points[1:, 1])
     assert summary["lengthInMeters"] == pytest.approx(float(np.sum(lengths)), rel=0.01)
 
 
@@ -180,7 +180,7 @@ async def test_geometry_search_answers_only_places_inside_the_posted_geometries(
     for result in results:
         lat, lon = result["position"]["lat"], result["position"]["lon"]
         in_square = 4.88 <= lon <= 4.90 and 52.37 <= lat <= 52.38
-        in_circle = float(distance_m(4.4777, 51.9244, lon, lat)) <= 1000
+        in_circle = float(haversine_m(4.4777, 51.9244, lon, lat)) <= 1000
         assert in_square or in_circle
     bad = await client.post(
         "/search/2/geometrySearch/cafe.json", json={"geometryList": [{"type": "HEXAGON"}]}

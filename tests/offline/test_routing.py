@@ -10,8 +10,9 @@ import numpy as np
 import orjson
 import pytest
 
+from fitting.geo import haversine_m
 from server.offline import _routing, build_upstream_app
-from server.offline._geo import countries_of, distance_m
+from server.offline._geo import countries_of
 from tests.offline.conftest import BASE, route_points
 
 LISBON_WARSAW = "38.7223,-9.1393:52.2297,21.0122"
@@ -59,7 +60,7 @@ async def test_each_leg_runs_between_its_waypoints_and_sums_to_the_route(
     for field in ("lengthInMeters", "travelTimeInSeconds", "trafficDelayInSeconds"):
         assert abs(sum(leg["summary"][field] for leg in route["legs"]) - total[field]) <= 2
     points = route_points(route)
-    along = float(distance_m(points[:-1, 0], points[:-1, 1], points[1:, 0], points[1:, 1]).sum())
+    along = float(haversine_m(points[:-1, 0], points[:-1, 1], points[1:, 0], points[1:, 1]).sum())
     assert abs(total["lengthInMeters"] - along) <= 1
     assert total["arrivalTime"] > total["departureTime"]
 
@@ -103,7 +104,7 @@ async def test_motorways_are_sparse_tolls_lie_on_motorways_and_tunnels_are_short
 ):
     route = (await _route(client, LISBON_WARSAW, FULL))["routes"][0]
     points = route_points(route)
-    seg = distance_m(points[:-1, 0], points[:-1, 1], points[1:, 0], points[1:, 1])
+    seg = haversine_m(points[:-1, 0], points[:-1, 1], points[1:, 0], points[1:, 1])
     cum = np.concatenate([[0.0], np.cumsum(seg)])
     by_type: dict[str, list[dict]] = {}
     for s in route["sections"]:
@@ -142,7 +143,7 @@ async def test_progress_points_at_vertices_with_their_distance_and_time(
 ):
     route = (await _route(client, AMSTERDAM_BERLIN_VIA_HANOVER, FULL))["routes"][0]
     points = route_points(route)
-    seg = distance_m(points[:-1, 0], points[:-1, 1], points[1:, 0], points[1:, 1])
+    seg = haversine_m(points[:-1, 0], points[:-1, 1], points[1:, 0], points[1:, 1])
     cum = np.concatenate([[0.0], np.cumsum(seg)])
     progress = route["progress"]
     assert progress[0] == {"pointIndex": 0, "distanceInMeters": 0, "travelTimeInSeconds": 0}

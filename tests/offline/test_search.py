@@ -9,8 +9,9 @@ import numpy as np
 import orjson
 import pytest
 
+from fitting.geo import haversine_m
 from server.offline import build_upstream_app
-from server.offline._geo import CITIES, countries_of, distance_m
+from server.offline._geo import CITIES, countries_of
 
 
 async def _get(client: httpx.AsyncClient, path: str, params: dict | None = None) -> dict:
@@ -46,7 +47,7 @@ async def test_an_address_in_a_known_city_geocodes_near_that_city(client: httpx.
     assert result["address"]["streetName"] == "Damrak"
     assert result["address"]["streetNumber"] == "1"
     p = result["position"]
-    assert distance_m(4.9041, 52.3676, p["lon"], p["lat"]) < 5_000
+    assert haversine_m(4.9041, 52.3676, p["lon"], p["lat"]) < 5_000
 
 
 async def test_unknown_places_geocode_to_the_same_european_position_every_time(
@@ -81,7 +82,7 @@ async def test_reverse_geocoding_answers_an_address_with_a_lat_lon_string(
     body = await _get(client, "/search/2/reverseGeocode/48.8566,2.3522.json")
     [item] = body["addresses"]
     lat, lon = (float(v) for v in item["position"].split(","))
-    assert distance_m(2.3522, 48.8566, lon, lat) < 50
+    assert haversine_m(2.3522, 48.8566, lon, lat) < 50
     assert item["address"]["municipality"] == "Paris"
     assert item["address"]["countryCode"] == "FR"
     assert item["address"]["freeformAddress"].endswith("Paris")
@@ -99,7 +100,7 @@ async def test_fuzzy_search_with_a_bias_sorts_by_a_true_distance(client: httpx.A
         _assert_result_shape(r)
         assert r["type"] == "POI" and r["poi"]["categories"] == ["café"]
         p = r["position"]
-        assert abs(r["dist"] - distance_m(4.89, 52.37, p["lon"], p["lat"])) < 0.01
+        assert abs(r["dist"] - haversine_m(4.89, 52.37, p["lon"], p["lat"])) < 0.01
         assert r["dist"] <= 2000
 
 

@@ -15,8 +15,9 @@ import pytest
 from PIL import Image, ImageColor
 
 import widgets
+from fitting.geo import mercator
 from server.jobs import IMAGE_MAX_BYTES, ImageRequest, render_map
-from server.jobs._basemap import DATA, mercator, natural_earth, offline_background
+from server.jobs._basemap import DATA, natural_earth, offline_background
 from server.offline import build_upstream_app
 from server.offline.roads import road_like_route
 from server.pool import POOL_BYTES, Placement

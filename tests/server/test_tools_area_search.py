@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import math
-
 import pytest
 
+from fitting.geo import haversine_m
 from server.jobs import search_results
 from tests.fixtures.tomtom import documented
 from tests.server.harness import (
@@ -20,13 +19,6 @@ from tests.server.harness import (
 DAM_SQUARE = [[4.885, 52.37], [4.90, 52.37], [4.90, 52.378], [4.885, 52.378]]
 
 
-def _metres(a: list[float], b: list[float]) -> float:
-    lat = math.radians((a[1] + b[1]) / 2)
-    dx = (a[0] - b[0]) * 111_320 * math.cos(lat)
-    dy = (a[1] - b[1]) * 110_574
-    return math.hypot(dx, dy)
-
-
 async def test_area_search_finds_places_inside_a_circle_and_draws_it_under_them() -> None:
     async with tool_client() as tools:
         outcome = await tools.call(
@@ -36,7 +28,7 @@ async def test_area_search_finds_places_inside_a_circle_and_draws_it_under_them(
     answer = assert_model_text(outcome, "tomtom-area-search")
     assert answer["count"] >= 1 and answer["areas"] == 1
     for result in answer["results"]:
-        assert _metres(result["position"], AMSTERDAM) <= 1500 * 1.01
+        assert haversine_m(*result["position"], *AMSTERDAM) <= 1500 * 1.01
     envelope = outcome.envelope
     assert_adr_0001(envelope["data"])
     kinds = [f["properties"]["kind"] for f in envelope["data"]["features"]]
