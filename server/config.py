@@ -240,7 +240,7 @@ class Settings(BaseSettings):
 
     @field_validator("tomtom_qps", mode="before")
     @classmethod
-    def _rates(cls, value: Any) -> Any:
+    def _family_rates(cls, value: Any) -> Any:
         """`family=qps,family=qps` (families: `API_FAMILIES`)."""
         return _rates(value) if isinstance(value, str) else value
 
