@@ -1,28 +1,45 @@
-"""Settings: one typed object read once at start-up from the environment.
+"""Settings: one typed model read once at start-up from the environment.
 
 Nothing else in the server reads `os.environ`; everything that varies between
-deployments is here, with its default and the variable that sets it.
+deployments is a field of `Settings`, with its default, its bounds and (as its alias)
+the variable that sets it. The model is pydantic-settings' (docs/adr/0068): `Settings(...)`
+takes field names and reads no environment (tests build it so), `Settings.from_env()`
+reads the variables and turns a refused value into a `ConfigError` that names the
+variable, the value and what would do.
 """
 
 from __future__ import annotations
 
 import hashlib
-import math
 import os
-from collections.abc import Mapping
-from dataclasses import dataclass, replace
-from typing import Any
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Annotated, Any, Literal, get_args
 from urllib.parse import urlsplit
+
+from pydantic import (
+    BeforeValidator,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic.fields import FieldInfo
+from pydantic_settings import (
+    BaseSettings,
+    EnvSettingsSource,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
 
 DEFAULT_API_BASE_URL = "https://api.tomtom.com"
 OFFLINE_BASE_URL = "http://offline-upstream.invalid"
 """Base URL of the in-process offline upstream (never resolved: served through ASGI)."""
 
-
-FIT_ORDERS = frozenset({"least-work", "arrival"})
-"""How jobs waiting for the fitting pool are ordered (`server.pool`)."""
-
-OFFLINE_MODES = ("auto", "never", "always")
+OfflineMode = Literal["auto", "never", "always"]
+OFFLINE_MODES: tuple[OfflineMode, ...] = get_args(OfflineMode)
 """`OFFLINE`: the offline upstream serves a request only when no key exists for it (auto),
 never (every request needs a key), or always (demos and tests; no key is ever sent)."""
 
@@ -46,7 +63,8 @@ API_FAMILIES = frozenset(
 )
 """Names `TOMTOM_QPS` may set: the families of `server/tomtom/_families.py` (a test keeps
 the two equal)."""
-TRACES_EXPORTERS = frozenset({"none", "otlp", "console"})
+TracesExporter = Literal["console", "none", "otlp"]
+TRACES_EXPORTERS: tuple[TracesExporter, ...] = get_args(TracesExporter)
 MIB = 1024 * 1024
 
 
@@ -54,50 +72,81 @@ class ConfigError(ValueError):
     """An environment variable holds a value the server cannot use."""
 
 
-@dataclass(frozen=True)
-class Settings:
-    """Deployment settings. `Settings.from_env()` names the variable of each field."""
+def _comma_list(value: Any) -> Any:
+    """`a, b,,c` -> ("a", "b", "c"): a variable's list is comma-separated, never JSON."""
+    if isinstance(value, str):
+        return tuple(item.strip() for item in value.split(",") if item.strip())
+    return value
 
-    api_key: str | None = None
-    api_base_url: str = DEFAULT_API_BASE_URL
-    budget: int = 120_000
-    allowed_hosts: tuple[str, ...] = ("127.0.0.1:*", "localhost:*", "[::1]:*")
-    allowed_origins: tuple[str, ...] = ()
-    log_level: str = "INFO"
-    log_json: bool = False
-    fit_workers: int = 2
-    fit_order: str = "least-work"
-    fit_inline: bool = False
-    inline_points: int = 12_000
-    upstream_timeout_s: float = 10.0
+
+_CommaList = Annotated[tuple[str, ...], BeforeValidator(_comma_list)]
+_Positive = Annotated[float, Field(gt=0, allow_inf_nan=False)]
+"""A positive, finite number (seconds, or a rate)."""
+
+
+class Settings(BaseSettings):
+    """Deployment settings; each field's alias is the variable that sets it."""
+
+    model_config = SettingsConfigDict(
+        frozen=True,
+        extra="forbid",
+        validate_by_name=True,  # Settings(api_key=...) as well as the variable names
+        env_ignore_empty=True,  # VAR= is VAR unset: the default
+        enable_decoding=False,  # lists are comma-separated (_comma_list), never JSON
+    )
+
+    api_key: str | None = Field(None, validation_alias="TOMTOM_API_KEY")
+    api_base_url: str = Field(DEFAULT_API_BASE_URL, validation_alias="TOMTOM_API_BASE_URL")
+    budget: int = Field(120_000, ge=10_000, validation_alias="APP_DATA_BUDGET")
+    allowed_hosts: _CommaList = Field(
+        ("127.0.0.1:*", "localhost:*", "[::1]:*"), validation_alias="ALLOWED_HOSTS"
+    )
+    allowed_origins: _CommaList = Field((), validation_alias="ALLOWED_ORIGINS")
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
+        "INFO", validation_alias="LOG_LEVEL"
+    )
+    log_json: bool = Field(False, validation_alias="LOG_FORMAT")
+    """`LOG_FORMAT=json`; any other format is text."""
+    fit_workers: int = Field(2, ge=1, validation_alias="FIT_WORKERS")
+    fit_order: Literal["arrival", "least-work"] = Field("least-work", validation_alias="FIT_ORDER")
+    """How jobs waiting for the fitting pool are ordered (`server.pool`)."""
+    fit_inline: bool = Field(False, validation_alias="FIT_INLINE")
+    inline_points: int = Field(12_000, ge=0, validation_alias="FIT_INLINE_POINTS")
+    upstream_timeout_s: _Positive = Field(10.0, validation_alias="TOMTOM_TIMEOUT_S")
     """The whole TomTom request, first byte sent to last byte received."""
-    upstream_connections: int = 200
-    upstream_max_body_bytes: int = 32 * MIB
-    upstream_max_decoded_bytes: int = 64 * MIB
-    tomtom_qps: tuple[tuple[str, float], ...] = ()
+    upstream_connections: int = Field(200, ge=1, validation_alias="TOMTOM_MAX_CONNECTIONS")
+    upstream_max_body_bytes: int = Field(
+        32 * MIB, ge=1024, validation_alias="TOMTOM_MAX_BODY_BYTES"
+    )
+    upstream_max_decoded_bytes: int = Field(
+        64 * MIB, ge=1024, validation_alias="TOMTOM_MAX_DECODED_BYTES"
+    )
+    tomtom_qps: tuple[tuple[str, float], ...] = Field((), validation_alias="TOMTOM_QPS")
     """Per-family rates replacing TomTom's defaults, e.g. (("routing", 2.5),)."""
-    rate_wait_s: float = 10.0
-    key_quota_per_min: int = 0
-    call_deadline_s: float = 60.0
-    drain_delay_s: float = 5.0
-    drain_timeout_s: float = 25.0
-    traces_exporter: str = "none"
-    data_viz_max_bytes: int = 20 * 1024 * 1024
-    data_viz_timeout_s: float = 15.0
-    data_viz_allow_private: bool = False
+    rate_wait_s: _Positive = Field(10.0, validation_alias="TOMTOM_RATE_WAIT_S")
+    key_quota_per_min: int = Field(0, ge=0, validation_alias="TOMTOM_KEY_QUOTA_PER_MIN")
+    call_deadline_s: _Positive = Field(60.0, validation_alias="TOOL_CALL_DEADLINE_S")
+    drain_delay_s: float = Field(5.0, ge=0.0, allow_inf_nan=False, validation_alias="DRAIN_DELAY_S")
+    drain_timeout_s: _Positive = Field(25.0, validation_alias="DRAIN_TIMEOUT_S")
+    traces_exporter: TracesExporter = "none"
+    """From the OpenTelemetry variables, by their own rules (`_OpenTelemetry`)."""
+    data_viz_max_bytes: int = Field(20 * MIB, ge=1, validation_alias="DATA_VIZ_MAX_BYTES")
+    data_viz_timeout_s: _Positive = Field(15.0, validation_alias="DATA_VIZ_TIMEOUT_S")
+    data_viz_allow_private: bool = Field(False, validation_alias="DATA_VIZ_ALLOW_PRIVATE")
     preview: bool = False
-    offline_mode: str = "auto"
-    public_url: str | None = None
+    """`serve --preview` only: no variable sets it."""
+    offline_mode: OfflineMode = Field("auto", validation_alias="OFFLINE")
+    public_url: str | None = Field(None, validation_alias="PUBLIC_URL")
     """The MCP endpoint exactly as users enter it in their host (`PUBLIC_URL`); `serve`
     fills in its own address when unset."""
-    ui_domain: str | None = None
+    ui_domain: str | None = Field(None, validation_alias="UI_DOMAIN")
     """`UI_DOMAIN` as given: None, `claude`, `chatgpt`, or a value sent verbatim."""
-    tile_token_secrets: tuple[str, ...] = ()
+    tile_token_secrets: _CommaList = Field((), validation_alias="TILE_TOKEN_SECRET")
     """`TILE_TOKEN_SECRET`, comma-separated: the first seals tokens, every one opens them."""
-    tile_token_ttl_s: int = 3600
-    tile_rate_per_s: float = 20.0
-    tile_burst: int = 200
-    tile_max_bytes: int = 1024 * 1024
+    tile_token_ttl_s: int = Field(3600, ge=60, le=86_400, validation_alias="TILE_TOKEN_TTL_S")
+    tile_rate_per_s: _Positive = Field(20.0, validation_alias="TILE_RATE_PER_S")
+    tile_burst: int = Field(200, ge=1, validation_alias="TILE_BURST")
+    tile_max_bytes: int = Field(MIB, ge=1024, validation_alias="TILE_MAX_BYTES")
 
     @property
     def serves_keyed(self) -> bool:
@@ -139,86 +188,129 @@ class Settings:
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
-        """Read every setting from `env` (default `os.environ`); `overrides` win (CLI flags)."""
-        env = os.environ if env is None else env
-        d = cls()
-        settings = cls(
-            api_key=env.get("TOMTOM_API_KEY") or None,
-            api_base_url=env.get("TOMTOM_API_BASE_URL", d.api_base_url).rstrip("/"),
-            budget=_int(env, "APP_DATA_BUDGET", d.budget, minimum=10_000),
-            allowed_hosts=_list(env, "ALLOWED_HOSTS", d.allowed_hosts),
-            allowed_origins=_list(env, "ALLOWED_ORIGINS", d.allowed_origins),
-            log_level=env.get("LOG_LEVEL", d.log_level).upper(),
-            log_json=env.get("LOG_FORMAT", "text").lower() == "json",
-            fit_workers=_int(env, "FIT_WORKERS", d.fit_workers, minimum=1),
-            fit_order=env.get("FIT_ORDER", d.fit_order).lower(),
-            fit_inline=_bool(env, "FIT_INLINE", d.fit_inline),
-            inline_points=_int(env, "FIT_INLINE_POINTS", d.inline_points, minimum=0),
-            upstream_timeout_s=_float(env, "TOMTOM_TIMEOUT_S", d.upstream_timeout_s),
-            upstream_connections=_int(env, "TOMTOM_MAX_CONNECTIONS", d.upstream_connections, 1),
-            upstream_max_body_bytes=_int(
-                env, "TOMTOM_MAX_BODY_BYTES", d.upstream_max_body_bytes, minimum=1024
-            ),
-            upstream_max_decoded_bytes=_int(
-                env, "TOMTOM_MAX_DECODED_BYTES", d.upstream_max_decoded_bytes, minimum=1024
-            ),
-            tomtom_qps=_rates(env, "TOMTOM_QPS"),
-            rate_wait_s=_float(env, "TOMTOM_RATE_WAIT_S", d.rate_wait_s),
-            key_quota_per_min=_int(env, "TOMTOM_KEY_QUOTA_PER_MIN", d.key_quota_per_min),
-            call_deadline_s=_float(env, "TOOL_CALL_DEADLINE_S", d.call_deadline_s),
-            drain_delay_s=_float(env, "DRAIN_DELAY_S", d.drain_delay_s, minimum=0.0),
-            drain_timeout_s=_float(env, "DRAIN_TIMEOUT_S", d.drain_timeout_s),
-            traces_exporter=_traces_exporter(env),
-            data_viz_max_bytes=_int(env, "DATA_VIZ_MAX_BYTES", d.data_viz_max_bytes, minimum=1),
-            data_viz_timeout_s=_float(env, "DATA_VIZ_TIMEOUT_S", d.data_viz_timeout_s),
-            data_viz_allow_private=_bool(env, "DATA_VIZ_ALLOW_PRIVATE", False),
-            offline_mode=env.get("OFFLINE", d.offline_mode).strip().lower() or d.offline_mode,
-            public_url=env.get("PUBLIC_URL", "").strip() or None,
-            ui_domain=env.get("UI_DOMAIN", "").strip() or None,
-            tile_token_secrets=_list(env, "TILE_TOKEN_SECRET", ()),
-            tile_token_ttl_s=_int(env, "TILE_TOKEN_TTL_S", d.tile_token_ttl_s, minimum=60),
-            tile_rate_per_s=_float(env, "TILE_RATE_PER_S", d.tile_rate_per_s),
-            tile_burst=_int(env, "TILE_BURST", d.tile_burst, minimum=1),
-            tile_max_bytes=_int(env, "TILE_MAX_BYTES", d.tile_max_bytes, minimum=1024),
-        )
-        if settings.log_level not in {"DEBUG", "INFO", "WARNING", "ERROR"}:
-            raise ConfigError(
-                f"LOG_LEVEL={settings.log_level!r}: use DEBUG, INFO, WARNING or ERROR"
-            )
-        if settings.fit_order not in FIT_ORDERS:
-            raise ConfigError(
-                f"FIT_ORDER={settings.fit_order!r}: use {' or '.join(sorted(FIT_ORDERS))}"
-            )
-        if settings.drain_timeout_s <= settings.drain_delay_s:
-            raise ConfigError(
-                f"DRAIN_TIMEOUT_S={settings.drain_timeout_s:g} must be longer than "
-                f"DRAIN_DELAY_S={settings.drain_delay_s:g}: calls need time to finish"
-            )
-        if not settings.api_base_url.startswith(("http://", "https://")):
-            raise ConfigError(
-                f"TOMTOM_API_BASE_URL={settings.api_base_url!r}: must start with http:// or https://"
-            )
-        settings = replace(settings, **{k: v for k, v in overrides.items() if v is not None})
-        settings.check()
+        """Read every setting from `env` (default `os.environ`); `overrides` that are not
+        None win (CLI flags). A value the server cannot use raises `ConfigError`."""
+        given = {name: value for name, value in overrides.items() if value is not None}
+        try:
+            with _reading(os.environ if env is None else env):
+                settings = cls(**given)
+        except ValidationError as exc:
+            raise _readable(exc) from None
+        settings._require_tile_secret()
         return settings
 
-    def check(self) -> None:
-        """Refuse combinations that would fail later, quietly, in a view (ConfigError)."""
-        if self.offline_mode not in OFFLINE_MODES:
-            raise ConfigError(f"OFFLINE={self.offline_mode!r}: use {', '.join(OFFLINE_MODES)}")
-        if self.public_url is not None:
-            _check_public_url(self.public_url)
-        if self.ui_domain is not None:
-            _check_ui_domain(self)
-        if self.tile_token_ttl_s > 86_400:
-            raise ConfigError(f"TILE_TOKEN_TTL_S={self.tile_token_ttl_s}: at most 86400 (a day)")
-        for secret in self.tile_token_secrets:
-            if len(secret) < TILE_SECRET_MIN_CHARS:
-                raise ConfigError(
-                    f"TILE_TOKEN_SECRET: each secret needs at least {TILE_SECRET_MIN_CHARS} "
-                    "characters; make one with: python3 -c 'import secrets; "
-                    "print(secrets.token_urlsafe(32))'"
-                )
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """The arguments first; then, inside `from_env` only, its environment (never a
+        `.env` file, nor secrets files): `Settings(...)` alone is its arguments and defaults."""
+        env = _ENVIRONMENT.get()
+        if env is None:
+            return (init_settings,)
+        return init_settings, _OpenTelemetry(settings_cls, env), _Variables(settings_cls, env)
+
+    @field_validator("api_base_url")
+    @classmethod
+    def _http_base_url(cls, url: str) -> str:
+        url = url.rstrip("/")
+        if not url.startswith(("http://", "https://")):
+            raise ConfigError(f"TOMTOM_API_BASE_URL={url!r}: must start with http:// or https://")
+        return url
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _upper(cls, value: Any) -> Any:
+        return value.upper() if isinstance(value, str) else value
+
+    @field_validator("fit_order", mode="before")
+    @classmethod
+    def _lower(cls, value: Any) -> Any:
+        return value.lower() if isinstance(value, str) else value
+
+    @field_validator("log_json", mode="before")
+    @classmethod
+    def _json_format(cls, value: Any) -> Any:
+        return value.lower() == "json" if isinstance(value, str) else value
+
+    @field_validator("tomtom_qps", mode="before")
+    @classmethod
+    def _family_rates(cls, value: Any) -> Any:
+        """`family=qps,family=qps` (families: `API_FAMILIES`)."""
+        return _rates(value) if isinstance(value, str) else value
+
+    @field_validator("offline_mode", mode="before")
+    @classmethod
+    def _offline_mode(cls, value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        mode = value.strip().lower() or "auto"
+        if mode not in OFFLINE_MODES:
+            raise ConfigError(f"OFFLINE={mode!r}: use {', '.join(OFFLINE_MODES)}")
+        return mode
+
+    @field_validator("public_url", "ui_domain", mode="before")
+    @classmethod
+    def _blank_is_unset(cls, value: Any) -> Any:
+        return (value.strip() or None) if isinstance(value, str) else value
+
+    @field_validator("public_url")
+    @classmethod
+    def _mcp_endpoint(cls, url: str | None) -> str | None:
+        if url is None:
+            return None
+        parts = urlsplit(url)
+        if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
+            raise ConfigError(
+                f"PUBLIC_URL={url!r}: give the MCP endpoint as users enter it in their host, "
+                "e.g. https://maps.example.com/mcp"
+            )
+        if parts.query or parts.fragment or not parts.path.rstrip("/").endswith("/mcp"):
+            raise ConfigError(
+                f"PUBLIC_URL={url!r}: must end with the /mcp endpoint and carry no query or "
+                "fragment, e.g. https://maps.example.com/mcp"
+            )
+        return url
+
+    @field_validator("ui_domain")
+    @classmethod
+    def _domain(cls, value: str | None) -> str | None:
+        if value is not None and (len(value) > 253 or any(ch.isspace() for ch in value)):
+            raise ConfigError(f"UI_DOMAIN={value[:80]!r}: not a domain (no spaces, 253 at most)")
+        return value
+
+    @field_validator("tile_token_secrets")
+    @classmethod
+    def _long_secrets(cls, secrets: tuple[str, ...]) -> tuple[str, ...]:
+        if any(len(secret) < TILE_SECRET_MIN_CHARS for secret in secrets):
+            raise ConfigError(
+                f"TILE_TOKEN_SECRET: each secret needs at least {TILE_SECRET_MIN_CHARS} "
+                "characters; make one with: python3 -c 'import secrets; "
+                "print(secrets.token_urlsafe(32))'"
+            )
+        return secrets
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Settings:
+        if self.drain_timeout_s <= self.drain_delay_s:
+            raise ConfigError(
+                f"DRAIN_TIMEOUT_S={self.drain_timeout_s:g} must be longer than "
+                f"DRAIN_DELAY_S={self.drain_delay_s:g}: calls need time to finish"
+            )
+        if self.ui_domain in ("claude", "chatgpt") and self.public_url is None:
+            raise ConfigError(
+                f"UI_DOMAIN={self.ui_domain}: set PUBLIC_URL too; the domain is derived from it"
+            )
+        return self
+
+    def _require_tile_secret(self) -> None:
+        """A server that sends keys to TomTom must seal tile tokens, or its views load no
+        tiles: a start-up rule (in-process tests run keyed servers without tiles)."""
         keyed = self.offline_mode == "never" or (
             self.api_key is not None and self.offline_mode == "auto"
         )
@@ -239,118 +331,141 @@ def claude_ui_domain(connector_url: str) -> str:
     return digest[:32] + CLAUDE_UI_DOMAIN_SUFFIX
 
 
-def _check_public_url(url: str) -> None:
-    parts = urlsplit(url)
-    if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
-        raise ConfigError(
-            f"PUBLIC_URL={url!r}: give the MCP endpoint as users enter it in their host, "
-            "e.g. https://maps.example.com/mcp"
-        )
-    if parts.query or parts.fragment or not parts.path.rstrip("/").endswith("/mcp"):
-        raise ConfigError(
-            f"PUBLIC_URL={url!r}: must end with the /mcp endpoint and carry no query or "
-            "fragment, e.g. https://maps.example.com/mcp"
-        )
-
-
-def _check_ui_domain(settings: Settings) -> None:
-    value = settings.ui_domain or ""
-    if value in ("claude", "chatgpt") and settings.public_url is None:
-        raise ConfigError(f"UI_DOMAIN={value}: set PUBLIC_URL too; the domain is derived from it")
-    if len(value) > 253 or any(ch.isspace() for ch in value):
-        raise ConfigError(f"UI_DOMAIN={value[:80]!r}: not a domain (no spaces, 253 at most)")
-
-
-def _int(env: Mapping[str, str], name: str, default: int, minimum: int = 0) -> int:
-    raw = env.get(name)
-    if raw is None or raw == "":
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ConfigError(f"{name}={raw!r}: expected a whole number") from None
-    if value < minimum:
-        raise ConfigError(f"{name}={value}: must be at least {minimum}")
-    return value
-
-
-def _float(
-    env: Mapping[str, str], name: str, default: float, minimum: float | None = None
-) -> float:
-    """A positive number (or one of at least `minimum`)."""
-    raw = env.get(name)
-    if raw is None or raw == "":
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        raise ConfigError(f"{name}={raw!r}: expected a number of seconds") from None
-    if not math.isfinite(value) or (value < minimum if minimum is not None else value <= 0):
-        raise ConfigError(
-            f"{name}={value}: must be "
-            + (f"at least {minimum:g}" if minimum is not None else "positive")
-        )
-    return value
-
-
-def _rates(env: Mapping[str, str], name: str) -> tuple[tuple[str, float], ...]:
-    """`family=qps,family=qps` (families: `API_FAMILIES`)."""
-    raw = env.get(name, "").strip()
+def _rates(raw: str) -> tuple[tuple[str, float], ...]:
     rates: list[tuple[str, float]] = []
     for item in filter(None, (part.strip() for part in raw.split(","))):
         family, _, value = item.partition("=")
         family = family.strip().lower()
         if family not in API_FAMILIES:
             raise ConfigError(
-                f"{name}: unknown API family {family!r}; use {', '.join(sorted(API_FAMILIES))}"
+                f"TOMTOM_QPS: unknown API family {family!r}; use {', '.join(sorted(API_FAMILIES))}"
             )
         try:
             qps = float(value)
         except ValueError:
-            raise ConfigError(f"{name}: {item!r} is not family=queries-per-second") from None
-        if not (math.isfinite(qps) and qps > 0):
-            raise ConfigError(f"{name}: {family} must have a positive rate, got {value!r}")
+            raise ConfigError(f"TOMTOM_QPS: {item!r} is not family=queries-per-second") from None
+        if not 0 < qps < float("inf"):
+            raise ConfigError(f"TOMTOM_QPS: {family} must have a positive rate, got {value!r}")
         rates.append((family, qps))
     return tuple(rates)
 
 
-def _traces_exporter(env: Mapping[str, str]) -> str:
-    """Where traces go, from the standard variables: off unless `OTEL_TRACES_EXPORTER` names an
-    exporter or an OTLP endpoint is set; `OTEL_SDK_DISABLED=true` turns them off."""
-    if env.get("OTEL_SDK_DISABLED", "").strip().lower() == "true":
-        return "none"
-    exporter = env.get("OTEL_TRACES_EXPORTER", "").strip().lower()
-    if not exporter:
-        endpoints = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
-        exporter = "otlp" if any(env.get(e) for e in endpoints) else "none"
-    if exporter not in TRACES_EXPORTERS:
-        raise ConfigError(
-            f"OTEL_TRACES_EXPORTER={exporter!r}: use {', '.join(sorted(TRACES_EXPORTERS))}"
+_ENVIRONMENT: ContextVar[Mapping[str, str] | None] = ContextVar("environment", default=None)
+"""The environment `Settings.from_env` is reading, for `settings_customise_sources`."""
+
+
+@contextmanager
+def _reading(env: Mapping[str, str]) -> Iterator[None]:
+    token = _ENVIRONMENT.set(env)
+    try:
+        yield
+    finally:
+        _ENVIRONMENT.reset(token)
+
+
+class _Variables(EnvSettingsSource):
+    """Each field with an alias from the variable of that name in `env` (a mapping:
+    `os.environ` at start-up, a dict in tests), and from no other variable."""
+
+    def __init__(self, settings_cls: type[BaseSettings], env: Mapping[str, str]) -> None:
+        self._env = env
+        super().__init__(settings_cls)
+
+    def _load_env_vars(self) -> Mapping[str, str | None]:
+        return {k: v for k, v in self._env.items() if not (self.env_ignore_empty and v == "")}
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        variable = field.validation_alias
+        if not isinstance(variable, str):  # set by its own source or argument only
+            return None, field_name, False
+        return self.env_vars.get(variable), variable, False
+
+
+class _OpenTelemetry(PydanticBaseSettingsSource):
+    """`traces_exporter` from the OpenTelemetry SDK's variables, by the SDK's rules: off
+    unless `OTEL_TRACES_EXPORTER` names an exporter or an OTLP endpoint is set;
+    `OTEL_SDK_DISABLED=true` turns them off. OTLP goes over http/protobuf only."""
+
+    def __init__(self, settings_cls: type[BaseSettings], env: Mapping[str, str]) -> None:
+        super().__init__(settings_cls)
+        self._env = env
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        return None, field_name, False  # one field, from several variables: see __call__
+
+    def __call__(self) -> dict[str, Any]:
+        env = self._env
+        if env.get("OTEL_SDK_DISABLED", "").strip().lower() == "true":
+            return {"traces_exporter": "none"}
+        exporter = env.get("OTEL_TRACES_EXPORTER", "").strip().lower()
+        if not exporter:
+            endpoints = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+            exporter = "otlp" if any(env.get(e) for e in endpoints) else "none"
+        if exporter not in TRACES_EXPORTERS:
+            raise ConfigError(
+                f"OTEL_TRACES_EXPORTER={exporter!r}: use {', '.join(TRACES_EXPORTERS)}"
+            )
+        protocol = env.get("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL") or env.get(
+            "OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf"
         )
-    protocol = env.get("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL") or env.get(
-        "OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf"
-    )
-    if exporter == "otlp" and protocol.strip().lower() != "http/protobuf":
-        raise ConfigError(
-            f"OTEL_EXPORTER_OTLP_PROTOCOL={protocol!r}: this server exports OTLP over "
-            "http/protobuf only"
-        )
-    return exporter
+        if exporter == "otlp" and protocol.strip().lower() != "http/protobuf":
+            raise ConfigError(
+                f"OTEL_EXPORTER_OTLP_PROTOCOL={protocol!r}: this server exports OTLP over "
+                "http/protobuf only"
+            )
+        return {"traces_exporter": exporter}
 
 
-def _bool(env: Mapping[str, str], name: str, default: bool) -> bool:
-    raw = env.get(name)
-    if raw is None or raw == "":
-        return default
-    if raw.lower() in {"1", "true", "yes", "on"}:
-        return True
-    if raw.lower() in {"0", "false", "no", "off"}:
-        return False
-    raise ConfigError(f"{name}={raw!r}: expected 1/0, true/false, yes/no or on/off")
+def _readable(exc: ValidationError) -> ConfigError:
+    """The first refused value as one sentence: the variable, the value as given, and what
+    would do (pydantic's own report names fields, not variables, and links to its docs)."""
+    error = exc.errors(include_url=False)[0]
+    context = error.get("ctx", {})
+    if isinstance(context.get("error"), ConfigError):
+        return context["error"]  # a validator here worded it already
+    key = str(error["loc"][0]) if error["loc"] else ""
+    name = _FIELD_NAMES.get(key, key)
+    field = Settings.model_fields.get(name)
+    if field is None:  # no such setting: a mistyped argument
+        return ConfigError(f"{key}: {error['msg']}")
+    variable = field.validation_alias if isinstance(field.validation_alias, str) else name
+    raw = error["input"]
+    match error["type"]:
+        case "int_parsing" | "int_from_float":
+            said = f"={raw!r}: expected a whole number"
+        case "float_parsing":
+            said = f"={raw!r}: expected a number" + (" of seconds" if name.endswith("_s") else "")
+        case "finite_number":
+            said = f"={raw!r}: expected a finite number"
+        case "bool_parsing":
+            said = f"={raw!r}: expected 1/0, true/false, yes/no or on/off"
+        case "literal_error":
+            said = f"={raw!r}: use {_either(get_args(field.annotation))}"
+        case "greater_than_equal" | "greater_than" | "less_than_equal" as kind:
+            value = TypeAdapter(field.annotation).validate_python(raw)  # -1.0 for "-1"
+            said = f"={value}: {_bounded(kind, next(iter(context.values())))}"
+        case _:
+            said = f"={raw!r}: {error['msg']}"
+    return ConfigError(variable + said)
 
 
-def _list(env: Mapping[str, str], name: str, default: tuple[str, ...]) -> tuple[str, ...]:
-    raw = env.get(name)
-    if raw is None:
-        return default
-    return tuple(item.strip() for item in raw.split(",") if item.strip())
+_FIELD_NAMES = {
+    field.validation_alias: name
+    for name, field in Settings.model_fields.items()
+    if isinstance(field.validation_alias, str)
+}
+"""Field name by variable: the sources key values by variable, the arguments by name."""
+
+
+def _bounded(kind: str, bound: float) -> str:
+    shown = f"{bound:g}" if isinstance(bound, float) else str(bound)
+    if kind == "greater_than_equal":
+        return f"must be at least {shown}"
+    if kind == "greater_than":
+        return "must be positive" if bound == 0 else f"must be over {shown}"
+    return f"at most {shown}"
+
+
+def _either(choices: tuple[str, ...]) -> str:
+    """("a", "b", "c") -> "a, b or c"."""
+    return " or ".join(filter(None, (", ".join(choices[:-1]), *choices[-1:])))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import atexit
-import dataclasses
 import sys
 
 import uvicorn
@@ -31,18 +30,18 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.fit_workers is not None and args.fit_workers < 1:
+        print("tomtom-mcp-apps: --fit-workers must be at least 1", file=sys.stderr)
+        return 2
     try:
         settings = Settings.from_env(fit_workers=args.fit_workers, preview=args.preview or None)
     except ConfigError as exc:
         print(f"tomtom-mcp-apps: {exc}", file=sys.stderr)
         return 2
-    if settings.fit_workers < 1:
-        print("tomtom-mcp-apps: --fit-workers must be at least 1", file=sys.stderr)
-        return 2
     if settings.public_url is None:  # a local server: its own address (README, PUBLIC_URL)
         host = "127.0.0.1" if args.host in ("0.0.0.0", "::", "") else args.host
         host = f"[{host}]" if ":" in host else host
-        settings = dataclasses.replace(settings, public_url=f"http://{host}:{args.port}/mcp")
+        settings = settings.model_copy(update={"public_url": f"http://{host}:{args.port}/mcp"})
     configure_logging(settings.log_level, settings.log_json)
     if tracing.configure(settings.traces_exporter):
         atexit.register(tracing.shutdown)

@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -161,3 +162,85 @@ def test_traces_are_off_unless_an_otel_variable_turns_them_on() -> None:
     assert Settings.from_env({"OTEL_TRACES_EXPORTER": "console"}).traces_exporter == "console"
     disabled = {**endpoint, "OTEL_SDK_DISABLED": "true"}
     assert Settings.from_env(disabled).traces_exporter == "none"
+
+
+def test_settings_built_from_arguments_read_no_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("APP_DATA_BUDGET", "50000")
+    assert Settings().budget == 120_000
+    assert Settings(fit_workers=1).budget == 120_000
+    assert Settings.from_env().budget == 50_000
+
+
+def test_lists_are_comma_separated_and_an_empty_variable_is_unset() -> None:
+    settings = Settings.from_env(
+        {
+            "ALLOWED_HOSTS": "maps.example.com, *.example.net,,",
+            "TILE_TOKEN_SECRET": f"{SECRET}, {SECRET}-old",
+            "LOG_LEVEL": "",
+            "FIT_INLINE": "",
+            "ALLOWED_ORIGINS": "",
+        }
+    )
+    assert settings.allowed_hosts == ("maps.example.com", "*.example.net")
+    assert settings.tile_token_secrets == (SECRET, f"{SECRET}-old")
+    assert settings.log_level == "INFO" and settings.fit_inline is False
+    assert (
+        settings.allowed_origins == () and Settings.from_env({}).allowed_hosts[0] == "127.0.0.1:*"
+    )
+
+
+def test_a_command_line_flag_wins_over_its_variable_and_none_leaves_it() -> None:
+    settings = Settings.from_env({"FIT_WORKERS": "5"}, fit_workers=1, preview=True)
+    assert settings.fit_workers == 1 and settings.preview
+    assert Settings.from_env({"FIT_WORKERS": "5"}, fit_workers=None).fit_workers == 5
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"FIT_INLINE": "maybe"}, "FIT_INLINE='maybe': expected 1/0, true/false, yes/no or on/off"),
+        ({"TOMTOM_TIMEOUT_S": "soon"}, "TOMTOM_TIMEOUT_S='soon': expected a number of seconds"),
+        ({"TILE_RATE_PER_S": "fast"}, "TILE_RATE_PER_S='fast': expected a number"),
+        ({"TILE_RATE_PER_S": "0"}, "TILE_RATE_PER_S=0.0: must be positive"),
+        ({"DRAIN_DELAY_S": "inf"}, "DRAIN_DELAY_S='inf': expected a finite number"),
+        ({"TILE_TOKEN_TTL_S": "59"}, "TILE_TOKEN_TTL_S=59: must be at least 60"),
+        ({"TOMTOM_API_BASE_URL": "api.tomtom.com"}, "TOMTOM_API_BASE_URL='api.tomtom.com': must"),
+    ],
+)
+def test_a_value_the_model_refuses_reads_as_one_sentence_not_pydantics_report(
+    env: dict[str, str], message: str
+) -> None:
+    with pytest.raises(ConfigError) as caught:
+        Settings.from_env(env)
+    assert str(caught.value).startswith(message)
+    assert "\n" not in str(caught.value) and "pydantic" not in str(caught.value)
+
+
+def test_the_readme_table_gives_every_variable_and_its_default() -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = readme.split("## Configuration", 1)[1].split("\n## ", 1)[0]
+    documented: dict[str, str | None] = {}
+    for row in re.findall(r"^\| (`.*)$", section, re.MULTILINE):
+        names, defaults = row.split(" | ")[:2]
+        given = re.findall(r"`([^`]*)`", defaults)
+        for i, name in enumerate(re.findall(r"`([A-Z][A-Z0-9_]*)`", names)):
+            documented[name] = given[i] if i < len(given) else None
+    shown_by_serve = {"LOG_FORMAT": "text", "PUBLIC_URL": "http://<host>:<port>/mcp"}
+    model: dict[str, str | None] = {}
+    for field in Settings.model_fields.values():
+        if isinstance(variable := field.validation_alias, str):
+            model[variable] = shown_by_serve.get(variable, _as_variable(field.default))
+    assert {v: d for v, d in documented.items() if not v.startswith("OTEL_")} == model
+
+
+def _as_variable(default: object) -> str | None:
+    """A default as its variable would spell it; None where the README says unset/none."""
+    if default is None or default == ():
+        return None
+    if isinstance(default, bool):
+        return str(int(default))
+    if isinstance(default, float):
+        return f"{default:g}"
+    if isinstance(default, tuple):
+        return ",".join(default)
+    return str(default)
