@@ -3,7 +3,7 @@
 Exception tree (one class: every refusal the emulation makes is a bad request)::
 
     ValueError
-     └── BadRequest   400, rendered in the shape of the service that raised it
+     └── OfflineBadRequest   400, rendered in the shape of the service that raised it
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ Service = Literal["search", "routing", "traffic", "gateway"]
 ROUTING_FORMAT_VERSION = "0.0.12"
 
 
-class BadRequest(ValueError):
+class OfflineBadRequest(ValueError):
     """The request cannot be answered as sent; `message` says what to change."""
 
     def __init__(self, message: str, *, target: str | None = None, code: str | None = None) -> None:
