@@ -26,9 +26,9 @@ import socket
 from collections.abc import Sequence
 
 import httpx
-from mcp.server.mcpserver.exceptions import ToolError
 
 from server.config import Settings
+from server.errors import ToolCallError
 
 __all__ = ["DataUrlError", "address_refusal", "download"]
 
@@ -51,7 +51,7 @@ _CONTENT_TYPES = frozenset(
 _NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
 
 
-class DataUrlError(ToolError):
+class DataUrlError(ToolCallError):
     """The `data_url` was refused or could not be downloaded."""
 
 

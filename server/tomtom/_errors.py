@@ -1,6 +1,6 @@
 """What a failed TomTom request becomes: a tool error the model can act on.
 
-    TomTomError (mcp ToolError: the model reads the message, never a protocol error)
+    TomTomError (a ToolCallError: the model reads the message, never a protocol error)
     ├── MissingKeyError          no key for the request and OFFLINE=never (nothing was sent)
     ├── InvalidKeyError          401/403: key missing, invalid, inactive or not entitled
     ├── RateLimitError           429 (or TomTom's 403 "Over Qps"), or our own pacing: the
@@ -26,7 +26,8 @@ from urllib.parse import quote, quote_plus
 
 import httpx
 import orjson
-from mcp.server.mcpserver.exceptions import ToolError
+
+from server.errors import ToolCallError
 
 _KEY_IN_URL = re.compile(r"([?&]key=)[^&\s'\"]*", re.IGNORECASE)
 _MAX_QUOTED = 300
@@ -36,7 +37,7 @@ _OVER_QPS = re.compile(r"over\s*(qps|rate)", re.IGNORECASE)
 MAX_RETRY_AFTER_S = 3600
 
 
-class TomTomError(ToolError):
+class TomTomError(ToolCallError):
     """A TomTom request failed in a way the model can act on."""
 
     status: int | None = None
