@@ -30,7 +30,6 @@ from server.jobs import (
 )
 from server.runtime import Runtime
 from server.tool_names import POI_CATEGORIES
-from server.tools._delivery import read_answer
 from server.tools._inputs import READ_ONLY, Language, caller_key
 
 MAX_LISTED = 50
@@ -63,8 +62,7 @@ def register_plain(mcp: MCPServer, runtime: Runtime) -> None:
         key = caller_key(ctx)
         body = await runtime.tomtom.poi_categories(key=key, params=params)
         dropped = Dropped()
-        with read_answer():
-            listed_by_tomtom = required_list(body, "poiCategories")
+        listed_by_tomtom = required_list(body, "poiCategories")
         categories = []
         for entry in entries(listed_by_tomtom, "poiCategories", dropped):
             category = _category(entry)

@@ -23,7 +23,7 @@ from pydantic import BeforeValidator, Field
 from server import jobs
 from server.runtime import Runtime
 from server.tool_names import TRAFFIC
-from server.tools._delivery import deliver, read_answer
+from server.tools._delivery import deliver
 from server.tools._inputs import Language, ShowUi, caller_key, model_tool
 from widgets import TRAFFIC_URI
 
@@ -132,8 +132,7 @@ def register(apps: Apps, runtime: Runtime) -> None:
         key = caller_key(ctx)
         body = await runtime.tomtom.incident_details(bbox, key=key, params=params)
         dropped = jobs.Dropped()
-        with read_answer():
-            found = jobs.incidents_of(body, dropped)
+        found = jobs.incidents_of(body, dropped)
         incidents = [summary for _, summary in found]
         answer: dict[str, Any] = {
             "bbox": [round(v, 5) for v in bbox],
