@@ -14,6 +14,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import urlsplit
 
+from server.errors import ConfigError
+
 DEFAULT_API_BASE_URL = "https://api.tomtom.com"
 OFFLINE_BASE_URL = "http://offline-upstream.invalid"
 """Base URL of the in-process offline upstream (never resolved: served through ASGI)."""
@@ -48,10 +50,6 @@ API_FAMILIES = frozenset(
 the two equal)."""
 TRACES_EXPORTERS = frozenset({"none", "otlp", "console"})
 MIB = 1024 * 1024
-
-
-class ConfigError(ValueError):
-    """An environment variable holds a value the server cannot use."""
 
 
 @dataclass(frozen=True)

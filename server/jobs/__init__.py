@@ -3,7 +3,7 @@ or on the event loop, wherever `server.pool.Placement` puts them.
 
 - `_result.py`: `prepare`, the tool result itself (text for the model, app data
   inline in `_meta`, fitted or omitted with a reason);
-- `_answers.py`: TomTom answers checked where they are parsed (`Dropped`, `BadAnswer`);
+- `_answers.py`: TomTom answers checked where they are parsed (`Dropped`, `required_list`);
 - `_features.py`: TomTom answers as map features and compact model summaries;
 - `_routes.py`: routing, search-along-route and dynamic-map results from TomTom's
   route bodies as received;
@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from server.jobs._answers import (
     DROPPED_KEY,
-    BadAnswer,
     Dropped,
     entries,
     integer,
@@ -45,7 +44,7 @@ from server.jobs._features import (
     search_results,
     waypoint_features,
 )
-from server.jobs._geojson import GeoJsonError, Summary, validate_geojson
+from server.jobs._geojson import Summary, validate_geojson
 from server.jobs._image import IMAGE_MAX_BYTES, ImageRequest, Rendered, basemap_frame, render_map
 from server.jobs._result import (
     APP_DATA_KEY,
@@ -61,7 +60,6 @@ from server.jobs._result import (
 )
 from server.jobs._routes import (
     DrawnRoute,
-    NoRoute,
     along_route,
     along_route_request,
     dynamic_map,
@@ -82,12 +80,9 @@ __all__ = [
     "MAX_RESULT_CHARS_KEY",
     "OFFLINE_NOTE",
     "OMITTED_KEY",
-    "BadAnswer",
     "DrawnRoute",
     "Dropped",
-    "GeoJsonError",
     "ImageRequest",
-    "NoRoute",
     "Prepared",
     "Rendered",
     "Summary",

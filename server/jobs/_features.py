@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from server.errors import BadAnswer
 from server.jobs._answers import (
-    BadAnswer,
     Dropped,
     entries,
     indexed,

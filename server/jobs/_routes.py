@@ -18,7 +18,8 @@ from typing import Any
 
 import orjson
 
-from server.jobs._answers import BadAnswer, Dropped, obj, required_list
+from server.errors import BadAnswer, BodyError, NoRoute
+from server.jobs._answers import Dropped, obj, required_list
 from server.jobs._features import (
     checked_route,
     collection,
@@ -31,12 +32,8 @@ from server.jobs._features import (
 from server.jobs._image import ALTERNATIVE, ImageRequest
 from server.jobs._result import Prepared, prepare
 from server.ops import tracing
-from server.tomtom import BodyError, RawBody, loads, parse_route_body, request_body
+from server.tomtom import RawBody, loads, parse_route_body, request_body
 from server.tool_names import DYNAMIC_MAP, ROUTING, SEARCH_ALONG_ROUTE
-
-
-class NoRoute(BodyError):
-    """TomTom answered, but with no route."""
 
 
 def routes_of(

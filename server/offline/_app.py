@@ -24,6 +24,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from server.errors import OfflineBadRequest
 from server.offline import (
     _categories,
     _ev,
@@ -35,7 +36,7 @@ from server.offline import (
     _traffic,
 )
 from server.offline._cache import ResponseCache
-from server.offline._errors import OfflineBadRequest, Service, error_body, service_of
+from server.offline._errors import Service, error_body, service_of
 from server.offline._query import Query
 
 Handler = Callable[[dict[str, Any], Query, bytes], "dict[str, Any] | bytes"]

@@ -21,8 +21,9 @@ from typing import Any
 import numpy as np
 import orjson
 
+from server.errors import OfflineBadRequest
 from server.offline import _geo, _search
-from server.offline._errors import ROUTING_FORMAT_VERSION, OfflineBadRequest
+from server.offline._errors import ROUTING_FORMAT_VERSION
 from server.offline._query import Query, parse_number
 from server.offline._routing import leg_speeds, parse_request, route_from, route_legs
 

@@ -10,7 +10,7 @@ import io
 
 from PIL import Image, ImageDraw
 
-from server.offline._errors import OfflineBadRequest
+from server.errors import OfflineBadRequest
 from server.offline._query import Query, parse_bbox
 
 TINT = (226, 239, 218)

@@ -11,8 +11,9 @@ from typing import Any
 
 import numpy as np
 
+from server.errors import OfflineBadRequest
 from server.offline import _geo
-from server.offline._errors import ROUTING_FORMAT_VERSION, OfflineBadRequest
+from server.offline._errors import ROUTING_FORMAT_VERSION
 from server.offline._query import Query, parse_latlon, parse_number
 
 _BUDGETS = ("timeBudgetInSec", "distanceBudgetInMeters", "fuelBudgetInLiters",

@@ -17,8 +17,9 @@ from typing import Any
 import numpy as np
 import orjson
 
+from server.errors import OfflineBadRequest
 from server.offline import _geo
-from server.offline._errors import ROUTING_FORMAT_VERSION, OfflineBadRequest
+from server.offline._errors import ROUTING_FORMAT_VERSION
 from server.offline._query import Query, parse_latlon
 from server.offline.roads import road_like_legs
 

@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 import orjson
 
+from server.errors import OfflineBadRequest
 from server.offline import _geo
-from server.offline._errors import OfflineBadRequest
 from server.offline._query import Query, parse_latlon, parse_number
 
 _MAX_LIMIT = 100

@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from server.errors import OfflineBadRequest
 from server.offline import _geo
-from server.offline._errors import OfflineBadRequest
 from server.offline._query import Query, parse_bbox
 
 MAX_AREA_KM2 = 10_000.0

@@ -1,7 +1,8 @@
 """The TomTom client: requests, errors, and TomTom's bodies as received.
 
 - `TomTomClient` (`_client.py`): one shared `httpx.AsyncClient`, a method per endpoint;
-- its errors (`_errors.py`), tool errors the model can act on (tree drawn there);
+- `error_for` and `scrub` (`_errors.py`): TomTom's failed answers as `TomTomError`s
+  (`server.errors`), scrubbed of the key;
 - `RawBody` and `loads` (`_body.py`): a body as it came off the wire, decoded where
   it is used; `request_body` gzips large POST bodies;
 - `parse_route_body` (`_route_body.py`): calculateRoute's points straight into numpy;
@@ -10,7 +11,7 @@
 
 Fitting workers decode bodies but must not import the MCP SDK or httpx (they would
 cost every worker start-up time and memory), so the body names load eagerly and the
-loop-side names (client, errors) load on first use.
+loop-side names (client, pacing, error building) load on first use.
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 from server.tomtom._body import (
     ACCEPT_ENCODING,
     MAX_DECODED_BYTES,
-    BodyError,
     RawBody,
     loads,
     request_body,
@@ -31,18 +31,7 @@ from server.tomtom._route_body import parse_route_body
 
 if TYPE_CHECKING:
     from server.tomtom._client import Bounds, Params, TomTomClient, coordinate
-    from server.tomtom._errors import (
-        AnswerTooLargeError,
-        BadRequestError,
-        InvalidKeyError,
-        MissingKeyError,
-        QuotaError,
-        RateLimitError,
-        TomTomError,
-        UpstreamTimeoutError,
-        UpstreamUnavailableError,
-        scrub,
-    )
+    from server.tomtom._errors import scrub
     from server.tomtom._pacing import Pacer
 
 _LOOP_SIDE = {
@@ -51,15 +40,6 @@ _LOOP_SIDE = {
     "TomTomClient": "_client",
     "coordinate": "_client",
     "Pacer": "_pacing",
-    "AnswerTooLargeError": "_errors",
-    "BadRequestError": "_errors",
-    "InvalidKeyError": "_errors",
-    "MissingKeyError": "_errors",
-    "QuotaError": "_errors",
-    "RateLimitError": "_errors",
-    "TomTomError": "_errors",
-    "UpstreamTimeoutError": "_errors",
-    "UpstreamUnavailableError": "_errors",
     "scrub": "_errors",
 }
 
@@ -67,22 +47,12 @@ __all__ = [
     "ACCEPT_ENCODING",
     "FAMILIES",
     "MAX_DECODED_BYTES",
-    "AnswerTooLargeError",
-    "BadRequestError",
-    "BodyError",
     "Bounds",
     "Family",
-    "InvalidKeyError",
-    "MissingKeyError",
     "Pacer",
     "Params",
-    "QuotaError",
-    "RateLimitError",
     "RawBody",
     "TomTomClient",
-    "TomTomError",
-    "UpstreamTimeoutError",
-    "UpstreamUnavailableError",
     "coordinate",
     "family_of",
     "loads",

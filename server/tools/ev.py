@@ -21,9 +21,10 @@ from mcp_types import CallToolResult
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 
 from server import jobs
+from server.errors import TomTomError
 from server.jobs import collection, point_feature, rounded
 from server.runtime import Runtime
-from server.tomtom import TomTomError, request_body
+from server.tomtom import request_body
 from server.tool_names import EV_ROUTING, EV_SEARCH
 from server.tools._delivery import deliver, deliver_job
 from server.tools._inputs import Language, Position, ShowUi, caller_key, model_tool

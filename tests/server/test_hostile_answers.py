@@ -29,6 +29,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from server import jobs
+from server.errors import BadAnswer
 from server.tomtom import FAMILIES
 from tests.fixtures.tomtom import documented
 from tests.server.harness import (
@@ -438,7 +439,7 @@ def test_non_finite_numbers_never_reach_the_map_data_or_the_text(where: str, val
     dropped = jobs.Dropped()
     try:
         checked = jobs.checked_route(route, "routes[0]", dropped)
-    except jobs.BadAnswer as exc:
+    except BadAnswer as exc:
         assert where == "point" and "routes[0].legs[0].points[4]" in str(exc)
         return
     answer = jobs.route_answer(checked, 0)

@@ -11,19 +11,16 @@ import orjson
 import pytest
 
 from server.config import OFFLINE_BASE_URL
-from server.ops import metrics
-from server.tomtom import (
+from server.errors import (
     BadRequestError,
     InvalidKeyError,
     MissingKeyError,
     RateLimitError,
-    RawBody,
-    TomTomClient,
     UpstreamTimeoutError,
     UpstreamUnavailableError,
-    request_body,
-    scrub,
 )
+from server.ops import metrics
+from server.tomtom import RawBody, TomTomClient, request_body, scrub
 from server.tomtom._errors import key_forms
 
 SECRET = "s3cr3t-key-0123456789"

@@ -15,8 +15,7 @@ from mcp import Client
 from mcp.server.mcpserver.exceptions import ToolError
 
 from server.app import TomTomServer
-from server.errors import ToolCallError
-from server.jobs import BadAnswer
+from server.errors import BadAnswer, ToolCallError
 
 MESSAGE = "TomTom's answer is malformed at routes[0]: expected a list. Try again later."
 
