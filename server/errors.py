@@ -36,12 +36,12 @@ never a protocol error. In brackets, the built-in class each also is::
      │                                           in the shape of the TomTom service asked
      └── ConfigError (ValueError)                an environment variable is unusable (start-up)
 
-Where they are raised: `server.tomtom` (BodyError when a body is decoded; TomTomError's
-tree, every message scrubbed of the caller's key), `server.jobs` (JobError, NoRoute,
-BadAnswer, GeoJsonError), `server.pool` (FitWorkerDied), `server.downloads`
-(DataUrlError), `server.tiles` (TokenError), `server.offline` (OfflineBadRequest),
-`server.config` (ConfigError). `fitting` keeps its own tree (`fitting/_exceptions.py`):
-it imports nothing of `server`.
+Where they are raised: `server.bodies` (BodyError, BadAnswer: TomTom's bodies decoded
+and checked), `server.jobs` (JobError, NoRoute, GeoJsonError), `server.pool`
+(FitWorkerDied), `server.tomtom` (TomTomError's tree, every message scrubbed of the
+caller's key), `server.downloads` (DataUrlError), `server.tiles` (TokenError),
+`server.offline` (OfflineBadRequest), `server.config` (ConfigError). `fitting` keeps
+its own tree (`fitting/_exceptions.py`): it imports nothing of `server`.
 
 Two private exceptions stay in their modules, because they are control flow that
 never leaves them: `server.tomtom._pacing._TooLong` (a wait past its bound, turned

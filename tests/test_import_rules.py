@@ -57,7 +57,8 @@ def test_the_modules_a_fitting_worker_imports_load_no_mcp_sdk_or_web_stack() -> 
     # A worker imports the job functions' modules and the pool's initializer; the MCP
     # protocol types (mcp_types) are data classes and allowed, the SDK itself is not.
     heavy = ("mcp.", "starlette", "uvicorn", "httpx", "anyio")
-    assert loaded_after("import server.jobs, server.pool, server.tomtom, fitting", heavy) == []
+    imports = "import server.bodies, server.jobs, server.pool, fitting"
+    assert loaded_after(imports, heavy) == []
 
 
 def test_jobs_alone_load_no_metrics_client_either() -> None:

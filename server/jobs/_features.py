@@ -1,7 +1,7 @@
 """TomTom responses turned into the features of docs/adr/0001-app-data-shape.md,
 and the compact summaries the model reads in their place.
 
-Every answer is checked as it is read (`_answers.py`): malformed entries are dropped
+Every answer is checked as it is read (`server.bodies`): malformed entries are dropped
 and counted, malformed values the rest depends on raise `BadAnswer`. Route lines are
 float64 `(n, 2)` arrays, so that a long route is cheap to build here and pickles
 cheaply into the fitting pool.
@@ -14,8 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from server.errors import BadAnswer
-from server.jobs._answers import (
+from server.bodies import (
     Dropped,
     entries,
     indexed,
@@ -27,6 +26,7 @@ from server.jobs._answers import (
     position,
     text,
 )
+from server.errors import BadAnswer
 
 _EARTH_RADIUS_M = 6_371_008.8
 _MAX_INSTRUCTIONS = 25

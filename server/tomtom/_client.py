@@ -35,6 +35,7 @@ from urllib.parse import quote
 
 import httpx
 
+from server.bodies import ACCEPT_ENCODING, MAX_DECODED_BYTES, RawBody, loads
 from server.config import OFFLINE_BASE_URL
 from server.errors import (
     AnswerTooLargeError,
@@ -47,7 +48,6 @@ from server.errors import (
 )
 from server.ops import call_scope, metrics, tracing
 from server.pool import INLINE, Placement
-from server.tomtom._body import ACCEPT_ENCODING, MAX_DECODED_BYTES, RawBody, loads
 from server.tomtom._errors import OUTCOMES, error_for, scrub
 from server.tomtom._families import Family, family_of
 from server.tomtom._pacing import Pacer

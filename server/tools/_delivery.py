@@ -18,7 +18,8 @@ from typing import Any
 from mcp_types import CallToolResult
 
 import fitting
-from server.jobs import APP_DATA_KEY, DROPPED_KEY, Prepared, prepare
+from server.bodies import DROPPED_KEY
+from server.jobs import APP_DATA_KEY, Prepared, prepare
 from server.ops import metrics
 from server.runtime import Runtime
 

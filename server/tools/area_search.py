@@ -16,9 +16,10 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult
 from pydantic import BaseModel, ConfigDict, Field
 
-from server.jobs import Dropped, collection, required_list, search_results
+from server.bodies import Dropped, request_body, required_list
+from server.jobs import collection, search_results
 from server.runtime import Runtime
-from server.tomtom import coordinate, request_body
+from server.tomtom import coordinate
 from server.tool_names import AREA_SEARCH
 from server.tools._delivery import deliver
 from server.tools._inputs import Language, Position, ShowUi, caller_key, model_tool

@@ -17,17 +17,8 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult, TextContent
 from pydantic import Field
 
-from server.jobs import (
-    DATA_SOURCE_KEY,
-    MAX_RESULT_CHARS,
-    MAX_RESULT_CHARS_KEY,
-    OFFLINE_NOTE,
-    Dropped,
-    entries,
-    integer,
-    required_list,
-    text,
-)
+from server.bodies import Dropped, entries, integer, required_list, text
+from server.jobs import DATA_SOURCE_KEY, MAX_RESULT_CHARS, MAX_RESULT_CHARS_KEY, OFFLINE_NOTE
 from server.runtime import Runtime
 from server.tool_names import POI_CATEGORIES
 from server.tools._inputs import READ_ONLY, Language, caller_key

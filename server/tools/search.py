@@ -14,18 +14,8 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from server.jobs import (
-    Dropped,
-    collection,
-    entries,
-    integer,
-    obj,
-    point_feature,
-    required_list,
-    rounded,
-    search_results,
-    text,
-)
+from server.bodies import Dropped, entries, integer, obj, required_list, text
+from server.jobs import collection, point_feature, rounded, search_results
 from server.runtime import Runtime
 from server.tomtom import coordinate
 from server.tool_names import FUZZY_SEARCH, GEOCODE, NEARBY, POI_SEARCH, REVERSE_GEOCODE

@@ -20,7 +20,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult
 from pydantic import BeforeValidator, Field
 
-from server import jobs
+from server import bodies, jobs
 from server.runtime import Runtime
 from server.tool_names import TRAFFIC
 from server.tools._delivery import deliver
@@ -131,7 +131,7 @@ def register(apps: Apps, runtime: Runtime) -> None:
             params.append(("language", language))
         key = caller_key(ctx)
         body = await runtime.tomtom.incident_details(bbox, key=key, params=params)
-        dropped = jobs.Dropped()
+        dropped = bodies.Dropped()
         found = jobs.incidents_of(body, dropped)
         incidents = [summary for _, summary in found]
         answer: dict[str, Any] = {

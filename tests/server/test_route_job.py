@@ -12,12 +12,13 @@ import pytest
 
 import fitting
 from server import jobs
+from server.bodies import RawBody
 from server.config import OFFLINE_BASE_URL
 from server.errors import BodyError, NoRoute
 from server.jobs import APP_DATA_KEY
 from server.offline import build_upstream_app
 from server.pool import FitPool, Placement
-from server.tomtom import RawBody, TomTomClient
+from server.tomtom import TomTomClient
 from tests.server.harness import LISBON, MADRID, WARSAW
 
 BUDGET = 120_000

@@ -10,6 +10,7 @@ import httpx
 import orjson
 import pytest
 
+from server.bodies import RawBody, request_body
 from server.config import OFFLINE_BASE_URL
 from server.errors import (
     BadRequestError,
@@ -20,7 +21,7 @@ from server.errors import (
     UpstreamUnavailableError,
 )
 from server.ops import metrics
-from server.tomtom import RawBody, TomTomClient, request_body, scrub
+from server.tomtom import TomTomClient, scrub
 from server.tomtom._errors import key_forms
 
 SECRET = "s3cr3t-key-0123456789"

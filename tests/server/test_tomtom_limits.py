@@ -19,6 +19,7 @@ import pytest
 from prometheus_client import generate_latest
 
 from loadtest.topology import Service
+from server.bodies import RawBody, loads
 from server.errors import (
     AnswerTooLargeError,
     BodyError,
@@ -28,7 +29,7 @@ from server.errors import (
     UpstreamUnavailableError,
 )
 from server.ops import call_scope, metrics
-from server.tomtom import Bounds, Pacer, RawBody, TomTomClient, family_of, loads
+from server.tomtom import Bounds, Pacer, TomTomClient, family_of
 
 KEY = "s3cr3t-rate-key-0123456789"
 BASE = "https://api.example.test"
