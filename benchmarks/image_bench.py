@@ -32,10 +32,10 @@ from typing import Any
 
 from loadtest.mix import LONG_ROUTE
 from server import jobs
+from server.bodies import RawBody, request_body
 from server.jobs import _basemap, _image
 from server.offline._query import Query
 from server.offline._routing import calculate_route, parse_request
-from server.tomtom import RawBody, request_body
 
 BUDGET = 120_000
 TARGET_MS = 100.0

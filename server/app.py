@@ -14,11 +14,15 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator
+from typing import Any
 
 from mcp.server import MCPServer
 from mcp.server.apps import Apps
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 from mcp.server.transport_security import TransportSecuritySettings
+from mcp_types import CallToolResult, InputRequiredResult
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -29,6 +33,7 @@ from starlette.routing import Route
 
 import widgets
 from server.config import Settings
+from server.errors import ToolCallError
 from server.ops import metrics
 from server.ops.call_log import ToolCallLog
 from server.ops.drain import CloseWhileDraining, Drain
@@ -63,12 +68,35 @@ MCP_HEADERS = [
 ]
 
 
+class TomTomServer(MCPServer[Any]):
+    """The `MCPServer`, whose tools may end in this project's errors for the model.
+
+    Those (`server.errors.ToolCallError`) are plain exceptions, so that fitting workers
+    raise them without loading the MCP SDK. The SDK takes any exception that is not its
+    `ToolError` for a crash and withholds the message; here, the one place, such an
+    error becomes the `ToolError` it stands for: the model reads exactly what the SDK
+    writes for a `ToolError` ("Error executing tool <name>: <message>") in an `is_error`
+    result, and the SDK logs it as a tool failure, not as a crash."""
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except UnexpectedToolError as exc:
+            cause = exc.__cause__
+            if not isinstance(cause, ToolCallError):
+                raise
+            # `exc` says "Error executing tool <name>", the SDK's own prefix of both kinds.
+            raise ToolError(f"{exc}: {cause}") from cause
+
+
 def build_server(runtime: Runtime) -> MCPServer:
     """The MCP server: every tool and view, and the middleware that logs each call."""
     apps = Apps()
     register_tools(apps, runtime)
     register_views(apps, runtime.settings)
-    mcp = MCPServer(
+    mcp = TomTomServer(
         "tomtom-mcp-apps",
         instructions=INSTRUCTIONS,
         extensions=[apps],

@@ -34,6 +34,8 @@ from pydantic_settings import (
     SettingsConfigDict,
 )
 
+from server.errors import ConfigError
+
 DEFAULT_API_BASE_URL = "https://api.tomtom.com"
 OFFLINE_BASE_URL = "http://offline-upstream.invalid"
 """Base URL of the in-process offline upstream (never resolved: served through ASGI)."""
@@ -66,10 +68,6 @@ the two equal)."""
 TracesExporter = Literal["console", "none", "otlp"]
 TRACES_EXPORTERS: tuple[TracesExporter, ...] = get_args(TracesExporter)
 MIB = 1024 * 1024
-
-
-class ConfigError(ValueError):
-    """An environment variable holds a value the server cannot use."""
 
 
 def _comma_list(value: Any) -> Any:

@@ -1,27 +1,150 @@
-"""The errors a tool call can end in, drawn once; each class lives with its concern.
+"""Every exception class of `server`, drawn once; other modules raise them, none defines its own.
 
-The model reads a tool error's message, so every message says what to change.
-Failures off the event loop (fitting workers, no MCP code there) raise
-`JobError`s, which the tools turn into tool errors when the job returns::
+A tool error's message is what the model reads, so every message says what to
+change. The errors a tool call ends in share one plain base, `ToolCallError`: this
+module imports nothing (no MCP SDK), so fitting workers, which must load no SDK, raise
+them too, and `server.app.TomTomServer` turns them into the SDK's `ToolError` in one
+place, on the event loop: the model reads an `is_error` result with the message,
+never a protocol error. In brackets, the built-in class each also is::
 
-    ValueError
-     ├── JobError                   here: a job could not build its result
-     │    └── BodyError             server.tomtom: TomTom's body is not JSON of the expected
-     │         │                    shape, is over its size once decoded, or is broken gzip
-     │         ├── NoRoute          server.jobs: TomTom answered with no route
-     │         └── BadAnswer        server.jobs: TomTom's answer is malformed where the
-     │                              result depends on it (the field is named)
-     ├── GeoJsonError               server.jobs: caller GeoJSON is malformed (its path named)
-     └── ConfigError                server.config: an environment variable is unusable (start-up)
-    mcp ToolError (the SDK's: message shown to the model, never a protocol error)
-     ├── TomTomError                server.tomtom: the upstream refused or failed (tree there)
-     └── DataUrlError               server.downloads: a `data_url` was refused or failed
-    RuntimeError
-     └── FitWorkerDied              server.pool: a worker died mid-job (the pool is rebuilt)
+    Exception
+     ├── ToolCallError                           a tool call failed; the message is for the model
+     │    ├── JobError (also ValueError)         a job could not build its result
+     │    │    └── BodyError                     TomTom's body is not JSON of the expected
+     │    │         │                            shape, is over its size once decoded, or is
+     │    │         │                            broken gzip
+     │    │         ├── NoRoute                  TomTom answered with no route
+     │    │         └── BadAnswer                TomTom's answer is malformed where the result
+     │    │                                      depends on it (the field is named)
+     │    ├── FitWorkerDied (also RuntimeError)  a worker died mid-job (the pool was rebuilt)
+     │    ├── TomTomError                        a TomTom request was refused or failed
+     │    │    ├── MissingKeyError               no key for the request and OFFLINE=never
+     │    │    ├── InvalidKeyError               401/403: key missing, invalid, inactive or
+     │    │    │                                 not entitled
+     │    │    ├── RateLimitError                429 (or TomTom's 403 "Over Qps"), or our own
+     │    │    │    │                            pacing; `retry_after` seconds
+     │    │    │    └── QuotaError               the operator's quota per key per minute
+     │    │    ├── BadRequestError               other 4xx: TomTom's own description quoted
+     │    │    ├── UpstreamTimeoutError          no whole answer within the deadline
+     │    │    └── UpstreamUnavailableError      5xx, connection failure, or not JSON
+     │    │         └── AnswerTooLargeError      over the size this server accepts
+     │    └── DataUrlError                       a `data_url` was refused or failed
+     ├── GeoJsonError (ValueError)               caller GeoJSON is malformed (its path named);
+     │                                           the data-viz job reports it as a JobError
+     ├── TokenError (ValueError)                 a tile token cannot be used (the 403's reason)
+     ├── OfflineBadRequest (ValueError)          the offline upstream refuses a request: a 400
+     │                                           in the shape of the TomTom service asked
+     └── ConfigError (ValueError)                an environment variable is unusable (start-up)
+
+Where they are raised: `server.bodies` (BodyError, BadAnswer: TomTom's bodies decoded
+and checked), `server.jobs` (JobError, NoRoute, GeoJsonError), `server.pool`
+(FitWorkerDied), `server.tomtom` (TomTomError's tree, every message scrubbed of the
+caller's key), `server.downloads` (DataUrlError), `server.tiles` (TokenError),
+`server.offline` (OfflineBadRequest), `server.config` (ConfigError). `fitting` keeps
+its own tree (`fitting/_exceptions.py`): it imports nothing of `server`.
+
+Two private exceptions stay in their modules, because they are control flow that
+never leaves them: `server.tomtom._pacing._TooLong` (a wait past its bound, turned
+into a `RateLimitError` by the same module) and `server.cli.fit._BadInput` (an
+unreadable FILE, printed by the same command).
 """
 
 from __future__ import annotations
 
 
-class JobError(ValueError):
-    """A job could not build its result; the message is for the model (a tool error)."""
+class ToolCallError(Exception):
+    """A tool call failed in a way the model can act on; the message is for the model."""
+
+
+class JobError(ToolCallError, ValueError):
+    """A job could not build its result."""
+
+
+class BodyError(JobError):
+    """TomTom's body is not JSON of the expected shape."""
+
+
+class NoRoute(BodyError):
+    """TomTom answered, but with no route."""
+
+
+class BadAnswer(BodyError):
+    """TomTom's answer is malformed where the result depends on it (the field is named)."""
+
+    def __init__(self, where: str, what: str) -> None:
+        super().__init__(f"TomTom's answer is malformed at {where}: {what}. Try again later.")
+        self.where = where
+
+
+class FitWorkerDied(ToolCallError, RuntimeError):
+    """A fitting worker process died during this call; the pool has been rebuilt."""
+
+
+class TomTomError(ToolCallError):
+    """A TomTom request failed in a way the model can act on."""
+
+    status: int | None = None
+    """TomTom's HTTP status, when it answered."""
+
+
+class MissingKeyError(TomTomError):
+    """The request has no key and the server does not answer offline (`OFFLINE=never`)."""
+
+
+class InvalidKeyError(TomTomError):
+    """TomTom refused the API key (401/403)."""
+
+
+class RateLimitError(TomTomError):
+    """A queries-per-second limit was reached (TomTom's 429, or our pacing refused to wait)."""
+
+    def __init__(self, message: str, *, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+        """Seconds after which a retry may succeed, when known."""
+
+
+class QuotaError(RateLimitError):
+    """The operator's quota of TomTom requests per key per minute is used up."""
+
+
+class BadRequestError(TomTomError):
+    """TomTom rejected the request's parameters (400 and other 4xx)."""
+
+
+class UpstreamTimeoutError(TomTomError):
+    """TomTom did not answer in time."""
+
+
+class UpstreamUnavailableError(TomTomError):
+    """TomTom answered 5xx, could not be reached, or sent a body that is not JSON."""
+
+
+class AnswerTooLargeError(UpstreamUnavailableError):
+    """TomTom's answer is larger than `TOMTOM_MAX_BODY_BYTES` (or its declared length is)."""
+
+
+class DataUrlError(ToolCallError):
+    """The `data_url` was refused or could not be downloaded."""
+
+
+class GeoJsonError(ValueError):
+    """The GeoJSON is malformed; the message starts with the path of the fault."""
+
+
+class TokenError(ValueError):
+    """A token that cannot be used; the message is the short reason the 403 carries."""
+
+
+class OfflineBadRequest(ValueError):
+    """The offline upstream cannot answer the request as sent; `message` says what to change."""
+
+    def __init__(self, message: str, *, target: str | None = None, code: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.target = target
+        self.code = code
+
+
+class ConfigError(ValueError):
+    """An environment variable holds a value the server cannot use."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
+from collections import deque
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,8 @@ def imported_packages(package: str) -> dict[str, set[str]]:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Import):
                 names.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module == "server":
+                names.update(f"server.{alias.name}" for alias in node.names)
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
                 names.add(node.module)
         found[str(path.relative_to(ROOT))] = names
@@ -44,6 +47,74 @@ def test_the_product_never_imports_the_load_test_or_the_tests(package: str) -> N
     assert offenders(package, ("loadtest", "tests", "benchmarks")) == []
 
 
+def server_parts() -> dict[str, set[str]]:
+    """Each part of `server` (a sub-package or a top-level module) and the other parts it
+    imports, wherever the import stands (function-level and type-checking ones too)."""
+    parts: dict[str, set[str]] = {}
+    for module, names in imported_packages("server").items():
+        part = Path(module).parts[1].removesuffix(".py")
+        imported = parts.setdefault(part, set())
+        for name in names:
+            pieces = name.split(".")
+            if pieces[0] == "server" and len(pieces) > 1 and pieces[1] != part:
+                imported.add(pieces[1])
+    parts.pop("__init__", None)
+    return parts
+
+
+def cycle_through(graph: dict[str, set[str]], start: str) -> list[str] | None:
+    """A shortest import path from `start` back to itself, or None."""
+    came_from: dict[str, str] = {}
+    queue = deque([start])
+    while queue:
+        node = queue.popleft()
+        for imported in sorted(graph.get(node, ())):
+            if imported == start:
+                path = [node]
+                while path[-1] != start:
+                    path.append(came_from[path[-1]])
+                return [*reversed(path), start]
+            if imported not in came_from:
+                came_from[imported] = node
+                queue.append(imported)
+    return None
+
+
+def test_no_two_parts_of_the_server_import_each_other_even_through_a_third() -> None:
+    graph = server_parts()
+    assert {"app", "bodies", "errors", "jobs", "pool", "tomtom", "tools"} <= set(graph)
+    cycles = [" -> ".join(path) for part in sorted(graph) if (path := cycle_through(graph, part))]
+    assert cycles == []
+
+
+def test_a_cycle_between_two_parts_is_found() -> None:
+    graph = {"pool": {"ops", "tomtom"}, "tomtom": {"config", "pool"}, "ops": set()}
+    assert cycle_through(graph, "pool") == ["pool", "tomtom", "pool"]
+    assert cycle_through(graph, "ops") is None
+
+
+@pytest.mark.parametrize(
+    ("part", "allowed"),
+    [
+        ("errors", set()),
+        ("bodies", {"errors"}),
+        ("jobs", {"bodies", "errors", "ops", "tool_names"}),
+    ],
+)
+def test_what_fitting_workers_import_of_the_server_imports_nothing_of_the_loop_side(
+    part: str, allowed: set[str]
+) -> None:
+    # The worker's side of the seam: TomTom's bodies as received (`server.bodies`), the
+    # jobs built from them and the errors both raise; never the client, pool or tools.
+    assert server_parts()[part] <= allowed
+
+
+def test_the_bodies_import_no_mcp_web_stack_or_metrics_and_the_errors_import_nothing() -> None:
+    loop_side = ("mcp", "starlette", "uvicorn", "httpx", "anyio", "aiohttp", "prometheus_client")
+    assert offenders("server/bodies", loop_side) == []
+    assert imported_packages("server")["server/errors.py"] == {"__future__"}
+
+
 def loaded_after(imports: str, prefixes: tuple[str, ...]) -> list[str]:
     probe = (
         f"import sys; {imports}; "
@@ -57,9 +128,10 @@ def test_the_modules_a_fitting_worker_imports_load_no_mcp_sdk_or_web_stack() -> 
     # A worker imports the job functions' modules and the pool's initializer; the MCP
     # protocol types (mcp_types) are data classes and allowed, the SDK itself is not.
     heavy = ("mcp.", "starlette", "uvicorn", "httpx", "anyio")
-    assert loaded_after("import server.jobs, server.pool, server.tomtom, fitting", heavy) == []
+    imports = "import server.bodies, server.jobs, server.pool, fitting"
+    assert loaded_after(imports, heavy) == []
 
 
-def test_jobs_alone_load_no_metrics_client_either() -> None:
+def test_jobs_and_bodies_alone_load_no_metrics_client_either() -> None:
     heavy = ("mcp.", "starlette", "uvicorn", "httpx", "prometheus_client")
-    assert loaded_after("import server.jobs", heavy) == []
+    assert loaded_after("import server.bodies, server.jobs", heavy) == []

@@ -72,7 +72,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 class _BadInput(Exception):
-    pass
+    """FILE cannot be read as GeoJSON; `run` prints the message (control flow inside this
+    command, so not in `server.errors`)."""
 
 
 def _envelope(path: Path) -> dict[str, Any]:

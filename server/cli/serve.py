@@ -9,7 +9,8 @@ import sys
 import uvicorn
 
 from server.cli._draining import DrainingServer
-from server.config import ConfigError, Settings
+from server.config import Settings
+from server.errors import ConfigError
 from server.ops import tracing
 from server.ops.drain import Drain
 from server.ops.logs import configure_logging

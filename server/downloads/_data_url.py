@@ -26,11 +26,11 @@ import socket
 from collections.abc import Sequence
 
 import httpx
-from mcp.server.mcpserver.exceptions import ToolError
 
 from server.config import Settings
+from server.errors import DataUrlError
 
-__all__ = ["DataUrlError", "address_refusal", "download"]
+__all__ = ["address_refusal", "download"]
 
 logger = logging.getLogger(__name__)
 
@@ -49,10 +49,6 @@ _CONTENT_TYPES = frozenset(
     }
 )
 _NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
-
-
-class DataUrlError(ToolError):
-    """The `data_url` was refused or could not be downloaded."""
 
 
 def address_refusal(address: IPAddress) -> str | None:

@@ -3,7 +3,6 @@ or on the event loop, wherever `server.pool.Placement` puts them.
 
 - `_result.py`: `prepare`, the tool result itself (text for the model, app data
   inline in `_meta`, fitted or omitted with a reason);
-- `_answers.py`: TomTom answers checked where they are parsed (`Dropped`, `BadAnswer`);
 - `_features.py`: TomTom answers as map features and compact model summaries;
 - `_routes.py`: routing, search-along-route and dynamic-map results from TomTom's
   route bodies as received;
@@ -14,23 +13,13 @@ or on the event loop, wherever `server.pool.Placement` puts them.
   with their charging stops;
 - `_image.py`, `_basemap.py`: the PNG of a map for hosts without views.
 
-Nothing here imports the MCP SDK (beyond its protocol types), httpx or Starlette:
-fitting workers import this package, and stay small.
+TomTom's bodies reach the jobs as received and are read through `server.bodies`
+(decoded, parsed, checked). Nothing here imports the MCP SDK (beyond its protocol
+types), httpx or Starlette: fitting workers import this package, and stay small.
 """
 
 from __future__ import annotations
 
-from server.jobs._answers import (
-    DROPPED_KEY,
-    BadAnswer,
-    Dropped,
-    entries,
-    integer,
-    number,
-    obj,
-    required_list,
-    text,
-)
 from server.jobs._data_viz import answer_and_data, data_viz, data_viz_page
 from server.jobs._ev import availability_id, ev_route, matches, stations
 from server.jobs._features import (
@@ -45,7 +34,7 @@ from server.jobs._features import (
     search_results,
     waypoint_features,
 )
-from server.jobs._geojson import GeoJsonError, Summary, validate_geojson
+from server.jobs._geojson import Summary, validate_geojson
 from server.jobs._image import IMAGE_MAX_BYTES, ImageRequest, Rendered, basemap_frame, render_map
 from server.jobs._result import (
     APP_DATA_KEY,
@@ -61,7 +50,6 @@ from server.jobs._result import (
 )
 from server.jobs._routes import (
     DrawnRoute,
-    NoRoute,
     along_route,
     along_route_request,
     dynamic_map,
@@ -75,19 +63,14 @@ from server.jobs._traffic import incident_collection, incidents_of
 __all__ = [
     "APP_DATA_KEY",
     "DATA_SOURCE_KEY",
-    "DROPPED_KEY",
     "IMAGE_MAX_BYTES",
     "INCIDENT_CATEGORIES",
     "MAX_RESULT_CHARS",
     "MAX_RESULT_CHARS_KEY",
     "OFFLINE_NOTE",
     "OMITTED_KEY",
-    "BadAnswer",
     "DrawnRoute",
-    "Dropped",
-    "GeoJsonError",
     "ImageRequest",
-    "NoRoute",
     "Prepared",
     "Rendered",
     "Summary",
@@ -104,18 +87,13 @@ __all__ = [
     "data_viz",
     "data_viz_page",
     "dynamic_map",
-    "entries",
     "ev_route",
     "incident_collection",
     "incidents_of",
-    "integer",
     "matches",
-    "number",
-    "obj",
     "point_feature",
     "prepare",
     "render_map",
-    "required_list",
     "rounded",
     "route_answer",
     "route_feature",
@@ -123,7 +101,6 @@ __all__ = [
     "routing",
     "search_results",
     "stations",
-    "text",
     "validate_geojson",
     "visiting_order",
     "waypoint_features",

@@ -15,8 +15,8 @@ from typing import Any
 import orjson
 
 import fitting
-from server.errors import JobError
-from server.jobs._geojson import GeoJsonError, Summary, validate_geojson
+from server.errors import GeoJsonError, JobError
+from server.jobs._geojson import Summary, validate_geojson
 from server.jobs._result import APP_DATA_KEY, Prepared, call_tool_result, prepare, wire_size
 from server.ops import tracing
 from server.tool_names import DATA_VIZ

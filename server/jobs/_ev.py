@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from server.jobs._answers import Dropped, count, entries, number, obj, text
+from server.bodies import Dropped, RawBody, count, entries, number, obj, text
 from server.jobs._features import (
     collection,
     point_feature,
@@ -28,7 +28,6 @@ from server.jobs._features import (
 from server.jobs._image import ImageRequest
 from server.jobs._result import Prepared, prepare
 from server.jobs._routes import routes_of
-from server.tomtom import RawBody
 from server.tool_names import EV_ROUTING
 
 FREE = "#2f9e44"
@@ -170,7 +169,7 @@ def stations(
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(answer items for the model, `station` features for the view); `availability`
     maps a result's availability id to its chargingAvailability answer (None: failed).
-    Malformed entries are left out and counted in `dropped` (`_answers.py`)."""
+    Malformed entries are left out and counted in `dropped` (`server.bodies`)."""
     dropped = dropped if dropped is not None else Dropped()
     items: list[dict[str, Any]] = []
     features: list[dict[str, Any]] = []

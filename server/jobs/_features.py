@@ -1,7 +1,7 @@
 """TomTom responses turned into the features of docs/adr/0001-app-data-shape.md,
 and the compact summaries the model reads in their place.
 
-Every answer is checked as it is read (`_answers.py`): malformed entries are dropped
+Every answer is checked as it is read (`server.bodies`): malformed entries are dropped
 and counted, malformed values the rest depends on raise `BadAnswer`. Route lines are
 float64 `(n, 2)` arrays, so that a long route is cheap to build here and pickles
 cheaply into the fitting pool.
@@ -15,8 +15,7 @@ from typing import Any
 import numpy as np
 
 from fitting.geo import haversine_m
-from server.jobs._answers import (
-    BadAnswer,
+from server.bodies import (
     Dropped,
     entries,
     indexed,
@@ -28,6 +27,7 @@ from server.jobs._answers import (
     position,
     text,
 )
+from server.errors import BadAnswer
 
 _MAX_INSTRUCTIONS = 25
 """Guidance messages quoted to the model; the widget gets them all."""

@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from server.errors import GeoJsonError
+
 _DEPTH = {
     "Point": 0,
     "MultiPoint": 1,
@@ -23,10 +25,6 @@ _DEPTH = {
     "MultiPolygon": 3,
 }
 _MAX_PROPERTY_NAMES = 50
-
-
-class GeoJsonError(ValueError):
-    """The GeoJSON is malformed; the message starts with the path of the fault."""
 
 
 @dataclass

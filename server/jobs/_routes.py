@@ -18,7 +18,16 @@ from typing import Any
 
 import orjson
 
-from server.jobs._answers import BadAnswer, Dropped, obj, required_list
+from server.bodies import (
+    Dropped,
+    RawBody,
+    loads,
+    obj,
+    parse_route_body,
+    request_body,
+    required_list,
+)
+from server.errors import BadAnswer, BodyError, NoRoute
 from server.jobs._features import (
     checked_route,
     collection,
@@ -31,12 +40,7 @@ from server.jobs._features import (
 from server.jobs._image import ALTERNATIVE, ImageRequest
 from server.jobs._result import Prepared, prepare
 from server.ops import tracing
-from server.tomtom import BodyError, RawBody, loads, parse_route_body, request_body
 from server.tool_names import DYNAMIC_MAP, ROUTING, SEARCH_ALONG_ROUTE
-
-
-class NoRoute(BodyError):
-    """TomTom answered, but with no route."""
 
 
 def routes_of(

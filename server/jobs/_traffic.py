@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from server.jobs._answers import Dropped, entries, integer, number, obj, required_list, text
+from server.bodies import Dropped, entries, integer, number, obj, required_list, text
 
 CATEGORIES = {
     0: "unknown",

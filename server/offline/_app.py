@@ -24,6 +24,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from server.errors import OfflineBadRequest
 from server.offline import (
     _categories,
     _ev,
@@ -35,7 +36,7 @@ from server.offline import (
     _traffic,
 )
 from server.offline._cache import ResponseCache
-from server.offline._errors import BadRequest, Service, error_body, service_of
+from server.offline._errors import Service, error_body, service_of
 from server.offline._query import Query
 
 Handler = Callable[[dict[str, Any], Query, bytes], "dict[str, Any] | bytes"]
@@ -153,7 +154,7 @@ def _endpoint(
         query = Query(request.query_params.multi_items(), clock())
         try:
             body = await _request_body(request) if request.method == "POST" else b""
-        except BadRequest as exc:
+        except OfflineBadRequest as exc:
             return _bad_request(service, exc)
         key = (
             request.method,
@@ -171,7 +172,7 @@ def _endpoint(
                 task.add_done_callback(functools.partial(settle, key))
             try:
                 cached = await asyncio.shield(task)
-            except BadRequest as exc:
+            except OfflineBadRequest as exc:
                 return _bad_request(service, exc)
         if cached.gzip is not None and "gzip" in request.headers.get("accept-encoding", ""):
             headers = {"content-encoding": "gzip", "vary": "accept-encoding"}
@@ -193,22 +194,22 @@ async def _request_body(request: Request) -> bytes:
     if encoding == "identity":
         return body
     if encoding != "gzip":
-        raise BadRequest(f"Unsupported Content-Encoding {encoding!r}; use gzip or none.")
+        raise OfflineBadRequest(f"Unsupported Content-Encoding {encoding!r}; use gzip or none.")
     inflate = zlib.decompressobj(wbits=31)
     try:
         decoded = inflate.decompress(body, REQUEST_BODY_MAX_BYTES + 1)
     except zlib.error:
-        raise BadRequest("The request body is not valid gzip.") from None
+        raise OfflineBadRequest("The request body is not valid gzip.") from None
     if len(decoded) > REQUEST_BODY_MAX_BYTES:
-        raise BadRequest(
+        raise OfflineBadRequest(
             f"The request body is over {REQUEST_BODY_MAX_BYTES // 2**20} MB once decoded."
         )
     if not inflate.eof:
-        raise BadRequest("The request body is truncated gzip.")
+        raise OfflineBadRequest("The request body is truncated gzip.")
     return decoded
 
 
-def _bad_request(service: Service, exc: BadRequest) -> Response:
+def _bad_request(service: Service, exc: OfflineBadRequest) -> Response:
     body = error_body(service, 400, exc.message, code=exc.code, target=exc.target)
     return Response(body, 400, media_type=JSON)
 

@@ -1,9 +1,7 @@
 """TomTom's error bodies, one shape per service, so clients meet the shapes they will in production.
 
-Exception tree (one class: every refusal the emulation makes is a bad request)::
-
-    ValueError
-     └── BadRequest   400, rendered in the shape of the service that raised it
+Every refusal the emulation makes is a bad request (`server.errors.OfflineBadRequest`),
+rendered here in the shape of the service that raised it.
 """
 
 from __future__ import annotations
@@ -15,16 +13,6 @@ import orjson
 Service = Literal["search", "routing", "traffic", "gateway"]
 
 ROUTING_FORMAT_VERSION = "0.0.12"
-
-
-class BadRequest(ValueError):
-    """The request cannot be answered as sent; `message` says what to change."""
-
-    def __init__(self, message: str, *, target: str | None = None, code: str | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.target = target
-        self.code = code
 
 
 def error_body(

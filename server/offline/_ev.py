@@ -21,8 +21,9 @@ from typing import Any
 import numpy as np
 import orjson
 
+from server.errors import OfflineBadRequest
 from server.offline import _geo, _search
-from server.offline._errors import ROUTING_FORMAT_VERSION, BadRequest
+from server.offline._errors import ROUTING_FORMAT_VERSION
 from server.offline._query import Query, parse_number
 from server.offline._routing import leg_speeds, parse_request, route_from, route_legs
 
@@ -76,7 +77,7 @@ def _park(seed: int, lon: float, lat: float) -> Park:
 def _seed_of_id(text: str) -> int:
     parts = text.split("-")
     if len(parts) != 5 or parts[0] != _ID_PREFIX or not parts[4].endswith("0000"):
-        raise BadRequest(
+        raise OfflineBadRequest(
             f"Invalid value for 'chargingAvailability': {text!r} is not a charging availability "
             "id from a search result.",
             target="chargingAvailability",
@@ -84,7 +85,7 @@ def _seed_of_id(text: str) -> int:
     try:
         return int("".join(parts[1:4]) + parts[4][:4], 16)
     except ValueError:
-        raise BadRequest(
+        raise OfflineBadRequest(
             f"Invalid value for 'chargingAvailability': {text!r} is not hexadecimal.",
             target="chargingAvailability",
         ) from None
@@ -171,7 +172,7 @@ def charging_availability(q: Query) -> dict[str, Any]:
     """`/search/2/chargingAvailability.json`: live counts per connector type and power."""
     text = q.text("chargingAvailability")
     if text is None:
-        raise BadRequest(
+        raise OfflineBadRequest(
             "Missing required parameter 'chargingAvailability'.", target="chargingAvailability"
         )
     park = _park(_seed_of_id(text), 0.0, 0.0)
@@ -238,9 +239,9 @@ def long_distance_ev_route(locations: str, q: Query, body: bytes) -> bytes:
     """`POST /routing/1/calculateLongDistanceEVRoute/{locations}/json`."""
     req = parse_request(locations, q, body)
     if q.text("vehicleEngineType") != "electric":
-        raise BadRequest("Long Distance EV Routing requires vehicleEngineType=electric.")
+        raise OfflineBadRequest("Long Distance EV Routing requires vehicleEngineType=electric.")
     if req.travel_mode not in ("car", "motorcycle", "bus", "van", "truck"):
-        raise BadRequest(
+        raise OfflineBadRequest(
             f"travelMode {req.travel_mode!r} is not supported by Long Distance EV Routing; "
             "use car, motorcycle, bus, van or truck."
         )
@@ -271,14 +272,14 @@ def _battery(q: Query, body: bytes) -> _Battery:
         doc = None
     charging = doc.get("chargingParameters") if isinstance(doc, dict) else None
     if not isinstance(charging, dict):
-        raise BadRequest(
+        raise OfflineBadRequest(
             'The request body must hold the charging model: {"chargingParameters": '
             '{"batteryCurve": [...], "chargingConnectors": [...]}}.'
         )
     battery_curve = []
     for i, point in enumerate(charging.get("batteryCurve") or []):
         if not isinstance(point, dict):
-            raise BadRequest(f"batteryCurve[{i}] must be an object.")
+            raise OfflineBadRequest(f"batteryCurve[{i}] must be an object.")
         soc = parse_number(
             str(point.get("stateOfChargeInkWh")),
             f"batteryCurve[{i}].stateOfChargeInkWh",
@@ -290,23 +291,27 @@ def _battery(q: Query, body: bytes) -> _Battery:
         )
         battery_curve.append((soc, power))
     if not battery_curve:
-        raise BadRequest("chargingParameters.batteryCurve needs at least one point.")
+        raise OfflineBadRequest("chargingParameters.batteryCurve needs at least one point.")
     if any(b[0] <= a[0] for a, b in itertools.pairwise(battery_curve)):
-        raise BadRequest(
+        raise OfflineBadRequest(
             "chargingParameters.batteryCurve must be sorted by increasing stateOfChargeInkWh."
         )
     connectors = charging.get("chargingConnectors") or []
     if not isinstance(connectors, list) or not connectors:
-        raise BadRequest("chargingParameters.chargingConnectors needs at least one connector.")
+        raise OfflineBadRequest(
+            "chargingParameters.chargingConnectors needs at least one connector."
+        )
     best_kw, best_type = 0.0, "AC3"
     for i, connector in enumerate(connectors):
         if not isinstance(connector, dict) or connector.get("currentType") not in CURRENT_TYPES:
-            raise BadRequest(
+            raise OfflineBadRequest(
                 f"chargingConnectors[{i}].currentType must be one of {', '.join(CURRENT_TYPES)}."
             )
         plugs = connector.get("plugTypes")
         if not isinstance(plugs, list) or not plugs or any(p not in PLUG_TYPES for p in plugs):
-            raise BadRequest(f"chargingConnectors[{i}].plugTypes must list TomTom plug types.")
+            raise OfflineBadRequest(
+                f"chargingConnectors[{i}].plugTypes must list TomTom plug types."
+            )
         kw = parse_number(
             str(connector.get("maxPowerInkW", 350)),
             f"chargingConnectors[{i}].maxPowerInkW",
@@ -336,23 +341,25 @@ def _consumption_curve(text: str | None) -> list[tuple[float, float]]:
     """`speed,kWh/100km:speed,kWh/100km...`: 1 to 25 pairs, speeds strictly increasing."""
     name = "constantSpeedConsumptionInkWhPerHundredkm"
     if not text:
-        raise BadRequest(f"Missing required parameter '{name}'.", target=name)
+        raise OfflineBadRequest(f"Missing required parameter '{name}'.", target=name)
     pairs = text.split(":")
     if len(pairs) > 25:
-        raise BadRequest(
+        raise OfflineBadRequest(
             f"Invalid value for '{name}': at most 25 speed,consumption pairs.", target=name
         )
     curve = []
     for pair in pairs:
         parts = pair.split(",")
         if len(parts) != 2:
-            raise BadRequest(
+            raise OfflineBadRequest(
                 f"Invalid value for '{name}': {pair!r} is not 'speed,consumption'.", target=name
             )
         curve.append((parse_number(parts[0], f"{name} speed", 1, 250),
                       parse_number(parts[1], f"{name} consumption", 0.01, 100_000)))  # fmt: skip
     if any(b[0] <= a[0] for a, b in itertools.pairwise(curve)):
-        raise BadRequest(f"Invalid value for '{name}': speeds must increase strictly.", target=name)
+        raise OfflineBadRequest(
+            f"Invalid value for '{name}': speeds must increase strictly.", target=name
+        )
     return curve
 
 
@@ -377,7 +384,7 @@ def _plan(
         if charge - used < battery.at_stops and charge - left[i] < battery.at_destination:
             target = min(ceiling, float(left[i]) + battery.at_destination + 0.05 * battery.maximum)
             if target - charge < 0.1:
-                raise BadRequest(
+                raise OfflineBadRequest(
                     "Engine error while executing route request: NO_ROUTE_FOUND (with this "
                     "battery and consumption model the route cannot be driven between stops).",
                     code="NO_ROUTE_FOUND",
@@ -386,7 +393,7 @@ def _plan(
             charge = target
         charge -= used
     if charge < 0:
-        raise BadRequest("Engine error: NO_ROUTE_FOUND (the battery runs empty).",
+        raise OfflineBadRequest("Engine error: NO_ROUTE_FOUND (the battery runs empty).",
                          code="NO_ROUTE_FOUND")  # fmt: skip
     return stops
 

@@ -10,7 +10,7 @@ import io
 
 from PIL import Image, ImageDraw
 
-from server.offline._errors import BadRequest
+from server.errors import OfflineBadRequest
 from server.offline._query import Query, parse_bbox
 
 TINT = (226, 239, 218)
@@ -20,7 +20,7 @@ LINES = (190, 214, 178)
 def static_image(q: Query) -> bytes:
     """`GET /map/1/staticimage?bbox&width&height&format=png` (layer basic, style main)."""
     if q.text("center") is None and q.text("bbox") is None:
-        raise BadRequest("Give bbox, or center and zoom.", target="bbox")
+        raise OfflineBadRequest("Give bbox, or center and zoom.", target="bbox")
     if q.text("bbox") is not None:
         parse_bbox(q.text("bbox"))
     width = q.integer("width", low=1, high=8192, default=512)
@@ -29,7 +29,7 @@ def static_image(q: Query) -> bytes:
     q.choice("layer", ("basic", "hybrid", "labels"), "basic")
     q.choice("style", ("main", "night"), "main")
     if q.choice("format", ("png", "jpg", "jpeg"), "png") != "png":
-        raise BadRequest("The offline upstream draws png only.", target="format")
+        raise OfflineBadRequest("The offline upstream draws png only.", target="format")
     image = Image.new("RGB", (width, height), TINT)
     draw = ImageDraw.Draw(image)
     for k in range(1, 10):

@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 
-from server.offline._errors import BadRequest
+from server.errors import OfflineBadRequest
 
 _LANGUAGE = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$")
 
@@ -46,7 +46,7 @@ class Query:
         value = self.raw(name)
         if value is None or value == "":
             if required:
-                raise BadRequest(f"Missing required parameter '{name}'.", target=name)
+                raise OfflineBadRequest(f"Missing required parameter '{name}'.", target=name)
             return default
         return parse_number(value, name, low, high)
 
@@ -62,16 +62,16 @@ class Query:
         value = self.raw(name)
         if value is None or value == "":
             if required:
-                raise BadRequest(f"Missing required parameter '{name}'.", target=name)
+                raise OfflineBadRequest(f"Missing required parameter '{name}'.", target=name)
             return default
         try:
             number = int(value)
         except ValueError:
-            raise BadRequest(
+            raise OfflineBadRequest(
                 f"Invalid value for '{name}': {value!r} is not an integer.", target=name
             ) from None
         if not low <= number <= high:
-            raise BadRequest(
+            raise OfflineBadRequest(
                 f"Invalid value for '{name}': {number} is outside [{low}, {high}].", target=name
             )
         return number
@@ -82,14 +82,16 @@ class Query:
             return default
         if value.lower() in ("true", "false"):
             return value.lower() == "true"
-        raise BadRequest(f"Invalid value for '{name}': {value!r}; use true or false.", target=name)
+        raise OfflineBadRequest(
+            f"Invalid value for '{name}': {value!r}; use true or false.", target=name
+        )
 
     def choice(self, name: str, allowed: Sequence[str], default: str) -> str:
         value = self.raw(name)
         if value is None or value == "":
             return default
         if value not in allowed:
-            raise BadRequest(
+            raise OfflineBadRequest(
                 f"Invalid value for '{name}': {value!r}; allowed: {', '.join(allowed)}.",
                 target=name,
             )
@@ -104,7 +106,7 @@ class Query:
             for part in v.split(","):
                 part = part.strip()
                 if part not in allowed:
-                    raise BadRequest(
+                    raise OfflineBadRequest(
                         f"Invalid value for '{name}': {part!r}; allowed: {', '.join(allowed)}.",
                         target=name,
                     )
@@ -115,7 +117,7 @@ class Query:
     def language(self) -> str:
         value = self.text("language", "en-GB") or "en-GB"
         if not _LANGUAGE.match(value):
-            raise BadRequest(
+            raise OfflineBadRequest(
                 f"Invalid value for 'language': {value!r} is not a language tag such as en-GB.",
                 target="language",
             )
@@ -131,7 +133,7 @@ class Query:
             try:
                 out.append(int(part))
             except ValueError:
-                raise BadRequest(
+                raise OfflineBadRequest(
                     f"Invalid value for '{name}': {part!r} is not an integer id.", target=name
                 ) from None
         return out
@@ -143,7 +145,7 @@ class Query:
         codes = [c.strip().upper() for c in value.split(",") if c.strip()]
         for code in codes:
             if not (len(code) in (2, 3) and code.isalpha()):
-                raise BadRequest(
+                raise OfflineBadRequest(
                     f"Invalid value for 'countrySet': {code!r} is not an ISO 3166 country code.",
                     target="countrySet",
                 )
@@ -154,13 +156,13 @@ def parse_number(text: str, name: str, low: float = -math.inf, high: float = mat
     try:
         number = float(text)
     except ValueError:
-        raise BadRequest(
+        raise OfflineBadRequest(
             f"Invalid value for '{name}': {text!r} is not a number.", target=name
         ) from None
     if not math.isfinite(number):
-        raise BadRequest(f"Invalid value for '{name}': {text!r} is not finite.", target=name)
+        raise OfflineBadRequest(f"Invalid value for '{name}': {text!r} is not finite.", target=name)
     if not low <= number <= high:
-        raise BadRequest(
+        raise OfflineBadRequest(
             f"Invalid value for '{name}': {number:g} is outside [{low:g}, {high:g}].", target=name
         )
     return number
@@ -170,7 +172,7 @@ def parse_latlon(text: str, what: str = "position") -> tuple[float, float]:
     """`"lat,lon"` (TomTom's path order) -> `(lon, lat)` (GeoJSON order, used inside)."""
     parts = text.split(",")
     if len(parts) != 2:
-        raise BadRequest(f"Invalid {what} {text!r}: expected 'latitude,longitude'.")
+        raise OfflineBadRequest(f"Invalid {what} {text!r}: expected 'latitude,longitude'.")
     lat = parse_number(parts[0].strip(), f"{what} latitude", -90.0, 90.0)
     lon = parse_number(parts[1].strip(), f"{what} longitude", -180.0, 180.0)
     return lon, lat
@@ -179,14 +181,14 @@ def parse_latlon(text: str, what: str = "position") -> tuple[float, float]:
 def parse_bbox(text: str | None) -> tuple[float, float, float, float]:
     """`"minLon,minLat,maxLon,maxLat"` -> a validated tuple in the same order."""
     if not text:
-        raise BadRequest("Missing required parameter 'bbox' (minLon,minLat,maxLon,maxLat).")
+        raise OfflineBadRequest("Missing required parameter 'bbox' (minLon,minLat,maxLon,maxLat).")
     parts = text.split(",")
     if len(parts) != 4:
-        raise BadRequest(f"Invalid bbox {text!r}: expected minLon,minLat,maxLon,maxLat.")
+        raise OfflineBadRequest(f"Invalid bbox {text!r}: expected minLon,minLat,maxLon,maxLat.")
     w, e = (parse_number(parts[i], "bbox longitude", -180.0, 180.0) for i in (0, 2))
     s, n = (parse_number(parts[i], "bbox latitude", -90.0, 90.0) for i in (1, 3))
     if w >= e or s >= n:
-        raise BadRequest(
+        raise OfflineBadRequest(
             f"Invalid bbox {text!r}: minLon must be below maxLon and minLat below maxLat."
         )
     return w, s, e, n

@@ -11,8 +11,9 @@ from typing import Any
 
 import numpy as np
 
+from server.errors import OfflineBadRequest
 from server.offline import _geo
-from server.offline._errors import ROUTING_FORMAT_VERSION, BadRequest
+from server.offline._errors import ROUTING_FORMAT_VERSION
 from server.offline._query import Query, parse_latlon, parse_number
 
 _BUDGETS = ("timeBudgetInSec", "distanceBudgetInMeters", "fuelBudgetInLiters",
@@ -50,7 +51,7 @@ def reachable_range(origin: str, q: Query) -> dict[str, Any]:
 def _radius_m(q: Query) -> float:
     given = [name for name in _BUDGETS if q.text(name) is not None]
     if len(given) != 1:
-        raise BadRequest(
+        raise OfflineBadRequest(
             "Exactly one of timeBudgetInSec, distanceBudgetInMeters, fuelBudgetInLiters or "
             f"energyBudgetInkWh is required ({len(given)} given)."
         )
@@ -58,7 +59,7 @@ def _radius_m(q: Query) -> float:
     budget = q.number(name, low=0.0, high=1e7, required=True)
     assert budget is not None
     if budget <= 0:
-        raise BadRequest(f"Invalid value for '{name}': the budget must be positive.")
+        raise OfflineBadRequest(f"Invalid value for '{name}': the budget must be positive.")
     mode = q.choice("travelMode", ("car", "truck", "taxi", "bus", "van", "motorcycle",
                                    "bicycle", "pedestrian"), "car")  # fmt: skip
     if name == "timeBudgetInSec":
@@ -78,12 +79,14 @@ def _consumption(q: Query, param: str, budget: str) -> float:
     """Mean consumption from TomTom's `speed,consumption:speed,consumption` curve."""
     text = q.text(param)
     if text is None:
-        raise BadRequest(f"'{budget}' needs the consumption model: '{param}' is missing.")
+        raise OfflineBadRequest(f"'{budget}' needs the consumption model: '{param}' is missing.")
     values = []
     for pair in text.split(":"):
         parts = pair.split(",")
         if len(parts) != 2:
-            raise BadRequest(f"Invalid value for '{param}': {pair!r} is not 'speed,consumption'.")
+            raise OfflineBadRequest(
+                f"Invalid value for '{param}': {pair!r} is not 'speed,consumption'."
+            )
         parse_number(parts[0], f"{param} speed", 1.0, 300.0)
         values.append(parse_number(parts[1], f"{param} consumption", 0.01, 500.0))
     return sum(values) / len(values)

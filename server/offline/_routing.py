@@ -18,8 +18,9 @@ import numpy as np
 import orjson
 
 from fitting.geo import haversine_m
+from server.errors import OfflineBadRequest
 from server.offline import _geo
-from server.offline._errors import ROUTING_FORMAT_VERSION, BadRequest
+from server.offline._errors import ROUTING_FORMAT_VERSION
 from server.offline._query import Query, parse_latlon
 from server.offline.roads import road_like_legs
 
@@ -93,17 +94,17 @@ def parse_request(locations: str, q: Query, body: bytes) -> RouteRequest:
     """Validate everything first: a bad request is refused before any geometry is made."""
     parts = locations.split(":")
     if len(parts) < 2 or any(not p.strip() for p in parts):
-        raise BadRequest(
+        raise OfflineBadRequest(
             f"Invalid locations {locations!r}: a route needs at least 2 locations, "
             "given as lat,lon:lat,lon[:...]."
         )
     if len(parts) > _MAX_WAYPOINTS:
-        raise BadRequest(f"Too many locations ({len(parts)}); at most {_MAX_WAYPOINTS}.")
+        raise OfflineBadRequest(f"Too many locations ({len(parts)}); at most {_MAX_WAYPOINTS}.")
     waypoints = tuple(parse_latlon(p, f"location {i}") for i, p in enumerate(parts))
     lon, lat = np.array(waypoints).T
     crow_km = float(haversine_m(lon[:-1], lat[:-1], lon[1:], lat[1:]).sum()) / 1000
     if crow_km > _MAX_CROW_KM:
-        raise BadRequest(
+        raise OfflineBadRequest(
             f"Engine error while executing route request: NO_ROUTE_FOUND (the locations are "
             f"{crow_km:,.0f} km apart as the crow flies; the offline upstream routes up to "
             f"{_MAX_CROW_KM:,} km).",
@@ -113,20 +114,20 @@ def parse_request(locations: str, q: Query, body: bytes) -> RouteRequest:
         try:
             doc = orjson.loads(body)
         except orjson.JSONDecodeError as exc:
-            raise BadRequest(f"The request body is not valid JSON ({exc}).") from None
+            raise OfflineBadRequest(f"The request body is not valid JSON ({exc}).") from None
         if not isinstance(doc, dict):
-            raise BadRequest("The request body must be a JSON object.")
+            raise OfflineBadRequest("The request body must be a JSON object.")
     requested = (SECTION_TYPES[s] for s in q.choices("sectionType", tuple(SECTION_TYPES)))
     sections = frozenset(s for s in requested if s is not None) | {"TRAVEL_MODE"}
     instructions = q.raw("instructionsType")
     if instructions is not None and instructions not in ("coded", "text", "tagged"):
-        raise BadRequest(
+        raise OfflineBadRequest(
             f"Invalid value for 'instructionsType': {instructions!r}; allowed: coded, text, tagged."
         )
     q.language()
     depart_at, arrive_at = q.text("departAt"), q.text("arriveAt")
     if depart_at and arrive_at:
-        raise BadRequest("departAt and arriveAt cannot be used together.")
+        raise OfflineBadRequest("departAt and arriveAt cannot be used together.")
     return RouteRequest(
         waypoints=waypoints,
         travel_mode=q.choice("travelMode", TRAVEL_MODES, "car"),
@@ -594,7 +595,7 @@ def _instant(text: str, name: str, now: datetime) -> datetime:
     try:
         when = datetime.fromisoformat(text)
     except ValueError:
-        raise BadRequest(
+        raise OfflineBadRequest(
             f"Invalid value for '{name}': {text!r}; use an ISO 8601 date-time"
             + (" or now." if name == "departAt" else ".")
         ) from None

@@ -16,8 +16,8 @@ import numpy as np
 import orjson
 
 from fitting.geo import haversine_m
+from server.errors import OfflineBadRequest
 from server.offline import _geo
-from server.offline._errors import BadRequest
 from server.offline._query import Query, parse_latlon, parse_number
 
 _MAX_LIMIT = 100
@@ -364,7 +364,9 @@ def _bias(q: Query) -> tuple[float, float] | None:
     lon = q.number("lon", low=-180, high=180)
     if (lat is None) != (lon is None):
         missing = "lon" if lon is None else "lat"
-        raise BadRequest(f"'lat' and 'lon' go together: '{missing}' is missing.", target=missing)
+        raise OfflineBadRequest(
+            f"'lat' and 'lon' go together: '{missing}' is missing.", target=missing
+        )
     return None if lat is None or lon is None else (lon, lat)
 
 
@@ -400,17 +402,17 @@ def _route_points(body: bytes) -> np.ndarray:
     try:
         doc = orjson.loads(body or b"null")
     except orjson.JSONDecodeError as exc:
-        raise BadRequest(f"The request body is not valid JSON ({exc}).") from None
+        raise OfflineBadRequest(f"The request body is not valid JSON ({exc}).") from None
     points = doc.get("route", {}).get("points") if isinstance(doc, dict) else None
     if not isinstance(points, list) or len(points) < 2:
-        raise BadRequest(
+        raise OfflineBadRequest(
             'The body must be {"route": {"points": [{"lat": .., "lon": ..}, ...]}} '
             "with at least two points."
         )
     out = np.empty((len(points), 2), dtype=np.float64)
     for i, p in enumerate(points):
         if not isinstance(p, dict) or "lat" not in p or "lon" not in p:
-            raise BadRequest(f"Route point {i} must be an object with 'lat' and 'lon'.")
+            raise OfflineBadRequest(f"Route point {i} must be an object with 'lat' and 'lon'.")
         out[i, 0] = parse_number(str(p["lon"]), f"route point {i} lon", -180, 180)
         out[i, 1] = parse_number(str(p["lat"]), f"route point {i} lat", -90, 90)
     return out
@@ -418,7 +420,7 @@ def _route_points(body: bytes) -> np.ndarray:
 
 def _require_query(text: str) -> None:
     if not text.strip():
-        raise BadRequest(
+        raise OfflineBadRequest(
             "The query is empty: put the text to search for in the path.", target="query"
         )
 
@@ -494,19 +496,23 @@ def _geometry_list(body: bytes) -> list[np.ndarray]:
     try:
         doc = orjson.loads(body or b"null")
     except orjson.JSONDecodeError as exc:
-        raise BadRequest(f"The request body is not valid JSON ({exc}).") from None
+        raise OfflineBadRequest(f"The request body is not valid JSON ({exc}).") from None
     geometries = doc.get("geometryList") if isinstance(doc, dict) else None
     if not isinstance(geometries, list) or not geometries:
-        raise BadRequest('The body must be {"geometryList": [...]} with at least one geometry.')
+        raise OfflineBadRequest(
+            'The body must be {"geometryList": [...]} with at least one geometry.'
+        )
     if len(geometries) > _MAX_GEOMETRIES:
-        raise BadRequest(f"Too many geometries ({len(geometries)}); at most {_MAX_GEOMETRIES}.")
+        raise OfflineBadRequest(
+            f"Too many geometries ({len(geometries)}); at most {_MAX_GEOMETRIES}."
+        )
     rings = []
     for i, geometry in enumerate(geometries):
         kind = geometry.get("type") if isinstance(geometry, dict) else None
         if kind == "POLYGON":
             vertices = geometry.get("vertices")
             if not isinstance(vertices, list) or not 3 <= len(vertices) <= _MAX_VERTICES:
-                raise BadRequest(
+                raise OfflineBadRequest(
                     f"geometryList[{i}]: a POLYGON needs 3 to {_MAX_VERTICES} vertices."
                 )
             ring = np.array([parse_latlon(str(v), f"geometryList[{i}] vertex") for v in vertices])
@@ -517,7 +523,7 @@ def _geometry_list(body: bytes) -> list[np.ndarray]:
             ring = np.array([_geo.offset(lon, lat, radius * math.cos(a), radius * math.sin(a))
                              for a in angles])  # fmt: skip
         else:
-            raise BadRequest(f"geometryList[{i}].type must be POLYGON or CIRCLE.")
+            raise OfflineBadRequest(f"geometryList[{i}].type must be POLYGON or CIRCLE.")
         rings.append(ring)
     return rings
 

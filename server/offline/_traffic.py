@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 
 from fitting.geo import haversine_m
+from server.errors import OfflineBadRequest
 from server.offline import _geo
-from server.offline._errors import BadRequest
 from server.offline._query import Query, parse_bbox
 
 MAX_AREA_KM2 = 10_000.0
@@ -41,7 +41,7 @@ def incident_details(q: Query) -> dict[str, Any]:
     w, s, e, n = parse_bbox(q.text("bbox"))
     area = area_km2(w, s, e, n)
     if area > MAX_AREA_KM2:
-        raise BadRequest(
+        raise OfflineBadRequest(
             f"The bounding box covers {area:,.0f} km², above the limit of "
             f"{MAX_AREA_KM2:,.0f} km²: request a smaller area."
         )
@@ -160,7 +160,7 @@ def parse_fields(text: str) -> Fields:
     def expect(ch: str) -> None:
         nonlocal pos
         if pos >= len(text) or text[pos] != ch:
-            raise BadRequest(
+            raise OfflineBadRequest(
                 f"Invalid value for 'fields': expected {ch!r} at position {pos} of {text!r}."
             )
         pos += 1
@@ -175,7 +175,7 @@ def parse_fields(text: str) -> Fields:
                 pos += 1
             name = text[start:pos]
             if not name:
-                raise BadRequest(
+                raise OfflineBadRequest(
                     f"Invalid value for 'fields': a field name is missing at position {pos}."
                 )
             out[name] = block() if pos < len(text) and text[pos] == "{" else None
@@ -188,7 +188,9 @@ def parse_fields(text: str) -> Fields:
     text = "".join(text.split())
     fields = block()
     if pos != len(text):
-        raise BadRequest(f"Invalid value for 'fields': unexpected text after position {pos}.")
+        raise OfflineBadRequest(
+            f"Invalid value for 'fields': unexpected text after position {pos}."
+        )
     return fields
 
 

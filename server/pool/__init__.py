@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from server.pool._admission import BYTES_PER_SECOND, Admission
 from server.pool._placement import INLINE, POINT_BYTES, POOL_BYTES, Placement
-from server.pool._pool import FitPool, FitWorkerDied
+from server.pool._pool import FitPool
 
 __all__ = [
     "BYTES_PER_SECOND",
@@ -20,6 +20,5 @@ __all__ = [
     "POOL_BYTES",
     "Admission",
     "FitPool",
-    "FitWorkerDied",
     "Placement",
 ]

@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
+    from server.bodies import RawBody
     from server.pool._pool import FitPool
-    from server.tomtom import RawBody
 
 T = TypeVar("T")
 

@@ -28,6 +28,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
 import fitting
+from server.errors import FitWorkerDied
 from server.ops import metrics, tracing
 from server.ops.heap import freeze_startup_heap
 from server.pool._admission import BYTES_PER_SECOND, Admission
@@ -35,10 +36,6 @@ from server.pool._admission import BYTES_PER_SECOND, Admission
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-
-
-class FitWorkerDied(RuntimeError):
-    """A fitting worker process died during this call; the pool has been rebuilt."""
 
 
 class FitPool:

@@ -15,7 +15,7 @@ from server.config import Settings
 from server.tiles._layers import LAYER_NAMES, LAYERS, MAX_ZOOM, Layer, tile_problem
 from server.tiles._limiter import RateLimiter
 from server.tiles._service import MapTiles, Tiles
-from server.tiles._tokens import Grant, TileTokens, TokenError
+from server.tiles._tokens import Grant, TileTokens
 
 __all__ = [
     "LAYERS",
@@ -27,7 +27,6 @@ __all__ = [
     "RateLimiter",
     "TileTokens",
     "Tiles",
-    "TokenError",
     "build_tiles",
     "tile_problem",
 ]

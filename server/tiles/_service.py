@@ -19,10 +19,11 @@ import aiohttp
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
+from server.errors import TokenError
 from server.ops import metrics
 from server.tiles._layers import LAYER_NAMES, LAYERS, Layer, tile_problem
 from server.tiles._limiter import RateLimiter
-from server.tiles._tokens import TileTokens, TokenError
+from server.tiles._tokens import TileTokens
 
 log = logging.getLogger(__name__)
 

@@ -22,6 +22,7 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
+from server.errors import TokenError
 from server.tiles._layers import LAYER_NAMES
 
 _INFO = b"tomtom-mcp-apps/tile-token/v1"
@@ -31,10 +32,6 @@ _TAG = 16
 _HEADER = struct.Struct(">IB")  # expiry (unix seconds), layer bit mask
 MAX_TOKEN_CHARS = 512
 """Longer `t` values are refused before any decoding (keys are capped well below)."""
-
-
-class TokenError(ValueError):
-    """A token that cannot be used; the message is the short reason the 403 carries."""
 
 
 @dataclass(frozen=True)

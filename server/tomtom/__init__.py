@@ -1,99 +1,31 @@
-"""The TomTom client: requests, errors, and TomTom's bodies as received.
+"""The TomTom client, on the event loop: requests, their pacing, and what a failure becomes.
 
-- `TomTomClient` (`_client.py`): one shared `httpx.AsyncClient`, a method per endpoint;
-- its errors (`_errors.py`), tool errors the model can act on (tree drawn there);
-- `RawBody` and `loads` (`_body.py`): a body as it came off the wire, decoded where
-  it is used; `request_body` gzips large POST bodies;
-- `parse_route_body` (`_route_body.py`): calculateRoute's points straight into numpy;
+- `TomTomClient` (`_client.py`): one shared `httpx.AsyncClient`, a method per endpoint,
+  each request bounded (`Bounds`); answers are kept as received (`server.bodies`);
+- `error_for` and `scrub` (`_errors.py`): TomTom's failed answers as `TomTomError`s
+  (`server.errors`), scrubbed of the key;
 - `family_of` (`_families.py`): the API family, and so the rate limit, of a request;
 - `Pacer` (`_pacing.py`): TomTom's rate limits kept per key and family, fair between calls.
 
-Fitting workers decode bodies but must not import the MCP SDK or httpx (they would
-cost every worker start-up time and memory), so the body names load eagerly and the
-loop-side names (client, errors) load on first use.
+Fitting workers never import this package: what they need of a TomTom answer is
+`server.bodies`.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
-
-from server.tomtom._body import (
-    ACCEPT_ENCODING,
-    MAX_DECODED_BYTES,
-    BodyError,
-    RawBody,
-    loads,
-    request_body,
-)
+from server.tomtom._client import Bounds, Params, TomTomClient, coordinate
+from server.tomtom._errors import scrub
 from server.tomtom._families import FAMILIES, Family, family_of
-from server.tomtom._route_body import parse_route_body
-
-if TYPE_CHECKING:
-    from server.tomtom._client import Bounds, Params, TomTomClient, coordinate
-    from server.tomtom._errors import (
-        AnswerTooLargeError,
-        BadRequestError,
-        InvalidKeyError,
-        MissingKeyError,
-        QuotaError,
-        RateLimitError,
-        TomTomError,
-        UpstreamTimeoutError,
-        UpstreamUnavailableError,
-        scrub,
-    )
-    from server.tomtom._pacing import Pacer
-
-_LOOP_SIDE = {
-    "Bounds": "_client",
-    "Params": "_client",
-    "TomTomClient": "_client",
-    "coordinate": "_client",
-    "Pacer": "_pacing",
-    "AnswerTooLargeError": "_errors",
-    "BadRequestError": "_errors",
-    "InvalidKeyError": "_errors",
-    "MissingKeyError": "_errors",
-    "QuotaError": "_errors",
-    "RateLimitError": "_errors",
-    "TomTomError": "_errors",
-    "UpstreamTimeoutError": "_errors",
-    "UpstreamUnavailableError": "_errors",
-    "scrub": "_errors",
-}
+from server.tomtom._pacing import Pacer
 
 __all__ = [
-    "ACCEPT_ENCODING",
     "FAMILIES",
-    "MAX_DECODED_BYTES",
-    "AnswerTooLargeError",
-    "BadRequestError",
-    "BodyError",
     "Bounds",
     "Family",
-    "InvalidKeyError",
-    "MissingKeyError",
     "Pacer",
     "Params",
-    "QuotaError",
-    "RateLimitError",
-    "RawBody",
     "TomTomClient",
-    "TomTomError",
-    "UpstreamTimeoutError",
-    "UpstreamUnavailableError",
     "coordinate",
     "family_of",
-    "loads",
-    "parse_route_body",
-    "request_body",
     "scrub",
 ]
-
-
-def __getattr__(name: str) -> Any:
-    module = _LOOP_SIDE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'server.tomtom' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"server.tomtom.{module}"), name)

@@ -1,8 +1,8 @@
 """The TomTom REST client: one shared `httpx.AsyncClient`, bodies kept as received.
 
 Every method returns TomTom's answer (parsed JSON, or the raw calculateRoute body
-that the route jobs decode where they run) or raises one of `server.tomtom`'s
-errors (`_errors.py`), which the model reads as tool errors. The API key travels
+that the route jobs decode where they run) or raises a `TomTomError` (`server.errors`;
+built in `_errors.py`), which the model reads as a tool error. The API key travels
 as the `key` query parameter, which httpx repeats in its exception messages;
 every text that leaves this module is scrubbed of it.
 
@@ -35,21 +35,20 @@ from urllib.parse import quote
 
 import httpx
 
+from server.bodies import ACCEPT_ENCODING, MAX_DECODED_BYTES, RawBody, loads
 from server.config import OFFLINE_BASE_URL
-from server.ops import call_scope, metrics, tracing
-from server.pool import INLINE, Placement
-from server.tomtom._body import ACCEPT_ENCODING, MAX_DECODED_BYTES, BodyError, RawBody, loads
-from server.tomtom._errors import (
-    OUTCOMES,
+from server.errors import (
     AnswerTooLargeError,
+    BodyError,
     MissingKeyError,
     RateLimitError,
     TomTomError,
     UpstreamTimeoutError,
     UpstreamUnavailableError,
-    error_for,
-    scrub,
 )
+from server.ops import call_scope, metrics, tracing
+from server.pool import INLINE, Placement
+from server.tomtom._errors import OUTCOMES, error_for, scrub
 from server.tomtom._families import Family, family_of
 from server.tomtom._pacing import Pacer
 

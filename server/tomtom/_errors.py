@@ -1,17 +1,8 @@
-"""What a failed TomTom request becomes: a tool error the model can act on.
+"""What a failed TomTom request becomes: a `TomTomError` the model can act on.
 
-    TomTomError (mcp ToolError: the model reads the message, never a protocol error)
-    ├── MissingKeyError          no key for the request and OFFLINE=never (nothing was sent)
-    ├── InvalidKeyError          401/403: key missing, invalid, inactive or not entitled
-    ├── RateLimitError           429 (or TomTom's 403 "Over Qps"), or our own pacing: the
-    │   │                        key's queries per second; `retry_after` seconds
-    │   └── QuotaError           the operator's quota of requests per key per minute
-    ├── BadRequestError          other 4xx: TomTom's own description quoted
-    ├── UpstreamTimeoutError     no whole answer within the request's deadline
-    └── UpstreamUnavailableError 5xx, connection failure, or a body that is not JSON
-        └── AnswerTooLargeError  the answer is over the size this server accepts
-
-Every message is scrubbed of the caller's key (`scrub`).
+The classes are `server.errors`' (`TomTomError` and its tree); here, TomTom's failed
+answer becomes one of them with TomTom's own reason quoted (`error_for`), and every
+message is scrubbed of the caller's key (`scrub`).
 """
 
 from __future__ import annotations
@@ -26,7 +17,18 @@ from urllib.parse import quote, quote_plus
 
 import httpx
 import orjson
-from mcp.server.mcpserver.exceptions import ToolError
+
+from server.errors import (
+    AnswerTooLargeError,
+    BadRequestError,
+    InvalidKeyError,
+    MissingKeyError,
+    QuotaError,
+    RateLimitError,
+    TomTomError,
+    UpstreamTimeoutError,
+    UpstreamUnavailableError,
+)
 
 _KEY_IN_URL = re.compile(r"([?&]key=)[^&\s'\"]*", re.IGNORECASE)
 _MAX_QUOTED = 300
@@ -34,50 +36,6 @@ _OVER_QPS = re.compile(r"over\s*(qps|rate)", re.IGNORECASE)
 """TomTom's gateway has answered a queries-per-second breach with 403 "Developer Over Qps"
 (CartoDB/dataservices-api#545); that is a rate limit, not a bad key."""
 MAX_RETRY_AFTER_S = 3600
-
-
-class TomTomError(ToolError):
-    """A TomTom request failed in a way the model can act on."""
-
-    status: int | None = None
-    """TomTom's HTTP status, when it answered."""
-
-
-class MissingKeyError(TomTomError):
-    """The request has no key and the server does not answer offline (`OFFLINE=never`)."""
-
-
-class InvalidKeyError(TomTomError):
-    """TomTom refused the API key (401/403)."""
-
-
-class RateLimitError(TomTomError):
-    """A queries-per-second limit was reached (TomTom's 429, or our pacing refused to wait)."""
-
-    def __init__(self, message: str, *, retry_after: float | None = None) -> None:
-        super().__init__(message)
-        self.retry_after = retry_after
-        """Seconds after which a retry may succeed, when known."""
-
-
-class QuotaError(RateLimitError):
-    """The operator's quota of TomTom requests per key per minute is used up."""
-
-
-class BadRequestError(TomTomError):
-    """TomTom rejected the request's parameters (400 and other 4xx)."""
-
-
-class UpstreamTimeoutError(TomTomError):
-    """TomTom did not answer in time."""
-
-
-class UpstreamUnavailableError(TomTomError):
-    """TomTom answered 5xx, could not be reached, or sent a body that is not JSON."""
-
-
-class AnswerTooLargeError(UpstreamUnavailableError):
-    """TomTom's answer is larger than `TOMTOM_MAX_BODY_BYTES` (or its declared length is)."""
 
 
 OUTCOMES: dict[type[TomTomError], str] = {

@@ -24,9 +24,9 @@ import time
 from collections import deque
 from collections.abc import Mapping
 
+from server.errors import QuotaError, RateLimitError
 from server.ops import metrics
 from server.ops.call_scope import CallScope
-from server.tomtom._errors import QuotaError, RateLimitError
 from server.tomtom._families import Family
 
 QUOTA_WINDOW_S = 60.0
@@ -39,6 +39,9 @@ def key_id(key: str) -> bytes:
 
 
 class _TooLong(Exception):
+    """The wait would pass its bound; `admit` refuses with a `RateLimitError` instead
+    (control flow inside this module, so not in `server.errors`)."""
+
     def __init__(self, retry_in: float) -> None:
         self.retry_in = retry_in
 

@@ -2,36 +2,30 @@
 
 `deliver` sends an answer and its map data; `deliver_job` runs a whole job from
 `server.jobs` (decode, build, fit: long routes and large GeoJSON, whose bodies
-are never parsed on the loop). Both run where `server.pool.Placement` says, turn
-a job's failure into a tool error, and log and count what became of the app
-data (inline as is, fitted, omitted and why). A result answered by the offline
-upstream is flagged for the model and the view (`offline=`). Nothing is kept
-between requests.
+are never parsed on the loop). Both run where `server.pool.Placement` says, and
+log and count what became of the app data (inline as is, fitted, omitted and
+why). A result answered by the offline upstream is flagged for the model and the
+view (`offline=`). Nothing is kept between requests.
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import time
-from collections.abc import Callable, Iterator
-from typing import Any, TypeVar
+from collections.abc import Callable
+from typing import Any
 
-from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult
 
 import fitting
-from server.errors import JobError
-from server.jobs import APP_DATA_KEY, DROPPED_KEY, Prepared, prepare
+from server.bodies import DROPPED_KEY
+from server.jobs import APP_DATA_KEY, Prepared, prepare
 from server.ops import metrics
-from server.pool import FitWorkerDied
 from server.runtime import Runtime
 
-__all__ = ["deliver", "deliver_job", "read_answer", "run_job"]
+__all__ = ["deliver", "deliver_job"]
 
 log = logging.getLogger(__name__)
-
-T = TypeVar("T")
 
 
 async def deliver(
@@ -68,33 +62,15 @@ async def deliver_job(
     *args: Any,
     offline: bool,
 ) -> CallToolResult:
-    """`job(*args)` (`prepare`, or a route or data-viz job) run by `run_job`, then logged,
-    counted and returned; `size` is the job's `Placement.for_*` measure; `offline` flags
-    a result the offline upstream answered."""
+    """`job(*args)` (`prepare`, or a route or data-viz job) run where `runtime.placement`
+    puts it, then logged, counted and returned; `size` is the job's `Placement.for_*`
+    measure; `offline` flags a result the offline upstream answered. A job's failure (a
+    `ToolCallError`) ends the call as a tool error (`server.app.TomTomServer`)."""
     started = time.perf_counter()
-    prepared = await run_job(runtime, size, job, *args)
+    prepared = await runtime.placement.run(job, *args, size=size)
     where = "pool" if runtime.placement.in_pool(size) else "inline"
     _record(tool, prepared, where, (time.perf_counter() - started) * 1000)
     return prepared.result(offline=offline)
-
-
-async def run_job(runtime: Runtime, size: int | None, job: Callable[..., T], *args: Any) -> T:
-    """`job(*args)` where `runtime.placement` puts it; its JobError, or a dead worker,
-    becomes a tool error the model can act on."""
-    try:
-        return await runtime.placement.run(job, *args, size=size)
-    except (FitWorkerDied, JobError) as exc:
-        raise ToolError(str(exc)) from None
-
-
-@contextlib.contextmanager
-def read_answer() -> Iterator[None]:
-    """For a tool reading TomTom's answer on the loop: a malformed answer (`JobError`, the
-    field named) becomes a tool error, as it does for jobs (`run_job`)."""
-    try:
-        yield
-    except JobError as exc:
-        raise ToolError(str(exc)) from None
 
 
 def _record(tool: str, prepared: Prepared, where: str, ms: float) -> None:

@@ -14,9 +14,9 @@ from typing import Annotated
 
 from pydantic import Field
 
+from server.errors import TomTomError
 from server.jobs import ImageRequest, basemap_frame
 from server.runtime import Runtime
-from server.tomtom import TomTomError
 
 log = logging.getLogger(__name__)
 

@@ -18,7 +18,7 @@ from pydantic import Field
 from server import jobs
 from server.runtime import Runtime
 from server.tool_names import SEARCH_ALONG_ROUTE
-from server.tools._delivery import deliver_job, run_job
+from server.tools._delivery import deliver_job
 from server.tools._inputs import Language, Locations, ShowUi, caller_key, model_tool
 from server.tools._vehicle import Vehicle, takes_vehicle
 from server.tools.routing import (
@@ -78,7 +78,7 @@ def register(apps: Apps, runtime: Runtime) -> None:
             locations, section_types=DEFAULT_SECTIONS, key=key, params=params
         )
         size = runtime.placement.for_bodies([raw])
-        request = await run_job(runtime, size, jobs.along_route_request, raw)
+        request = await runtime.placement.run(jobs.along_route_request, raw, size=size)
         search = [("limit", limit)]
         if categorySet:
             search.append(("categorySet", categorySet))

@@ -16,11 +16,12 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult
 from pydantic import BaseModel, ConfigDict, Field
 
-from server.jobs import Dropped, collection, required_list, search_results
+from server.bodies import Dropped, request_body, required_list
+from server.jobs import collection, search_results
 from server.runtime import Runtime
-from server.tomtom import coordinate, request_body
+from server.tomtom import coordinate
 from server.tool_names import AREA_SEARCH
-from server.tools._delivery import deliver, read_answer
+from server.tools._delivery import deliver
 from server.tools._inputs import Language, Position, ShowUi, caller_key, model_tool
 from server.tools.dynamic_map import Area, area_feature
 from server.tools.search import CategorySet, Query
@@ -101,8 +102,7 @@ def register(apps: Apps, runtime: Runtime) -> None:
         key = caller_key(ctx)
         found = await runtime.tomtom.geometry_search(query, body, key=key, params=params)
         dropped = Dropped()
-        with read_answer():
-            items, results = search_results(required_list(found, "results"), dropped)
+        items, results = search_results(required_list(found, "results"), dropped)
         answer: dict[str, Any] = {
             "query": query,
             "areas": len(areas),

@@ -14,8 +14,9 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from fitting.geo import destination
 from server import jobs
+from server.bodies import RawBody
+from server.errors import TomTomError
 from server.runtime import Runtime
-from server.tomtom import RawBody, TomTomError
 from server.tool_names import DYNAMIC_MAP
 from server.tools._delivery import deliver_job
 from server.tools._image import ImageFlag, image_request

@@ -20,12 +20,13 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 
-from server import jobs
+from server import bodies, jobs
+from server.bodies import request_body
+from server.errors import TomTomError
 from server.jobs import collection, point_feature, rounded
 from server.runtime import Runtime
-from server.tomtom import TomTomError, request_body
 from server.tool_names import EV_ROUTING, EV_SEARCH
-from server.tools._delivery import deliver, deliver_job, read_answer
+from server.tools._delivery import deliver, deliver_job
 from server.tools._inputs import Language, Position, ShowUi, caller_key, model_tool
 from server.tools.routing import AvoidParam, DepartAt, TrafficParam, route_params
 from widgets import MAP_URI
@@ -165,9 +166,8 @@ def register(apps: Apps, runtime: Runtime) -> None:
         key = caller_key(ctx)
         lon, lat = position
         body = await runtime.tomtom.ev_search(lon, lat, key=key, params=params)
-        dropped = jobs.Dropped()
-        with read_answer():
-            listed = jobs.entries(jobs.required_list(body, "results"), "results", dropped)
+        dropped = bodies.Dropped()
+        listed = bodies.entries(bodies.required_list(body, "results"), "results", dropped)
         results = [r for r in listed if jobs.matches(r, match)][:limit]
         live: dict[str, dict[str, Any] | None] = {}
         failure = None

@@ -17,20 +17,10 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult, TextContent
 from pydantic import Field
 
-from server.jobs import (
-    DATA_SOURCE_KEY,
-    MAX_RESULT_CHARS,
-    MAX_RESULT_CHARS_KEY,
-    OFFLINE_NOTE,
-    Dropped,
-    entries,
-    integer,
-    required_list,
-    text,
-)
+from server.bodies import Dropped, entries, integer, required_list, text
+from server.jobs import DATA_SOURCE_KEY, MAX_RESULT_CHARS, MAX_RESULT_CHARS_KEY, OFFLINE_NOTE
 from server.runtime import Runtime
 from server.tool_names import POI_CATEGORIES
-from server.tools._delivery import read_answer
 from server.tools._inputs import READ_ONLY, Language, caller_key
 
 MAX_LISTED = 50
@@ -63,8 +53,7 @@ def register_plain(mcp: MCPServer, runtime: Runtime) -> None:
         key = caller_key(ctx)
         body = await runtime.tomtom.poi_categories(key=key, params=params)
         dropped = Dropped()
-        with read_answer():
-            listed_by_tomtom = required_list(body, "poiCategories")
+        listed_by_tomtom = required_list(body, "poiCategories")
         categories = []
         for entry in entries(listed_by_tomtom, "poiCategories", dropped):
             category = _category(entry)

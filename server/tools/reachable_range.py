@@ -12,7 +12,8 @@ from mcp_types import CallToolResult
 from pydantic import Field
 
 from fitting.geo import EARTH_RADIUS_M
-from server.jobs import Dropped, area_points, collection, obj, point_feature, rounded
+from server.bodies import Dropped, obj
+from server.jobs import area_points, collection, point_feature, rounded
 from server.runtime import Runtime
 from server.tool_names import REACHABLE_RANGE
 from server.tools._delivery import deliver

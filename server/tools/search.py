@@ -14,22 +14,12 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from server.jobs import (
-    Dropped,
-    collection,
-    entries,
-    integer,
-    obj,
-    point_feature,
-    required_list,
-    rounded,
-    search_results,
-    text,
-)
+from server.bodies import Dropped, entries, integer, obj, required_list, text
+from server.jobs import collection, point_feature, rounded, search_results
 from server.runtime import Runtime
 from server.tomtom import coordinate
 from server.tool_names import FUZZY_SEARCH, GEOCODE, NEARBY, POI_SEARCH, REVERSE_GEOCODE
-from server.tools._delivery import deliver, read_answer
+from server.tools._delivery import deliver
 from server.tools._inputs import Language, Position, ShowUi, caller_key, model_tool
 from widgets import MAP_URI
 
@@ -270,8 +260,7 @@ async def _results(
     dropped: Dropped | None = None,
 ) -> CallToolResult:
     dropped = dropped or Dropped()
-    with read_answer():
-        items, features = search_results(required_list(body, "results"), dropped)
+    items, features = search_results(required_list(body, "results"), dropped)
     total = integer(obj(body.get("summary")).get("totalResults"))
     answer: dict[str, Any] = {**asked, "count": len(items), "results": items}
     if total is not None and total > len(items):

@@ -20,10 +20,10 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult
 from pydantic import BeforeValidator, Field
 
-from server import jobs
+from server import bodies, jobs
 from server.runtime import Runtime
 from server.tool_names import TRAFFIC
-from server.tools._delivery import deliver, read_answer
+from server.tools._delivery import deliver
 from server.tools._inputs import Language, ShowUi, caller_key, model_tool
 from widgets import TRAFFIC_URI
 
@@ -131,9 +131,8 @@ def register(apps: Apps, runtime: Runtime) -> None:
             params.append(("language", language))
         key = caller_key(ctx)
         body = await runtime.tomtom.incident_details(bbox, key=key, params=params)
-        dropped = jobs.Dropped()
-        with read_answer():
-            found = jobs.incidents_of(body, dropped)
+        dropped = bodies.Dropped()
+        found = jobs.incidents_of(body, dropped)
         incidents = [summary for _, summary in found]
         answer: dict[str, Any] = {
             "bbox": [round(v, 5) for v in bbox],

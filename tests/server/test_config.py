@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from server.config import API_FAMILIES, ConfigError, Settings, claude_ui_domain
+from server.config import API_FAMILIES, Settings, claude_ui_domain
+from server.errors import ConfigError
 from server.tomtom import FAMILIES
 
 

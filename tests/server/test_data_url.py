@@ -12,8 +12,9 @@ import httpx
 import pytest
 
 from server.config import Settings
-from server.downloads import DataUrlError, address_refusal, download
 from server.downloads import _data_url as data_url
+from server.downloads import address_refusal, download
+from server.errors import DataUrlError
 
 GEOJSON = b'{"type":"FeatureCollection","features":[]}'
 BIG = b"[" + b"0," * 6000 + b"0]"  # 12,003 bytes

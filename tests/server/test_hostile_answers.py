@@ -28,7 +28,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from server import jobs
+from server import bodies, jobs
+from server.errors import BadAnswer
 from server.tomtom import FAMILIES
 from tests.fixtures.tomtom import documented
 from tests.server.harness import (
@@ -157,7 +158,7 @@ def test_tomtoms_route_answer_is_drawn_with_every_index_on_its_vertex(served: Se
     sections = route["sections"]
     assert sections["COUNTRY"] == {"count": 1, "length_km": 0.18, "countries": ["NLD"]}
     assert sections["TRAFFIC"]["delay_s"] == 210 and sections["TRAFFIC"]["worst_magnitude"] == 3
-    assert jobs.DROPPED_KEY not in outcome.answer
+    assert bodies.DROPPED_KEY not in outcome.answer
     (feature,) = features_of(outcome.envelope, "route")
     line = line_of(feature)
     assert len(line) == 12 and line[0] == pytest.approx(AMSTERDAM)
@@ -209,7 +210,7 @@ def test_a_null_incident_is_dropped_and_counted_and_the_rest_described(served: S
     assert not outcome.is_error, outcome.text
     answer = outcome.answer
     assert answer["count"] == 4
-    assert answer[jobs.DROPPED_KEY] == {"incidents": 1}
+    assert answer[bodies.DROPPED_KEY] == {"incidents": 1}
     accident, closed = answer["incidents"][:2]  # worst first: major, then undefined (closures)
     assert accident["category"] == "accident" and accident["magnitude"] == "major"
     assert closed["category"] == "road closed" and closed["magnitude"] == "undefined"
@@ -233,7 +234,7 @@ def test_tomtoms_ev_search_and_availability_answers_give_stations_with_live_coun
         "free",
         "free",
     ]
-    assert jobs.DROPPED_KEY not in outcome.answer
+    assert bodies.DROPPED_KEY not in outcome.answer
 
 
 def test_tomtoms_long_distance_ev_route_puts_each_charging_stop_on_its_leg_end(
@@ -291,7 +292,7 @@ def test_a_malformed_alternative_is_dropped_and_the_good_route_drawn(served: Ser
     outcome = served.call("calculate_route", body)
     assert not outcome.is_error, outcome.text
     assert len(outcome.answer["routes"]) == 1
-    assert outcome.answer[jobs.DROPPED_KEY] == {"routes": 1, "routes[0].sections": 1}
+    assert outcome.answer[bodies.DROPPED_KEY] == {"routes": 1, "routes[0].sections": 1}
 
 
 def test_results_that_are_not_a_list_fail_naming_the_field(served: Served) -> None:
@@ -435,10 +436,10 @@ def test_non_finite_numbers_never_reach_the_map_data_or_the_text(where: str, val
         route["sections"][0]["startPointIndex"] = value
     elif where == "progress":
         route["progress"][2]["distanceInMeters"] = value
-    dropped = jobs.Dropped()
+    dropped = bodies.Dropped()
     try:
         checked = jobs.checked_route(route, "routes[0]", dropped)
-    except jobs.BadAnswer as exc:
+    except BadAnswer as exc:
         assert where == "point" and "routes[0].legs[0].points[4]" in str(exc)
         return
     answer = jobs.route_answer(checked, 0)

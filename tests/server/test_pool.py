@@ -6,7 +6,8 @@ import os
 
 import pytest
 
-from server.pool import FitPool, FitWorkerDied
+from server.errors import FitWorkerDied
+from server.pool import FitPool
 
 
 def crash() -> None:

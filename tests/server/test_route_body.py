@@ -6,7 +6,7 @@ import numpy as np
 import orjson
 import pytest
 
-from server.tomtom import parse_route_body
+from server.bodies import parse_route_body
 
 
 def body(points_per_leg: list[list[dict]]) -> bytes:

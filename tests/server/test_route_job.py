@@ -12,11 +12,13 @@ import pytest
 
 import fitting
 from server import jobs
+from server.bodies import RawBody
 from server.config import OFFLINE_BASE_URL
+from server.errors import BodyError, NoRoute
 from server.jobs import APP_DATA_KEY
 from server.offline import build_upstream_app
 from server.pool import FitPool, Placement
-from server.tomtom import BodyError, RawBody, TomTomClient
+from server.tomtom import TomTomClient
 from tests.server.harness import LISBON, MADRID, WARSAW
 
 BUDGET = 120_000
@@ -71,14 +73,14 @@ def test_bodies_that_are_not_routes_fail_with_a_message_for_the_model() -> None:
         jobs.routes_of(RawBody(b"...", "br"))
     with pytest.raises(BodyError, match="not JSON"):
         jobs.routes_of(RawBody(b"<html>proxy</html>"))
-    with pytest.raises(jobs.NoRoute, match="found no route"):
+    with pytest.raises(NoRoute, match="found no route"):
         jobs.routes_of(RawBody(b'{"routes": []}'))
 
 
 async def test_a_map_names_the_route_whose_body_failed(tomtom: TomTomClient) -> None:
     good = await tomtom.calculate_route_raw([MADRID, LISBON], key=None)
     routes = [jobs.DrawnRoute([MADRID, LISBON], "A", None)] * 2
-    with pytest.raises(jobs.NoRoute, match=r"^routes\[1\]: TomTom found no route"):
+    with pytest.raises(NoRoute, match=r"^routes\[1\]: TomTom found no route"):
         jobs.dynamic_map([good, RawBody(b'{"routes": []}')], routes, {}, [], None, True, BUDGET)
 
 

@@ -24,7 +24,8 @@ from starlette.applications import Starlette
 from starlette.routing import Route
 
 from loadtest.topology import free_port
-from server.tiles import RateLimiter, Tiles, TileTokens, TokenError
+from server.errors import TokenError
+from server.tiles import RateLimiter, Tiles, TileTokens
 from server.tomtom._errors import key_forms
 
 SECRET = "tile-secret-of-this-deployment-0123456789"

@@ -10,20 +10,18 @@ import httpx
 import orjson
 import pytest
 
+from server.bodies import RawBody, request_body
 from server.config import OFFLINE_BASE_URL
-from server.ops import metrics
-from server.tomtom import (
+from server.errors import (
     BadRequestError,
     InvalidKeyError,
     MissingKeyError,
     RateLimitError,
-    RawBody,
-    TomTomClient,
     UpstreamTimeoutError,
     UpstreamUnavailableError,
-    request_body,
-    scrub,
 )
+from server.ops import metrics
+from server.tomtom import TomTomClient, scrub
 from server.tomtom._errors import key_forms
 
 SECRET = "s3cr3t-key-0123456789"

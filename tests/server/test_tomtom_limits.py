@@ -19,21 +19,17 @@ import pytest
 from prometheus_client import generate_latest
 
 from loadtest.topology import Service
-from server.ops import call_scope, metrics
-from server.tomtom import (
+from server.bodies import RawBody, loads
+from server.errors import (
     AnswerTooLargeError,
     BodyError,
-    Bounds,
-    Pacer,
     QuotaError,
     RateLimitError,
-    RawBody,
-    TomTomClient,
     UpstreamTimeoutError,
     UpstreamUnavailableError,
-    family_of,
-    loads,
 )
+from server.ops import call_scope, metrics
+from server.tomtom import Bounds, Pacer, TomTomClient, family_of
 
 KEY = "s3cr3t-rate-key-0123456789"
 BASE = "https://api.example.test"

@@ -14,7 +14,8 @@ import orjson
 import pytest
 
 import fitting
-from server.jobs import APP_DATA_KEY, OMITTED_KEY, GeoJsonError, validate_geojson
+from server.errors import GeoJsonError
+from server.jobs import APP_DATA_KEY, OMITTED_KEY, validate_geojson
 from tests.server.harness import assert_model_text, tool_client, wire_size
 
 PLACES = {

@@ -6,7 +6,7 @@ import orjson
 import pytest
 
 from server import jobs
-from server.tomtom import RawBody
+from server.bodies import RawBody
 from tests.fixtures.tomtom import documented
 from tests.server.harness import (
     AMSTERDAM,

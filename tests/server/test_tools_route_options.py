@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from server.errors import BodyError
 from server.jobs import visiting_order
 from server.jobs._image import ALTERNATIVE
-from server.tomtom import BodyError
 from tests.fixtures.tomtom import documented
 from tests.server.harness import (
     AMSTERDAM,

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from server.tomtom import BodyError
+from server.errors import BadAnswer
 
 MAX_DEPTH = 8
 """Nesting kept in objects copied to the widget; TomTom's own go four levels deep."""
@@ -30,14 +30,6 @@ MAX_SAFE_INT = 2**53
 """Integers beyond this lose precision in the views' JavaScript."""
 DROPPED_KEY = "tomtom_entries_dropped"
 """Where an answer tells the model how many malformed entries were left out, by field."""
-
-
-class BadAnswer(BodyError):
-    """TomTom's answer is malformed where the result depends on it (the field is named)."""
-
-    def __init__(self, where: str, what: str) -> None:
-        super().__init__(f"TomTom's answer is malformed at {where}: {what}. Try again later.")
-        self.where = where
 
 
 class Dropped:

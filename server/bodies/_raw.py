@@ -18,7 +18,7 @@ from typing import Any
 import orjson
 from isal import igzip, isal_zlib
 
-from server.errors import JobError
+from server.errors import BodyError
 
 MAX_DECODED_BYTES = 64 * 1024 * 1024
 """Default cap on a body once decompressed (`TOMTOM_MAX_DECODED_BYTES`; sized in
@@ -30,10 +30,6 @@ TomTom accepts `Content-Encoding: gzip` for it (docs/adr/0009-gzipped-request-bo
 
 ACCEPT_ENCODING = "gzip"
 """The only content coding requested, so the only one to decode besides identity."""
-
-
-class BodyError(JobError):
-    """The body is not JSON of the expected shape (the message is for the model)."""
 
 
 @dataclass(frozen=True)

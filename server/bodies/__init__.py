@@ -1,0 +1,59 @@
+"""TomTom's bodies, from the bytes as received to values the jobs can trust.
+
+What a fitting worker needs of a TomTom answer, and nothing of the event loop's side:
+the client keeps every answer as it came off the wire, and it is decoded, parsed and
+checked where it is used, on the loop for short answers and in a worker for long
+ones (`server.pool.Placement` decides). So this package imports nothing of the loop
+side, no MCP SDK, httpx or metrics client (`tests/test_import_rules.py` checks it):
+
+- `_raw.py`: `RawBody`, a body as received with the cap on its decoded size, its
+  bounded gzip decoding and `loads`; `request_body` gzips large POST bodies;
+- `_route_points.py`: `parse_route_body`, calculateRoute's points straight into numpy;
+- `_checks.py`: parsed answers checked as they are read: a malformed entry is dropped
+  and counted (`Dropped`), a value the result depends on is a `BadAnswer` naming the
+  field (ADR 0055).
+
+Pure and picklable, no I/O. A body that cannot be used raises `server.errors.BodyError`.
+"""
+
+from __future__ import annotations
+
+from server.bodies._checks import (
+    DROPPED_KEY,
+    Dropped,
+    count,
+    entries,
+    indexed,
+    integer,
+    line_points,
+    number,
+    obj,
+    plain,
+    position,
+    required_list,
+    text,
+)
+from server.bodies._raw import ACCEPT_ENCODING, MAX_DECODED_BYTES, RawBody, loads, request_body
+from server.bodies._route_points import parse_route_body
+
+__all__ = [
+    "ACCEPT_ENCODING",
+    "DROPPED_KEY",
+    "MAX_DECODED_BYTES",
+    "Dropped",
+    "RawBody",
+    "count",
+    "entries",
+    "indexed",
+    "integer",
+    "line_points",
+    "loads",
+    "number",
+    "obj",
+    "parse_route_body",
+    "plain",
+    "position",
+    "request_body",
+    "required_list",
+    "text",
+]
