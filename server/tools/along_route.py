@@ -19,16 +19,20 @@ from server import jobs
 from server.runtime import Runtime
 from server.tool_names import SEARCH_ALONG_ROUTE
 from server.tools._delivery import deliver_job, run_job
-from server.tools._inputs import Language, Locations, ShowUi, caller_key, model_tool
-from server.tools._vehicle import Vehicle, takes_vehicle
-from server.tools.routing import (
-    DEFAULT_SECTIONS,
+from server.tools._inputs import (
     AvoidParam,
+    CategorySet,
+    Language,
+    Locations,
+    Query,
     RouteTypeParam,
+    ShowUi,
     TravelModeParam,
-    route_params,
+    caller_key,
+    model_tool,
 )
-from server.tools.search import CategorySet, Query
+from server.tools._route_options import DEFAULT_SECTIONS, route_params
+from server.tools._vehicle import Vehicle, takes_vehicle
 from widgets import MAP_URI
 
 

@@ -33,9 +33,9 @@ from server.tool_names import (
     MODEL_TOOLS,
     REPORT_APP_STATUS,
 )
-from server.tools._inputs import caller_key
+from server.tools._data_viz import deliver_data_viz
+from server.tools._inputs import DataVizArgs, caller_key, first_error
 from server.tools._reports import HostInfo, host_label, platform_label, reason_label
-from server.tools.data_viz import DataVizArgs, deliver_data_viz, first_error
 from widgets import DATA_VIZ_URI, MAP_URI
 
 logger = logging.getLogger(__name__)

@@ -12,35 +12,28 @@ from typing import Annotated, Any
 import orjson
 from mcp.server.apps import Apps
 from mcp.server.mcpserver import Context
-from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from server.jobs import Dropped, collection, required_list, search_results
 from server.runtime import Runtime
-from server.tomtom import coordinate, request_body
+from server.tomtom import request_body
 from server.tool_names import AREA_SEARCH
+from server.tools._areas import area_feature, areas_given, geometry_entry
 from server.tools._delivery import deliver, read_answer
-from server.tools._inputs import Language, Position, ShowUi, caller_key, model_tool
-from server.tools.dynamic_map import Area, area_feature
-from server.tools.search import CategorySet, Query
+from server.tools._inputs import (
+    MAX_AREAS,
+    Area,
+    BoundingBox,
+    CategorySet,
+    Language,
+    Position,
+    Query,
+    ShowUi,
+    caller_key,
+    model_tool,
+)
 from widgets import MAP_URI
-
-MAX_AREAS = 20
-
-
-class Corner(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    lat: Annotated[float, Field(ge=-90, le=90)]
-    lon: Annotated[float, Field(ge=-180, le=180)]
-
-
-class BoundingBox(BaseModel):
-    """TomTom MCP's rectangle: its top-left and bottom-right corners."""
-
-    model_config = ConfigDict(extra="forbid")
-    topLeft: Corner
-    bottomRight: Corner
 
 
 def register(apps: Apps, runtime: Runtime) -> None:
@@ -90,8 +83,8 @@ def register(apps: Apps, runtime: Runtime) -> None:
         language: Language = None,
         show_ui: ShowUi = True,
     ) -> CallToolResult:
-        areas = _areas(polygons, center, radius, polygon, boundingBox)
-        geometries = [_geometry(area) for area in areas]
+        areas = areas_given(polygons, center, radius, polygon, boundingBox)
+        geometries = [geometry_entry(area) for area in areas]
         params: list[tuple[str, Any]] = [("limit", limit)]
         if categorySet:
             params.append(("categorySet", categorySet))
@@ -122,48 +115,3 @@ def register(apps: Apps, runtime: Runtime) -> None:
             show_ui=show_ui,
             offline=runtime.tomtom.serves_offline(key),
         )
-
-
-def _areas(
-    polygons: list[Area] | None,
-    center: list[float] | None,
-    radius: float | None,
-    polygon: list[list[float]] | None,
-    box: BoundingBox | None,
-) -> list[Area]:
-    """Every area given, in whichever of the accepted forms."""
-    areas = list(polygons or [])
-    if (center is None) != (radius is None):
-        raise ToolError("A circle needs both center ([lon, lat]) and radius (metres).")
-    if center is not None:
-        areas.append(Area(center=center, radius=radius))
-    if polygon is not None:
-        areas.append(Area(coordinates=polygon))
-    if box is not None:
-        west, north = box.topLeft.lon, box.topLeft.lat
-        east, south = box.bottomRight.lon, box.bottomRight.lat
-        if not (west < east and south < north):
-            raise ToolError("boundingBox: topLeft must be north-west of bottomRight.")
-        corners = [[west, north], [east, north], [east, south], [west, south]]
-        areas.append(Area(coordinates=corners, label="Bounding box"))
-    if not areas:
-        raise ToolError(
-            "Give the area to search: polygons, center and radius, polygon, or boundingBox."
-        )
-    if len(areas) > MAX_AREAS:
-        raise ToolError(f"At most {MAX_AREAS} areas at once; {len(areas)} were given.")
-    return areas
-
-
-def _geometry(area: Area) -> dict[str, Any]:
-    """One entry of TomTom's `geometryList` ("lat, lon" text positions)."""
-    if area.coordinates is not None:
-        vertices = [f"{coordinate(lat)}, {coordinate(lon)}" for lon, lat in area.coordinates]
-        return {"type": "POLYGON", "vertices": vertices}
-    assert area.center is not None and area.radius is not None
-    lon, lat = area.center
-    return {
-        "type": "CIRCLE",
-        "position": f"{coordinate(lat)}, {coordinate(lon)}",
-        "radius": round(area.radius),
-    }

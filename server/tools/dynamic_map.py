@@ -3,100 +3,30 @@
 from __future__ import annotations
 
 import asyncio
-import math
 from typing import Annotated, Any
 
-import numpy as np
 from mcp.server.apps import Apps
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field
 
 from server import jobs
 from server.runtime import Runtime
 from server.tomtom import RawBody, TomTomError
 from server.tool_names import DYNAMIC_MAP
+from server.tools._areas import area_feature, positions
 from server.tools._delivery import deliver_job
 from server.tools._image import ImageFlag, image_request
-from server.tools._inputs import (
-    Locations,
-    Position,
-    RouteType,
-    ShowUi,
-    TravelMode,
-    caller_key,
-    model_tool,
-)
-from server.tools._vehicle import Vehicle
-from server.tools.routing import route_params
+from server.tools._inputs import Area, MapRoute, Marker, ShowUi, caller_key, model_tool
+from server.tools._route_options import route_params
 from widgets import MAP_URI
 
-Color = Annotated[
-    str | None,
-    Field(
-        pattern=r"^(#[0-9A-Fa-f]{3}|#[0-9A-Fa-f]{6}|#[0-9A-Fa-f]{8}|[a-zA-Z]{3,20})$",
-        description="CSS colour: '#e33', '#0066cc' or a name such as 'red'",
-    ),
-]
-Label = Annotated[str | None, Field(max_length=100, description="Text shown on the map")]
-_CIRCLE_VERTICES = 64
 ROUTES_AT_ONCE = 4
 """A map's routes are requested from TomTom at most this many at a time: ten at once would
 press a key's queries-per-second limit, and ten long bodies arriving together crowd the
 event loop (measured in docs/adr/0005-jobs-in-workers.md). Four keeps a ten-route map
 to three rounds of upstream latency."""
-_EARTH_RADIUS_M = 6_371_008.8
-
-
-class Marker(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    position: Position
-    label: Label = None
-    color: Color = None
-
-
-class MapRoute(Vehicle):
-    """A route to calculate: its stops, label, colour, mode and (for trucks) the vehicle."""
-
-    model_config = ConfigDict(extra="forbid")
-    locations: Locations
-    label: Label = None
-    color: Color = None
-    routeType: RouteType = "fastest"
-    travelMode: TravelMode = "car"
-
-
-class Area(BaseModel):
-    """A polygon (`coordinates`, one ring) or a circle (`center` and `radius`)."""
-
-    model_config = ConfigDict(extra="forbid")
-    coordinates: Annotated[
-        list[Position] | None,
-        Field(
-            min_length=3,
-            max_length=5000,
-            description="Polygon ring as [longitude, latitude] positions (closed automatically)",
-        ),
-    ] = None
-    center: Annotated[Position | None, Field(description="Circle centre [longitude, latitude]")] = (
-        None
-    )
-    radius: Annotated[
-        float | None, Field(gt=0, le=1_000_000, description="Circle radius in metres")
-    ] = None
-    label: Label = None
-    color: Color = None
-
-    @model_validator(mode="after")
-    def _one_shape(self) -> Area:
-        polygon = self.coordinates is not None
-        circle = self.center is not None or self.radius is not None
-        if polygon == circle:
-            raise ValueError("give either coordinates (a polygon) or center and radius (a circle)")
-        if circle and (self.center is None or self.radius is None):
-            raise ValueError("a circle needs both center and radius")
-        return self
 
 
 def register(apps: Apps, runtime: Runtime) -> None:
@@ -181,7 +111,7 @@ def register(apps: Apps, runtime: Runtime) -> None:
         size = runtime.placement.for_bodies(bodies)
         picture = None
         if image:
-            picture = await image_request(runtime, key, _inputs(markers, specs, polygons))
+            picture = await image_request(runtime, key, _covered(markers, specs, polygons))
             size = runtime.placement.for_image(size)
         return await deliver_job(
             runtime,
@@ -200,7 +130,7 @@ def register(apps: Apps, runtime: Runtime) -> None:
         )
 
 
-def _inputs(
+def _covered(
     markers: list[Marker] | None, routes: list[MapRoute], areas: list[Area] | None
 ) -> list[list[float]]:
     """Every position the caller gave: what the map's background must cover."""
@@ -208,11 +138,7 @@ def _inputs(
     for route in routes:
         out += route.locations
     for area in areas or []:
-        if area.coordinates is not None:
-            out += area.coordinates
-        else:
-            assert area.center is not None and area.radius is not None
-            out += _circle(area.center, area.radius).tolist()
+        out += positions(area)
     return out
 
 
@@ -229,33 +155,3 @@ async def _route(
             )
     except TomTomError as exc:
         raise type(exc)(f"routes[{index}]: {exc}") from None
-
-
-def area_feature(area: Area) -> dict[str, Any]:
-    if area.coordinates is not None:
-        ring = np.asarray(area.coordinates, dtype=np.float64)
-        if not np.array_equal(ring[0], ring[-1]):
-            ring = np.concatenate([ring, ring[:1]])
-    else:
-        assert area.center is not None and area.radius is not None
-        ring = _circle(area.center, area.radius)
-    return {
-        "type": "Feature",
-        "geometry": {"type": "Polygon", "coordinates": [ring]},
-        "properties": {"kind": "area", "label": area.label, "color": area.color},
-    }
-
-
-def _circle(center: list[float], radius_m: float) -> np.ndarray:
-    """A closed ring of points at `radius_m` great-circle distance from `center`."""
-    lon0, lat0 = map(math.radians, center)
-    d = radius_m / _EARTH_RADIUS_M
-    bearing = np.linspace(0, 2 * np.pi, _CIRCLE_VERTICES + 1)
-    lat = np.arcsin(np.sin(lat0) * np.cos(d) + np.cos(lat0) * np.sin(d) * np.cos(bearing))
-    lon = lon0 + np.arctan2(
-        np.sin(bearing) * np.sin(d) * np.cos(lat0), np.cos(d) - np.sin(lat0) * np.sin(lat)
-    )
-    ring = np.column_stack((np.degrees(lon), np.degrees(lat)))
-    ring[:, 0] = (ring[:, 0] + 540) % 360 - 180
-    ring[-1] = ring[0]
-    return ring

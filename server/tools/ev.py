@@ -3,22 +3,21 @@
 EV search asks EV Search for the parks around a position, then the EV Charging
 Stations Availability API for each park's live counts (a few at a time, at most
 `AVAILABILITY_LOOKUPS`: each is a billed request). EV routing asks Long Distance
-EV Routing for a route with charging stops; its vehicle model is checked here,
-field by field, before any request, because TomTom bills a refused request too.
+EV Routing for a route with charging stops; its vehicle model (`_ev_vehicle.py`) is
+checked field by field before any request, because TomTom bills a refused request too.
 """
 
 from __future__ import annotations
 
 import asyncio
-import itertools
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 import orjson
 from mcp.server.apps import Apps
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import Field
 
 from server import jobs
 from server.jobs import collection, point_feature, rounded
@@ -26,55 +25,43 @@ from server.runtime import Runtime
 from server.tomtom import TomTomError, request_body
 from server.tool_names import EV_ROUTING, EV_SEARCH
 from server.tools._delivery import deliver, deliver_job, read_answer
-from server.tools._inputs import Language, Position, ShowUi, caller_key, model_tool
-from server.tools.routing import AvoidParam, DepartAt, TrafficParam, route_params
+from server.tools._ev_vehicle import (
+    AuxiliaryPowerInkW,
+    BatteryCurve,
+    ChargingConnectors,
+    ChargingTimeOffsetInSec,
+    ConsumptionCurve,
+    ConsumptionInKWH,
+    CurrentChargeInkWh,
+    CurrentChargePercent,
+    EvTravelMode,
+    MaxChargeInkWh,
+    MinChargeAtChargingStopsInkWh,
+    MinChargeAtDestinationInkWh,
+    OrInPercent,
+    charges,
+    charging_parameters,
+    consumption_curve,
+    vehicle_params,
+)
+from server.tools._inputs import (
+    AvoidParam,
+    ConnectorType,
+    DepartAt,
+    Language,
+    Position,
+    ShowUi,
+    TrafficParam,
+    caller_key,
+    model_tool,
+)
+from server.tools._route_options import route_params
 from widgets import MAP_URI
 
 AVAILABILITY_LOOKUPS = 20
 """Live availability is asked for the nearest this many stations at most."""
 AVAILABILITY_AT_ONCE = 4
 """Availability requests in flight at once: keeps a key's queries-per-second in bounds."""
-
-ConnectorType = Literal[
-    "StandardHouseholdCountrySpecific",
-    "IEC62196Type1",
-    "IEC62196Type1CCS",
-    "IEC62196Type2CableAttached",
-    "IEC62196Type2Outlet",
-    "IEC62196Type2CCS",
-    "IEC62196Type3",
-    "Chademo",
-    "GBT20234Part2",
-    "GBT20234Part3",
-    "IEC60309AC3PhaseRed",
-    "IEC60309AC1PhaseBlue",
-    "IEC60309DCWhite",
-    "Tesla",
-]
-PlugType = Literal[
-    "IEC_62196_Type_1_Outlet",
-    "IEC_62196_Type_2_Outlet",
-    "IEC_62196_Type_3_Outlet",
-    "IEC_62196_Type_1_Connector_Cable_Attached",
-    "IEC_62196_Type_2_Connector_Cable_Attached",
-    "IEC_62196_Type_3_Connector_Cable_Attached",
-    "Combo_to_IEC_62196_Type_1_Base",
-    "Combo_to_IEC_62196_Type_2_Base",
-    "CHAdeMO",
-    "Tesla_Connector",
-    "China_GB_Part_2",
-    "China_GB_Part_3",
-    "IEC_60309_1_Phase",
-    "IEC_60309_3_Phase",
-    "IEC_309_DC_Plug",
-    "Type_E_French_Standard_CEE_7_5",
-    "Type_F_Schuko_CEE_7_4",
-    "Type_G_British_Standard_BS_1363",
-    "Type_J_Swiss_Standard_SEV_1011",
-    "SAE_J1772",
-    "NEMA_5_20",
-    "Standard_Household_Country_Specific",
-]
 
 
 # --- EV search -------------------------------------------------------------------------
@@ -236,102 +223,6 @@ async def _availability(
 
 # --- EV routing ------------------------------------------------------------------------
 
-DEFAULT_CONSUMPTION = "50,8.2:130,21.3"
-"""TomTom's documented example curve, used when the caller gives none."""
-
-
-def _consumption(value: Any) -> Any:
-    """TomTom's `'speed,kWh:speed,kWh'` text, `[[speed, kWh], ...]` pairs, or TomTom MCP's
-    `[{speedKMH, consumptionUnitsPer100KM}]`, all as pairs."""
-    if isinstance(value, str):
-        pairs = []
-        for part in value.split(":"):
-            numbers = part.split(",")
-            if len(numbers) != 2:
-                raise ValueError(f"{part!r} is not 'speed,consumption' (e.g. '50,8.2:130,21.3')")
-            try:
-                pairs.append([float(numbers[0]), float(numbers[1])])
-            except ValueError:
-                raise ValueError(f"{part!r} holds a value that is not a number") from None
-        return pairs
-    if isinstance(value, list):
-        return [
-            [v.get("speedKMH"), v.get("consumptionUnitsPer100KM")] if isinstance(v, dict) else v
-            for v in value
-        ]
-    return value
-
-
-SpeedConsumption = Annotated[
-    list[Annotated[float, Field(ge=0.01, le=100_000)]],
-    Field(min_length=2, max_length=2),
-]
-
-
-def _check_curve(curve: Any) -> list[list[float]] | None:
-    """Speeds 1-250 km/h, strictly increasing (as TomTom requires)."""
-    if curve is None:
-        return None
-    if isinstance(curve, str):  # only a text _consumption could not split reaches here
-        raise ValueError(f"{curve!r} is not 'speed,consumption:speed,consumption'")
-    for (s0, _), (s1, _) in itertools.pairwise(curve):
-        if s1 <= s0:
-            raise ValueError(f"speeds must increase strictly ({s1:g} km/h follows {s0:g} km/h)")
-    for speed, _ in curve:
-        if not 1 <= speed <= 250:
-            raise ValueError(f"speed {speed:g} km/h is outside [1, 250]")
-    return curve
-
-
-ConsumptionCurve = Annotated[
-    # `str` is in the schema for TomTom's text form; the validator has made it pairs.
-    str | Annotated[list[SpeedConsumption], Field(min_length=1, max_length=25)] | None,
-    BeforeValidator(_consumption),
-    AfterValidator(_check_curve),
-    Field(
-        description=(
-            "Energy use at constant speed: 'speed,kWh/100km' pairs as TomTom's text "
-            "'50,8.2:130,21.3' or [[50, 8.2], [130, 21.3]]; 1-25 pairs, speeds 1-250 km/h "
-            "strictly increasing, consumption 0.01-100,000 kWh/100 km. Default: TomTom's "
-            "example 50,8.2:130,21.3"
-        ),
-    ),
-]
-
-
-class CurvePoint(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    stateOfChargeInkWh: Annotated[float, Field(ge=0, description="Battery level in kWh")]
-    maxPowerInkW: Annotated[
-        float, Field(gt=0, le=1_000, description="Most the battery takes at that level, kW")
-    ]
-
-
-class Connector(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    currentType: Annotated[
-        Literal["AC1", "AC3", "DC"], Field(description="AC1, AC3 (three-phase) or DC")
-    ]
-    plugTypes: Annotated[list[PlugType], Field(min_length=1, max_length=22)]
-    maxPowerInkW: Annotated[
-        float | None, Field(gt=0, le=1_000, description="Most the car takes here, kW")
-    ] = None
-    efficiency: Annotated[float | None, Field(gt=0, le=1)] = None
-
-
-DEFAULT_CONNECTORS = [
-    Connector(
-        currentType="AC3",
-        plugTypes=["IEC_62196_Type_2_Outlet", "IEC_62196_Type_2_Connector_Cable_Attached"],
-        maxPowerInkW=11,
-    ),
-    Connector(currentType="DC", plugTypes=["Combo_to_IEC_62196_Type_2_Base"], maxPowerInkW=150),
-]
-"""A European car's plugs (Type 2 AC, CCS2 DC) when the caller names none."""
-
-Kwh = Annotated[float | None, Field(ge=0, le=1_000)]
-Percent = Annotated[float | None, Field(ge=0, le=100)]
-
 
 def _register_ev_routing(apps: Apps, runtime: Runtime) -> None:
     @model_tool(
@@ -350,9 +241,7 @@ def _register_ev_routing(apps: Apps, runtime: Runtime) -> None:
     )
     async def ev_routing(
         ctx: Context,
-        maxChargeInkWh: Annotated[
-            float, Field(gt=0, le=1_000, description="Usable battery capacity in kWh, e.g. 75")
-        ],
+        maxChargeInkWh: MaxChargeInkWh,
         locations: Annotated[
             list[Position] | None,
             Field(
@@ -370,62 +259,19 @@ def _register_ev_routing(apps: Apps, runtime: Runtime) -> None:
         waypoints: Annotated[
             list[Position] | None, Field(max_length=18, description="Stops between them")
         ] = None,
-        currentChargeInkWh: Annotated[Kwh, Field(description="Charge at departure, kWh")] = None,
-        currentChargePercent: Annotated[
-            Percent, Field(description="Charge at departure, % of capacity (instead)")
-        ] = None,
-        minChargeAtDestinationInkWh: Annotated[
-            Kwh, Field(description="Charge to arrive with, kWh (default 20% of capacity)")
-        ] = None,
-        minChargeAtDestinationPercent: Annotated[Percent, Field(description="... or in %")] = (
-            None
-        ),
-        minChargeAtChargingStopsInkWh: Annotated[
-            Kwh, Field(description="Charge to reach each stop with, kWh (default 10%)")
-        ] = None,
-        minChargeAtChargingStopsPercent: Annotated[Percent, Field(description="... or in %")] = (
-            None
-        ),
+        currentChargeInkWh: CurrentChargeInkWh = None,
+        currentChargePercent: CurrentChargePercent = None,
+        minChargeAtDestinationInkWh: MinChargeAtDestinationInkWh = None,
+        minChargeAtDestinationPercent: OrInPercent = None,
+        minChargeAtChargingStopsInkWh: MinChargeAtChargingStopsInkWh = None,
+        minChargeAtChargingStopsPercent: OrInPercent = None,
         constantSpeedConsumptionInkWhPerHundredkm: ConsumptionCurve = None,
-        consumptionInKWH: Annotated[
-            list[dict[str, float]] | None,
-            Field(
-                max_length=25,
-                description="The curve as [{speedKMH, consumptionUnitsPer100KM}] (TomTom MCP)",
-            ),
-        ] = None,
-        auxiliaryPowerInkW: Annotated[
-            float | None, Field(ge=0, le=50, description="Heating, air conditioning: kW")
-        ] = None,
-        batteryCurve: Annotated[
-            list[CurvePoint] | None,
-            Field(
-                min_length=1,
-                max_length=20,
-                description=(
-                    "Charging power by battery level: [{stateOfChargeInkWh, maxPowerInkW}] in "
-                    "increasing level; default 150 kW to 50%, 90 kW to 80%, 30 kW above"
-                ),
-            ),
-        ] = None,
-        chargingConnectors: Annotated[
-            list[Connector] | None,
-            Field(
-                min_length=1,
-                max_length=10,
-                description=(
-                    "The car's plugs: [{currentType AC1|AC3|DC, plugTypes, maxPowerInkW}]; "
-                    "default Type 2 AC 11 kW and CCS2 DC 150 kW"
-                ),
-            ),
-        ] = None,
-        chargingTimeOffsetInSec: Annotated[
-            int | None, Field(ge=0, le=3_600, description="Time lost per stop, seconds")
-        ] = None,
-        travelMode: Annotated[
-            Literal["car", "van", "bus", "motorcycle", "truck"],
-            Field(description="Vehicle (Long Distance EV Routing routes these only)"),
-        ] = "car",
+        consumptionInKWH: ConsumptionInKWH = None,
+        auxiliaryPowerInkW: AuxiliaryPowerInkW = None,
+        batteryCurve: BatteryCurve = None,
+        chargingConnectors: ChargingConnectors = None,
+        chargingTimeOffsetInSec: ChargingTimeOffsetInSec = None,
+        travelMode: EvTravelMode = "car",
         traffic: TrafficParam = "live",
         avoid: AvoidParam = None,
         departAt: DepartAt = None,
@@ -433,15 +279,8 @@ def _register_ev_routing(apps: Apps, runtime: Runtime) -> None:
         show_ui: ShowUi = True,
     ) -> CallToolResult:
         stops = _stops(locations, origin, destination, waypoints)
-        curve = constantSpeedConsumptionInkWhPerHundredkm
-        if consumptionInKWH is not None:
-            if curve is not None:
-                raise ToolError(
-                    "Give constantSpeedConsumptionInkWhPerHundredkm or consumptionInKWH, not both."
-                )
-            curve = _validated_curve(consumptionInKWH, "consumptionInKWH")
-        curve = curve or _validated_curve(DEFAULT_CONSUMPTION, "default")
-        charges = _charges(
+        curve = consumption_curve(constantSpeedConsumptionInkWhPerHundredkm, consumptionInKWH)
+        battery = charges(
             maxChargeInkWh,
             current=(currentChargeInkWh, currentChargePercent, None, "currentCharge"),
             destination=(
@@ -457,29 +296,10 @@ def _register_ev_routing(apps: Apps, runtime: Runtime) -> None:
                 "minChargeAtChargingStops",
             ),
         )
-        points = batteryCurve or [
-            CurvePoint(stateOfChargeInkWh=0.5 * maxChargeInkWh, maxPowerInkW=150),
-            CurvePoint(stateOfChargeInkWh=0.8 * maxChargeInkWh, maxPowerInkW=90),
-            CurvePoint(stateOfChargeInkWh=maxChargeInkWh, maxPowerInkW=30),
-        ]
-        _check_battery_curve(points, maxChargeInkWh)
-        charging: dict[str, Any] = {
-            "batteryCurve": [p.model_dump() for p in points],
-            "chargingConnectors": [
-                c.model_dump(exclude_none=True) for c in chargingConnectors or DEFAULT_CONNECTORS
-            ],
-        }
-        if chargingTimeOffsetInSec is not None:
-            charging["chargingTimeOffsetInSec"] = chargingTimeOffsetInSec
-        extra: list[tuple[str, Any]] = [
-            (
-                "constantSpeedConsumptionInkWhPerHundredkm",
-                ":".join(f"{s:g},{c:g}" for s, c in curve),
-            ),
-            *charges.items(),
-        ]
-        if auxiliaryPowerInkW is not None:
-            extra.append(("auxiliaryPowerInkW", auxiliaryPowerInkW))
+        charging = charging_parameters(
+            maxChargeInkWh, batteryCurve, chargingConnectors, chargingTimeOffsetInSec
+        )
+        extra = vehicle_params(curve, battery, auxiliaryPowerInkW)
         params = route_params(
             travelMode=travelMode,
             traffic=traffic,
@@ -500,7 +320,7 @@ def _register_ev_routing(apps: Apps, runtime: Runtime) -> None:
             jobs.ev_route,
             raw,
             stops,
-            charges,
+            battery,
             show_ui,
             runtime.settings.budget,
             offline=runtime.tomtom.serves_offline(key),
@@ -522,64 +342,3 @@ def _stops(
             "Give locations ([[lon, lat], ...], origin first) or both origin and destination."
         )
     return [origin, *(waypoints or []), destination]
-
-
-def _validated_curve(value: Any, field: str) -> list[list[float]]:
-    try:
-        pairs = _consumption(value)
-        if not isinstance(pairs, list) or not 1 <= len(pairs) <= 25:
-            raise ValueError("give 1 to 25 speed, consumption pairs")
-        for pair in pairs:
-            if not (isinstance(pair, list) and len(pair) == 2) or not all(
-                isinstance(v, int | float) and 0.01 <= v <= 100_000 for v in pair
-            ):
-                raise ValueError(f"{pair!r} is not a speed and a consumption in [0.01, 100,000]")
-        checked = _check_curve([[float(s), float(c)] for s, c in pairs])
-        assert checked is not None
-        return checked
-    except ValueError as exc:
-        raise ToolError(f"{field}: {exc}") from None
-
-
-def _charges(
-    maximum: float, **given: tuple[float | None, float | None, float | None, str]
-) -> dict[str, float]:
-    """TomTom's four charge parameters in kWh, from kWh or percent, checked against the
-    capacity (each error names the field to change)."""
-    out: dict[str, float] = {"maxChargeInkWh": maximum}
-    for kwh, percent, default, stem in given.values():
-        if kwh is not None and percent is not None:
-            raise ToolError(f"Give {stem}InkWh or {stem}Percent, not both.")
-        if kwh is None and percent is None:
-            if default is None:
-                raise ToolError(
-                    f"{stem}InkWh (or {stem}Percent) is required: the charge at departure."
-                )
-            percent = default
-        value = kwh if kwh is not None else maximum * (percent or 0) / 100
-        if value > maximum:
-            raise ToolError(
-                f"{stem}InkWh ({value:g}) is above the battery capacity maxChargeInkWh "
-                f"({maximum:g})."
-            )
-        out[f"{stem}InkWh"] = round(value, 3)
-    if out["minChargeAtDestinationInkWh"] >= maximum:
-        raise ToolError("minChargeAtDestinationInkWh must be below maxChargeInkWh.")
-    if out["minChargeAtChargingStopsInkWh"] >= maximum:
-        raise ToolError("minChargeAtChargingStopsInkWh must be below maxChargeInkWh.")
-    return out
-
-
-def _check_battery_curve(points: list[CurvePoint], maximum: float) -> None:
-    for i, point in enumerate(points):
-        if point.stateOfChargeInkWh > maximum:
-            raise ToolError(
-                f"batteryCurve.{i}.stateOfChargeInkWh ({point.stateOfChargeInkWh:g}) is above "
-                f"maxChargeInkWh ({maximum:g})."
-            )
-    for i, (a, b) in enumerate(itertools.pairwise(points), start=1):
-        if b.stateOfChargeInkWh <= a.stateOfChargeInkWh:
-            raise ToolError(
-                f"batteryCurve.{i}.stateOfChargeInkWh must be above the previous point's: the "
-                "curve goes in increasing battery level."
-            )

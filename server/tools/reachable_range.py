@@ -15,16 +15,19 @@ from server.jobs import Dropped, area_points, collection, obj, point_feature, ro
 from server.runtime import Runtime
 from server.tool_names import REACHABLE_RANGE
 from server.tools._delivery import deliver
-from server.tools._inputs import Position, ShowUi, caller_key, model_tool
-from server.tools._vehicle import Vehicle, takes_vehicle
-from server.tools.routing import (
+from server.tools._inputs import (
     AvoidParam,
     DepartAt,
+    Position,
     RouteTypeParam,
+    ShowUi,
     TrafficParam,
     TravelModeParam,
-    route_params,
+    caller_key,
+    model_tool,
 )
+from server.tools._route_options import route_params
+from server.tools._vehicle import Vehicle, takes_vehicle
 from widgets import MAP_URI
 
 _EARTH_RADIUS_M = 6_371_008.8

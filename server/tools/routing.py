@@ -7,14 +7,13 @@ sections, instructions and progress, indexed as TomTom indexes them.
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Any
 
 from mcp.server.apps import Apps
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult
-from pydantic import AfterValidator, Field
+from pydantic import Field
 
 from server import jobs
 from server.runtime import Runtime
@@ -22,95 +21,22 @@ from server.tool_names import ROUTING
 from server.tools._delivery import deliver_job
 from server.tools._image import ImageFlag, image_request
 from server.tools._inputs import (
-    Avoid,
+    ArriveAt,
+    AvoidParam,
+    DepartAt,
     Language,
     Locations,
-    RouteType,
+    RouteTypeParam,
     SectionType,
     ShowUi,
-    TrafficMode,
-    TravelMode,
+    TrafficParam,
+    TravelModeParam,
     caller_key,
     model_tool,
 )
+from server.tools._route_options import DEFAULT_SECTIONS, route_params
 from server.tools._vehicle import Vehicle, takes_vehicle
 from widgets import MAP_URI
-
-DEFAULT_SECTIONS: tuple[str, ...] = ("traffic", "tollRoad", "motorway", "tunnel", "country")
-
-
-def _check_time(value: str | None) -> str | None:
-    if value is None or value == "now":
-        return value
-    try:
-        datetime.fromisoformat(value)
-    except ValueError:
-        raise ValueError(
-            f"{value!r} is not an ISO 8601 date-time such as '2026-06-24T14:30:00Z' (or 'now')"
-        ) from None
-    return value
-
-
-When = Annotated[str | None, AfterValidator(_check_time)]
-DepartAt = Annotated[
-    When,
-    Field(description="Departure time, ISO 8601 ('2026-06-24T14:30:00+02:00') or 'now'"),
-]
-ArriveAt = Annotated[When, Field(description="Arrival time, ISO 8601; not together with departAt")]
-RouteTypeParam = Annotated[
-    RouteType,
-    Field(
-        description=(
-            "'fastest' (least time), 'shortest' (least distance), 'short' (short but quick), "
-            "'eco' (economical), 'thrilling' (winding roads); 'fast' and 'efficient' also accepted"
-        )
-    ),
-]
-TravelModeParam = Annotated[
-    TravelMode,
-    Field(
-        description=(
-            "car, truck, taxi, bus, van, motorcycle, bicycle or pedestrian; with truck, give "
-            "the truck's dimensions, weights and cargo (vehicleHeight, vehicleLoadType...)"
-        )
-    ),
-]
-TrafficParam = Annotated[
-    TrafficMode,
-    Field(description="'live' uses current traffic; 'historical' ignores live incidents"),
-]
-AvoidParam = Annotated[
-    list[Avoid] | None, Field(max_length=10, description="Road features to avoid")
-]
-
-
-def route_params(
-    *,
-    routeType: str = "fastest",
-    travelMode: str = "car",
-    traffic: str = "live",
-    avoid: list[str] | None = None,
-    departAt: str | None = None,
-    arriveAt: str | None = None,
-    language: str | None = None,
-    extra: list[tuple[str, Any]] | None = None,
-) -> list[tuple[str, Any]]:
-    """TomTom calculateRoute query parameters for the shared route options."""
-    if departAt and arriveAt:
-        raise ToolError("Give departAt or arriveAt, not both.")
-    params: list[tuple[str, Any]] = [
-        ("routeType", routeType),
-        ("travelMode", travelMode),
-        ("traffic", traffic == "live"),
-    ]
-    params += [("avoid", a) for a in avoid or ()]
-    if departAt:
-        params.append(("departAt", departAt))
-    if arriveAt:
-        params.append(("arriveAt", arriveAt))
-    if language:
-        params.append(("language", language))
-    return params + (extra or [])
 
 
 def register(apps: Apps, runtime: Runtime) -> None:

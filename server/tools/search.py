@@ -14,55 +14,24 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from server.jobs import (
-    Dropped,
-    collection,
-    entries,
-    integer,
-    obj,
-    point_feature,
-    required_list,
-    rounded,
-    search_results,
-    text,
-)
+from server.jobs import Dropped, entries, point_feature, rounded, text
 from server.runtime import Runtime
-from server.tomtom import coordinate
 from server.tool_names import FUZZY_SEARCH, GEOCODE, NEARBY, POI_SEARCH, REVERSE_GEOCODE
-from server.tools._delivery import deliver, read_answer
-from server.tools._inputs import Language, Position, ShowUi, caller_key, model_tool
+from server.tools._inputs import (
+    Bias,
+    CategorySet,
+    CountrySet,
+    Language,
+    Limit,
+    Position,
+    Query,
+    Radius,
+    ShowUi,
+    caller_key,
+    model_tool,
+)
+from server.tools._places import deliver_places, search_params
 from widgets import MAP_URI
-
-Query = Annotated[
-    str,
-    Field(min_length=1, max_length=500, description="What to look for, in free text"),
-]
-Limit = Annotated[int, Field(ge=1, le=100, description="Maximum number of results (1-100)")]
-CountrySet = Annotated[
-    str | None,
-    Field(
-        pattern=r"^[A-Za-z]{2,3}(,[A-Za-z]{2,3})*$",
-        description="Restrict to countries, comma-separated ISO codes, e.g. 'NL' or 'FR,BE'",
-    ),
-]
-Bias = Annotated[
-    Position | None,
-    Field(description="Bias results towards this [longitude, latitude] (optional)"),
-]
-Radius = Annotated[
-    int | None,
-    Field(ge=1, le=50_000, description="With a position: search radius in metres (1-50,000)"),
-]
-CategorySet = Annotated[
-    str | None,
-    Field(
-        pattern=r"^\d+(,\d+)*$",
-        description=(
-            "Comma-separated TomTom POI category ids, e.g. '7315' restaurant, '7311' petrol "
-            "station, '7309' EV charging, '7314' hotel, '9376' cafe/pub, '7321' hospital"
-        ),
-    ),
-]
 
 
 def register(apps: Apps, runtime: Runtime) -> None:
@@ -89,11 +58,11 @@ def register(apps: Apps, runtime: Runtime) -> None:
         language: Language = None,
         show_ui: ShowUi = True,
     ) -> CallToolResult:
-        params = _params(limit, countrySet, position, radius, language)
+        params = search_params(limit, countrySet, position, radius, language)
         key = caller_key(ctx)
         body = await client.geocode(query, key=key, params=params)
         offline = client.serves_offline(key)
-        return await _results(runtime, GEOCODE, body, {"query": query}, show_ui, offline)
+        return await deliver_places(runtime, GEOCODE, body, {"query": query}, show_ui, offline)
 
     @model_tool(
         apps,
@@ -125,7 +94,7 @@ def register(apps: Apps, runtime: Runtime) -> None:
             for entry in entries(body.get("addresses"), "addresses", dropped)
         ]
         origin = point_feature(position, {"kind": "origin", "label": "Queried position"})
-        return await _results(
+        return await deliver_places(
             runtime,
             REVERSE_GEOCODE,
             {"results": results},
@@ -162,13 +131,13 @@ def register(apps: Apps, runtime: Runtime) -> None:
         language: Language = None,
         show_ui: ShowUi = True,
     ) -> CallToolResult:
-        params = _params(limit, countrySet, position, radius, language, categorySet)
+        params = search_params(limit, countrySet, position, radius, language, categorySet)
         if typeahead:
             params.append(("typeahead", True))
         key = caller_key(ctx)
         body = await client.fuzzy_search(query, key=key, params=params)
         offline = client.serves_offline(key)
-        return await _results(runtime, FUZZY_SEARCH, body, {"query": query}, show_ui, offline)
+        return await deliver_places(runtime, FUZZY_SEARCH, body, {"query": query}, show_ui, offline)
 
     @model_tool(
         apps,
@@ -193,11 +162,11 @@ def register(apps: Apps, runtime: Runtime) -> None:
         language: Language = None,
         show_ui: ShowUi = True,
     ) -> CallToolResult:
-        params = _params(limit, countrySet, position, radius, language, categorySet)
+        params = search_params(limit, countrySet, position, radius, language, categorySet)
         key = caller_key(ctx)
         body = await client.poi_search(query, key=key, params=params)
         offline = client.serves_offline(key)
-        return await _results(runtime, POI_SEARCH, body, {"query": query}, show_ui, offline)
+        return await deliver_places(runtime, POI_SEARCH, body, {"query": query}, show_ui, offline)
 
     @model_tool(
         apps,
@@ -221,12 +190,12 @@ def register(apps: Apps, runtime: Runtime) -> None:
         language: Language = None,
         show_ui: ShowUi = True,
     ) -> CallToolResult:
-        params = _params(limit, countrySet, None, radius, language, categorySet)
+        params = search_params(limit, countrySet, None, radius, language, categorySet)
         lon, lat = position
         key = caller_key(ctx)
         body = await client.nearby_search(lon, lat, key=key, params=params)
         origin = point_feature(position, {"kind": "origin", "label": "Search centre"})
-        return await _results(
+        return await deliver_places(
             runtime,
             NEARBY,
             body,
@@ -235,57 +204,3 @@ def register(apps: Apps, runtime: Runtime) -> None:
             client.serves_offline(key),
             origin,
         )
-
-
-def _params(
-    limit: int,
-    country_set: str | None,
-    position: list[float] | None,
-    radius: int | None,
-    language: str | None,
-    category_set: str | None = None,
-) -> list[tuple[str, Any]]:
-    params: list[tuple[str, Any]] = [("limit", limit)]
-    if country_set:
-        params.append(("countrySet", country_set.upper()))
-    if position is not None:
-        params += [("lat", coordinate(position[1])), ("lon", coordinate(position[0]))]
-    if radius is not None:
-        params.append(("radius", radius))
-    if language:
-        params.append(("language", language))
-    if category_set:
-        params.append(("categorySet", category_set))
-    return params
-
-
-async def _results(
-    runtime: Runtime,
-    tool: str,
-    body: dict[str, Any],
-    asked: dict[str, Any],
-    show_ui: bool,
-    offline: bool,
-    origin: dict[str, Any] | None = None,
-    dropped: Dropped | None = None,
-) -> CallToolResult:
-    dropped = dropped or Dropped()
-    with read_answer():
-        items, features = search_results(required_list(body, "results"), dropped)
-    total = integer(obj(body.get("summary")).get("totalResults"))
-    answer: dict[str, Any] = {**asked, "count": len(items), "results": items}
-    if total is not None and total > len(items):
-        answer["total_available"] = total
-    if not items:
-        answer["note"] = "No results. Try a broader query, a larger radius or no country filter."
-    if origin is not None:
-        features.insert(0, origin)
-    data = collection(features, summary={**asked, "count": len(items)})
-    return await deliver(
-        runtime,
-        tool=tool,
-        answer=dropped.report(answer),
-        data=data,
-        show_ui=show_ui,
-        offline=offline,
-    )

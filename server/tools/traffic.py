@@ -11,74 +11,25 @@ server's `'minLon,minLat,maxLon,maxLat'` text, normalised here.
 
 from __future__ import annotations
 
-import math
 from typing import Annotated, Any, Literal
 
 from mcp.server.apps import Apps
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult
-from pydantic import BeforeValidator, Field
+from pydantic import Field
 
 from server import jobs
 from server.runtime import Runtime
 from server.tool_names import TRAFFIC
 from server.tools._delivery import deliver, read_answer
-from server.tools._inputs import Language, ShowUi, caller_key, model_tool
+from server.tools._inputs import BBox, Language, ShowUi, caller_key, model_tool
 from widgets import TRAFFIC_URI
-
-MAX_AREA_KM2 = 10_000
-"""TomTom's limit on the incidentDetails bounding box."""
 
 _FIELDS = (
     "{incidents{type,geometry{type,coordinates},properties{id,iconCategory,magnitudeOfDelay,"
     "events{description,code},startTime,endTime,from,to,length,delay,roadNumbers,timeValidity}}}"
 )
-
-
-def _bbox(value: Any) -> Any:
-    """Accept `[w, s, e, n]` or `'w,s,e,n'` and check it is a sensible, small enough box."""
-    if isinstance(value, str):
-        try:
-            value = [float(part) for part in value.split(",")]
-        except ValueError:
-            raise ValueError(f"bbox {value!r} is not 'minLon,minLat,maxLon,maxLat'") from None
-    if not isinstance(value, list | tuple) or len(value) != 4:
-        raise ValueError("bbox needs four numbers: [minLon, minLat, maxLon, maxLat]")
-    west, south, east, north = (float(v) for v in value)
-    for name, lon in (("minLon", west), ("maxLon", east)):
-        if not -180 <= lon <= 180:
-            raise ValueError(f"bbox {name} {lon} is outside [-180, 180]")
-    for name, lat in (("minLat", south), ("maxLat", north)):
-        if not -90 <= lat <= 90:
-            raise ValueError(f"bbox {name} {lat} is outside [-90, 90]")
-    if west >= east or south >= north:
-        raise ValueError("bbox must be [minLon, minLat, maxLon, maxLat] with min < max")
-    area = _area_km2(west, south, east, north)
-    if area > MAX_AREA_KM2:
-        raise ValueError(
-            f"bbox covers about {area:,.0f} km²; TomTom allows at most {MAX_AREA_KM2:,} km². "
-            "Zoom in to a city or a stretch of road."
-        )
-    return [west, south, east, north]
-
-
-def _area_km2(west: float, south: float, east: float, north: float) -> float:
-    km_per_deg = 111.32
-    mid = math.radians((south + north) / 2)
-    return (east - west) * km_per_deg * math.cos(mid) * (north - south) * km_per_deg
-
-
-BBox = Annotated[
-    list[float] | str,
-    BeforeValidator(_bbox),
-    Field(
-        description=(
-            "Area as [minLon, minLat, maxLon, maxLat] (or the text 'minLon,minLat,maxLon,maxLat'),"
-            f" at most {MAX_AREA_KM2:,} km². Example: [4.85, 52.34, 4.95, 52.40] for Amsterdam"
-        )
-    ),
-]
 
 
 def register(apps: Apps, runtime: Runtime) -> None:
