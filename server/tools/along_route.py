@@ -18,7 +18,7 @@ from pydantic import Field
 from server import jobs
 from server.runtime import Runtime
 from server.tool_names import SEARCH_ALONG_ROUTE
-from server.tools._delivery import deliver_job, run_job
+from server.tools._delivery import Job, deliver_job, run_job
 from server.tools._inputs import (
     AvoidParam,
     CategorySet,
@@ -91,16 +91,11 @@ def register(apps: Apps, runtime: Runtime) -> None:
         found = await runtime.tomtom.search_along_route(
             query, request, max_detour_time=maxDetourTime, key=key, params=search
         )
-        return await deliver_job(
-            runtime,
-            SEARCH_ALONG_ROUTE,
-            size,
-            jobs.along_route,
-            raw,
-            found,
-            locations,
-            query,
-            show_ui,
-            runtime.settings.budget,
+        job = Job(
+            tool=SEARCH_ALONG_ROUTE,
+            func=jobs.along_route,
+            args=(raw, found, locations, query, show_ui, runtime.settings.budget),
+            size=size,
             offline=runtime.tomtom.serves_offline(key),
         )
+        return await deliver_job(runtime, job)

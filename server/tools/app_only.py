@@ -22,7 +22,6 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent
 from pydantic import Field, ValidationError
 
-from server import jobs
 from server.ops import metrics
 from server.runtime import Runtime
 from server.tiles import LAYER_NAMES
@@ -33,7 +32,7 @@ from server.tool_names import (
     MODEL_TOOLS,
     REPORT_APP_STATUS,
 )
-from server.tools._data_viz import deliver_data_viz
+from server.tools._data_viz import deliver_data_viz_page
 from server.tools._inputs import DataVizArgs, caller_key, first_error
 from server.tools._reports import HostInfo, host_label, platform_label, reason_label
 from widgets import DATA_VIZ_URI, MAP_URI
@@ -74,7 +73,7 @@ def register(apps: Apps, runtime: Runtime) -> None:
             args = DataVizArgs.model_validate(arguments)
         except ValidationError as exc:
             raise ToolError(f"arguments: {first_error(exc)}") from None
-        return await deliver_data_viz(runtime, DATA_VIZ, args, jobs.data_viz_page, offset)
+        return await deliver_data_viz_page(runtime, args, offset)
 
     @apps.tool(
         resource_uri=MAP_URI,

@@ -20,7 +20,6 @@ from mcp.server.apps import Apps
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult
 
-from server import jobs
 from server.runtime import Runtime
 from server.tool_names import DATA_VIZ
 from server.tools._data_viz import deliver_data_viz
@@ -63,4 +62,4 @@ def register(apps: Apps, runtime: Runtime) -> None:
             args = DataVizArgs(data_url=data_url, geojson=geojson, layers=layers, title=title)
         except ValueError as exc:
             raise ToolError(first_error(exc)) from None
-        return await deliver_data_viz(runtime, DATA_VIZ, args, jobs.data_viz, show_ui)
+        return await deliver_data_viz(runtime, args, show_ui)

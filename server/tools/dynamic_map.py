@@ -16,7 +16,7 @@ from server.runtime import Runtime
 from server.tomtom import RawBody, TomTomError
 from server.tool_names import DYNAMIC_MAP
 from server.tools._areas import area_feature, positions
-from server.tools._delivery import deliver_job
+from server.tools._delivery import Job, deliver_job
 from server.tools._image import ImageFlag, image_request
 from server.tools._inputs import Area, MapRoute, Marker, ShowUi, caller_key, model_tool
 from server.tools._route_options import route_params
@@ -113,21 +113,16 @@ def register(apps: Apps, runtime: Runtime) -> None:
         if image:
             picture = await image_request(runtime, key, _covered(markers, specs, polygons))
             size = runtime.placement.for_image(size)
-        return await deliver_job(
-            runtime,
-            DYNAMIC_MAP,
-            size,
-            jobs.dynamic_map,
-            bodies,
-            drawn,
-            {"markers": len(markers or []), "areas": len(polygons or [])},
-            features,
-            title,
-            show_ui,
-            runtime.settings.budget,
-            picture,
+        counts = {"markers": len(markers or []), "areas": len(polygons or [])}
+        budget = runtime.settings.budget
+        job = Job(
+            tool=DYNAMIC_MAP,
+            func=jobs.dynamic_map,
+            args=(bodies, drawn, counts, features, title, show_ui, budget, picture),
+            size=size,
             offline=bool(specs) and runtime.tomtom.serves_offline(key),
         )
+        return await deliver_job(runtime, job)
 
 
 def _covered(

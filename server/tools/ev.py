@@ -24,7 +24,7 @@ from server.jobs import collection, point_feature, rounded
 from server.runtime import Runtime
 from server.tomtom import TomTomError, request_body
 from server.tool_names import EV_ROUTING, EV_SEARCH
-from server.tools._delivery import deliver, deliver_job, read_answer
+from server.tools._delivery import Job, deliver, deliver_job, read_answer
 from server.tools._ev_vehicle import (
     AuxiliaryPowerInkW,
     BatteryCurve,
@@ -313,18 +313,14 @@ def _register_ev_routing(apps: Apps, runtime: Runtime) -> None:
         raw = await runtime.tomtom.calculate_long_distance_ev_route_raw(
             stops, body, key=key, params=params
         )
-        return await deliver_job(
-            runtime,
-            EV_ROUTING,
-            runtime.placement.for_bodies([raw]),
-            jobs.ev_route,
-            raw,
-            stops,
-            battery,
-            show_ui,
-            runtime.settings.budget,
+        job = Job(
+            tool=EV_ROUTING,
+            func=jobs.ev_route,
+            args=(raw, stops, battery, show_ui, runtime.settings.budget),
+            size=runtime.placement.for_bodies([raw]),
             offline=runtime.tomtom.serves_offline(key),
         )
+        return await deliver_job(runtime, job)
 
 
 def _stops(

@@ -18,7 +18,7 @@ from pydantic import Field
 from server import jobs
 from server.runtime import Runtime
 from server.tool_names import ROUTING
-from server.tools._delivery import deliver_job
+from server.tools._delivery import Job, deliver_job
 from server.tools._image import ImageFlag, image_request
 from server.tools._inputs import (
     ArriveAt,
@@ -131,15 +131,11 @@ def register(apps: Apps, runtime: Runtime) -> None:
         if image:
             picture = await image_request(runtime, key, locations)
             size = runtime.placement.for_image(size)
-        return await deliver_job(
-            runtime,
-            ROUTING,
-            size,
-            jobs.routing,
-            raw,
-            locations,
-            show_ui,
-            runtime.settings.budget,
-            picture,
+        job = Job(
+            tool=ROUTING,
+            func=jobs.routing,
+            args=(raw, locations, show_ui, runtime.settings.budget, picture),
+            size=size,
             offline=runtime.tomtom.serves_offline(key),
         )
+        return await deliver_job(runtime, job)
