@@ -76,7 +76,7 @@ def build_server(runtime: Runtime, *, start_pool: bool = True) -> MCPServer[Runt
             yield runtime
 
     apps = Apps()
-    register_tools(apps, runtime)
+    register_tools(apps)
     register_views(apps, runtime.settings)
     mcp = MCPServer(
         "tomtom-mcp-apps",
@@ -85,7 +85,7 @@ def build_server(runtime: Runtime, *, start_pool: bool = True) -> MCPServer[Runt
         middleware=[ToolCallLog(runtime.settings.call_deadline_s)],
         lifespan=lifespan,
     )
-    register_plain_tools(mcp, runtime)
+    register_plain_tools(mcp)
     register_earlier_views(mcp, runtime.settings)
     return mcp
 

@@ -10,16 +10,11 @@ truck's in `_vehicle.py`, the electric car's in `_ev_vehicle.py`.
 from __future__ import annotations
 
 import math
-import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import datetime
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal
 
 import orjson
-from mcp.server.apps import Apps
-from mcp.server.mcpserver import Context
-from mcp.server.mcpserver.exceptions import ToolError
-from mcp_types import ToolAnnotations
 from pydantic import (
     AfterValidator,
     BaseModel,
@@ -30,25 +25,7 @@ from pydantic import (
     model_validator,
 )
 
-from server.jobs import MAX_RESULT_CHARS, MAX_RESULT_CHARS_KEY
 from server.tools._vehicle import Vehicle
-
-KEY_HEADER = "tomtom-api-key"
-_KEY_SHAPE = re.compile(r"[A-Za-z0-9._~-]{1,128}")
-"""TomTom keys are 32 letters and digits; anything far from that is refused unsent."""
-_F = TypeVar("_F", bound=Callable[..., Any])
-
-READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=True, idempotent_hint=True)
-"""Every TomTom tool reads from TomTom and changes nothing."""
-
-
-def model_tool(apps: Apps, view: str, **kwargs: Any) -> Callable[[_F], _F]:
-    """`apps.tool` for a model-visible TomTom tool shown in `view`: linked for MCP Apps hosts
-    (`_meta.ui.resourceUri`) and for older ChatGPT builds (`openai/outputTemplate`), and
-    kept whole by Claude Code (`anthropic/maxResultSizeChars`, read from `tools/list`)."""
-    meta = {"openai/outputTemplate": view, MAX_RESULT_CHARS_KEY: MAX_RESULT_CHARS}
-    return apps.tool(resource_uri=view, meta=meta, annotations=READ_ONLY, **kwargs)
-
 
 # --- positions and the options every tool takes --------------------------------------------
 
@@ -530,24 +507,3 @@ def first_error(exc: ValueError) -> str:
         message = str(first["msg"]).removeprefix("Value error, ")
         return f"{where}: {message}" if where else message
     return str(exc)
-
-
-def caller_key(ctx: Context[Any, Any]) -> str | None:
-    """The caller's TomTom key from the `tomtom-api-key` header, if the transport has headers;
-    a value that cannot be a key is a tool error that never repeats it."""
-    try:
-        headers = ctx.headers
-    except ValueError:  # called outside a request (direct calls in tests)
-        return None
-    if not headers:
-        return None
-    key = (headers.get(KEY_HEADER) or "").strip()
-    if not key:
-        return None
-    if not _KEY_SHAPE.fullmatch(key):
-        raise ToolError(
-            f"The {KEY_HEADER} header does not hold a TomTom API key (up to 128 letters, "
-            "digits, '.', '_', '~' or '-'). Send the key from developer.tomtom.com, or no "
-            "header at all."
-        )
-    return key

@@ -13,8 +13,8 @@ from typing import Any
 from mcp_types import CallToolResult
 
 from server.jobs import Dropped, collection, integer, obj, required_list, search_results
-from server.runtime import Runtime
 from server.tomtom import coordinate
+from server.tools._caller import Caller
 from server.tools._delivery import deliver, read_answer
 
 
@@ -42,17 +42,16 @@ def search_params(
 
 
 async def deliver_places(
-    runtime: Runtime,
+    caller: Caller,
     tool: str,
     body: dict[str, Any],
     asked: dict[str, Any],
     show_ui: bool,
-    offline: bool,
     origin: dict[str, Any] | None = None,
     dropped: Dropped | None = None,
 ) -> CallToolResult:
-    """The tool result for TomTom's search answer `body`: `asked` (what was searched) with
-    the results, and the `origin` searched around, if any, first on the map."""
+    """`caller`'s tool result for TomTom's search answer `body`: `asked` (what was searched)
+    with the results, and the `origin` searched around, if any, first on the map."""
     dropped = dropped or Dropped()
     with read_answer():
         items, features = search_results(required_list(body, "results"), dropped)
@@ -66,10 +65,10 @@ async def deliver_places(
         features.insert(0, origin)
     data = collection(features, summary={**asked, "count": len(items)})
     return await deliver(
-        runtime,
+        caller.runtime,
         tool=tool,
         answer=dropped.report(answer),
         data=data,
         show_ui=show_ui,
-        offline=offline,
+        offline=caller.offline,
     )

@@ -13,7 +13,6 @@ import asyncio
 from typing import Annotated, Any
 
 import orjson
-from mcp.server.apps import Apps
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult
@@ -21,9 +20,9 @@ from pydantic import Field
 
 from server import jobs
 from server.jobs import collection, point_feature, rounded
-from server.runtime import Runtime
 from server.tomtom import TomTomError, request_body
 from server.tool_names import EV_ROUTING, EV_SEARCH
+from server.tools._caller import Caller
 from server.tools._delivery import Job, deliver, deliver_job, read_answer
 from server.tools._ev_vehicle import (
     AuxiliaryPowerInkW,
@@ -52,11 +51,8 @@ from server.tools._inputs import (
     Position,
     ShowUi,
     TrafficParam,
-    caller_key,
-    model_tool,
 )
 from server.tools._route_options import route_params
-from widgets import MAP_URI
 
 AVAILABILITY_LOOKUPS = 20
 """Live availability is asked for the nearest this many stations at most."""
@@ -64,138 +60,120 @@ AVAILABILITY_AT_ONCE = 4
 """Availability requests in flight at once: keeps a key's queries-per-second in bounds."""
 
 
-# --- EV search -------------------------------------------------------------------------
-
-
-def register(apps: Apps, runtime: Runtime) -> None:
-    """Add `tomtom-ev-search` and `tomtom-ev-routing` to `apps`."""
-
-    @model_tool(
-        apps,
-        MAP_URI,
-        name=EV_SEARCH,
-        title="EV charging stations",
-        description=(
-            "Electric-vehicle charging stations within a radius of a [longitude, latitude] "
-            "position, nearest first, with their connectors (type, power in kW, count) and "
-            "live availability (free, occupied, out of service). Filter by connector type, "
-            "minimum power and operator. Use this, not tomtom-poi-search, whenever the user "
-            "needs to charge: POI search finds places by name or category but knows nothing "
-            "of connectors or whether a charger is free."
+async def ev_search(
+    position: Position,
+    ctx: Context,
+    radius: Annotated[
+        int, Field(ge=1, le=50_000, description="Search radius in metres (1-50,000)")
+    ] = 5_000,
+    connectorTypes: Annotated[
+        list[ConnectorType] | None,
+        Field(
+            max_length=14,
+            description=(
+                "Only stations with one of these connectors: IEC62196Type2CCS (CCS2), "
+                "IEC62196Type2CableAttached / IEC62196Type2Outlet (Type 2), "
+                "IEC62196Type1CCS (CCS1), IEC62196Type1 (J1772), Chademo, Tesla..."
+            ),
         ),
-    )
-    async def ev_search(
-        position: Position,
-        ctx: Context,
-        radius: Annotated[
-            int, Field(ge=1, le=50_000, description="Search radius in metres (1-50,000)")
-        ] = 5_000,
-        connectorTypes: Annotated[
-            list[ConnectorType] | None,
-            Field(
-                max_length=14,
-                description=(
-                    "Only stations with one of these connectors: IEC62196Type2CCS (CCS2), "
-                    "IEC62196Type2CableAttached / IEC62196Type2Outlet (Type 2), "
-                    "IEC62196Type1CCS (CCS1), IEC62196Type1 (J1772), Chademo, Tesla..."
-                ),
-            ),
-        ] = None,
-        minPowerKW: Annotated[
-            float | None,
-            Field(ge=0, le=1_000, description="Minimum charging power in kW, e.g. 50 for DC"),
-        ] = None,
-        maxPowerKW: Annotated[
-            float | None, Field(ge=0, le=1_000, description="Maximum charging power in kW")
-        ] = None,
-        operator: Annotated[
-            str | None,
-            Field(
-                max_length=100,
-                description="Operator or brand to match, e.g. 'Ionity', 'Fastned', 'Tesla'",
-            ),
-        ] = None,
-        query: Annotated[
-            str | None,
-            Field(max_length=100, description="Station name or brand to match (as operator)"),
-        ] = None,
-        limit: Annotated[
-            int, Field(ge=1, le=50, description="Maximum number of stations (1-50)")
-        ] = 10,
-        includeAvailability: Annotated[
-            bool,
-            Field(
-                description=(
-                    f"Look up live availability (one request per station, nearest "
-                    f"{AVAILABILITY_LOOKUPS} at most). Default true."
-                )
-            ),
-        ] = True,
-        language: Language = None,
-        show_ui: ShowUi = True,
-    ) -> CallToolResult:
-        if minPowerKW is not None and maxPowerKW is not None and minPowerKW > maxPowerKW:
-            raise ToolError(f"minPowerKW ({minPowerKW:g}) is above maxPowerKW ({maxPowerKW:g}).")
-        match = " ".join(t for t in (operator, query) if t and t.strip()).strip().lower()
-        params: list[tuple[str, Any]] = [
-            ("radius", radius),
-            ("limit", 100 if match else limit),  # filtered here: one request either way
-        ]
-        if connectorTypes:
-            params.append(("connector", ",".join(dict.fromkeys(connectorTypes))))
-        if minPowerKW is not None:
-            params.append(("minPowerKW", minPowerKW))
-        if maxPowerKW is not None:
-            params.append(("maxPowerKW", maxPowerKW))
-        if language:
-            params.append(("language", language))
-        key = caller_key(ctx)
-        lon, lat = position
-        body = await runtime.tomtom.ev_search(lon, lat, key=key, params=params)
-        dropped = jobs.Dropped()
-        with read_answer():
-            listed = jobs.entries(jobs.required_list(body, "results"), "results", dropped)
-        results = [r for r in listed if jobs.matches(r, match)][:limit]
-        live: dict[str, dict[str, Any] | None] = {}
-        failure = None
-        if includeAvailability:
-            live, failure = await _availability(runtime, results, key)
-        items, features = jobs.stations(results, live, dropped)
-        answer: dict[str, Any] = {
-            "position": rounded(position),
-            "radius_m": radius,
-            "count": len(items),
-            "stations": items,
-        }
-        if failure:
-            answer["availability_error"] = failure
-        looked_up = sum(1 for r in results if jobs.availability_id(r))
-        if includeAvailability and looked_up > AVAILABILITY_LOOKUPS:
-            answer["availability_note"] = (
-                f"live availability was looked up for the nearest {AVAILABILITY_LOOKUPS}"
+    ] = None,
+    minPowerKW: Annotated[
+        float | None,
+        Field(ge=0, le=1_000, description="Minimum charging power in kW, e.g. 50 for DC"),
+    ] = None,
+    maxPowerKW: Annotated[
+        float | None, Field(ge=0, le=1_000, description="Maximum charging power in kW")
+    ] = None,
+    operator: Annotated[
+        str | None,
+        Field(
+            max_length=100,
+            description="Operator or brand to match, e.g. 'Ionity', 'Fastned', 'Tesla'",
+        ),
+    ] = None,
+    query: Annotated[
+        str | None,
+        Field(max_length=100, description="Station name or brand to match (as operator)"),
+    ] = None,
+    limit: Annotated[int, Field(ge=1, le=50, description="Maximum number of stations (1-50)")] = 10,
+    includeAvailability: Annotated[
+        bool,
+        Field(
+            description=(
+                f"Look up live availability (one request per station, nearest "
+                f"{AVAILABILITY_LOOKUPS} at most). Default true."
             )
-        if not items:
-            answer["note"] = (
-                "No charging station matches. Try a larger radius, fewer connector types, a "
-                "lower minPowerKW or no operator."
-            )
-        origin = point_feature(position, {"kind": "origin", "label": "Search centre"})
-        data = collection([origin, *features], summary={"count": len(items), "radius_m": radius})
-        answer = dropped.report(answer)
-        return await deliver(
-            runtime,
-            tool=EV_SEARCH,
-            answer=answer,
-            data=data,
-            show_ui=show_ui,
-            offline=runtime.tomtom.serves_offline(key),
+        ),
+    ] = True,
+    language: Language = None,
+    show_ui: ShowUi = True,
+) -> CallToolResult:
+    if minPowerKW is not None and maxPowerKW is not None and minPowerKW > maxPowerKW:
+        raise ToolError(f"minPowerKW ({minPowerKW:g}) is above maxPowerKW ({maxPowerKW:g}).")
+    match = " ".join(t for t in (operator, query) if t and t.strip()).strip().lower()
+    params: list[tuple[str, Any]] = [
+        ("radius", radius),
+        ("limit", 100 if match else limit),  # filtered here: one request either way
+    ]
+    if connectorTypes:
+        params.append(("connector", ",".join(dict.fromkeys(connectorTypes))))
+    if minPowerKW is not None:
+        params.append(("minPowerKW", minPowerKW))
+    if maxPowerKW is not None:
+        params.append(("maxPowerKW", maxPowerKW))
+    if language:
+        params.append(("language", language))
+    caller = Caller.of(ctx)
+    lon, lat = position
+    body = await caller.tomtom.ev_search(lon, lat, key=caller.key, params=params)
+    dropped = jobs.Dropped()
+    with read_answer():
+        listed = jobs.entries(jobs.required_list(body, "results"), "results", dropped)
+    results = [r for r in listed if jobs.matches(r, match)][:limit]
+    live: dict[str, dict[str, Any] | None] = {}
+    failure = None
+    if includeAvailability:
+        live, failure = await _availability(caller, results)
+    items, features = jobs.stations(results, live, dropped)
+    answer = _stations_answer(position, radius, items, failure)
+    looked_up = sum(1 for r in results if jobs.availability_id(r))
+    if includeAvailability and looked_up > AVAILABILITY_LOOKUPS:
+        answer["availability_note"] = (
+            f"live availability was looked up for the nearest {AVAILABILITY_LOOKUPS}"
         )
+    if not items:
+        answer["note"] = (
+            "No charging station matches. Try a larger radius, fewer connector types, a "
+            "lower minPowerKW or no operator."
+        )
+    origin = point_feature(position, {"kind": "origin", "label": "Search centre"})
+    data = collection([origin, *features], summary={"count": len(items), "radius_m": radius})
+    return await deliver(
+        caller.runtime,
+        tool=EV_SEARCH,
+        answer=dropped.report(answer),
+        data=data,
+        show_ui=show_ui,
+        offline=caller.offline,
+    )
 
-    _register_ev_routing(apps, runtime)
+
+def _stations_answer(
+    position: list[float], radius: int, items: list[dict[str, Any]], failure: str | None
+) -> dict[str, Any]:
+    answer: dict[str, Any] = {
+        "position": rounded(position),
+        "radius_m": radius,
+        "count": len(items),
+        "stations": items,
+    }
+    if failure:
+        answer["availability_error"] = failure
+    return answer
 
 
 async def _availability(
-    runtime: Runtime, results: list[dict[str, Any]], key: str | None
+    caller: Caller, results: list[dict[str, Any]]
 ) -> tuple[dict[str, dict[str, Any] | None], str | None]:
     """Live counts per availability id (None where the request failed), and the first
     failure's message, which the model reads once rather than per station."""
@@ -205,7 +183,7 @@ async def _availability(
 
     async def one(availability_id: str) -> dict[str, Any]:
         async with at_once:
-            return await runtime.tomtom.charging_availability(availability_id, key=key)
+            return await caller.tomtom.charging_availability(availability_id, key=caller.key)
 
     answers = await asyncio.gather(*(one(i) for i in ids), return_exceptions=True)
     live: dict[str, dict[str, Any] | None] = {}
@@ -221,106 +199,83 @@ async def _availability(
     return live, failure
 
 
-# --- EV routing ------------------------------------------------------------------------
-
-
-def _register_ev_routing(apps: Apps, runtime: Runtime) -> None:
-    @model_tool(
-        apps,
-        MAP_URI,
-        name=EV_ROUTING,
-        title="EV route with charging stops",
-        description=(
-            "Plan a long trip for an electric vehicle from origin to destination ([longitude, "
-            "latitude] locations): TomTom's Long Distance EV Routing adds the charging stops "
-            "the battery needs and says, per stop, the station, the charge on arrival and "
-            "departure and the minutes of charging. Give the battery (maxChargeInkWh, "
-            "currentChargeInkWh or currentChargePercent) and, when known, the consumption "
-            "model; for a trip with no charging concern use tomtom-routing."
+async def ev_routing(
+    ctx: Context,
+    maxChargeInkWh: MaxChargeInkWh,
+    locations: Annotated[
+        list[Position] | None,
+        Field(
+            min_length=2,
+            max_length=20,
+            description="Origin, optional stops, destination, each [longitude, latitude]",
+        ),
+    ] = None,
+    origin: Annotated[Position | None, Field(description="Start (instead of locations)")] = (None),
+    destination: Annotated[Position | None, Field(description="End (instead of locations)")] = None,
+    waypoints: Annotated[
+        list[Position] | None, Field(max_length=18, description="Stops between them")
+    ] = None,
+    currentChargeInkWh: CurrentChargeInkWh = None,
+    currentChargePercent: CurrentChargePercent = None,
+    minChargeAtDestinationInkWh: MinChargeAtDestinationInkWh = None,
+    minChargeAtDestinationPercent: OrInPercent = None,
+    minChargeAtChargingStopsInkWh: MinChargeAtChargingStopsInkWh = None,
+    minChargeAtChargingStopsPercent: OrInPercent = None,
+    constantSpeedConsumptionInkWhPerHundredkm: ConsumptionCurve = None,
+    consumptionInKWH: ConsumptionInKWH = None,
+    auxiliaryPowerInkW: AuxiliaryPowerInkW = None,
+    batteryCurve: BatteryCurve = None,
+    chargingConnectors: ChargingConnectors = None,
+    chargingTimeOffsetInSec: ChargingTimeOffsetInSec = None,
+    travelMode: EvTravelMode = "car",
+    traffic: TrafficParam = "live",
+    avoid: AvoidParam = None,
+    departAt: DepartAt = None,
+    language: Language = None,
+    show_ui: ShowUi = True,
+) -> CallToolResult:
+    stops = _stops(locations, origin, destination, waypoints)
+    curve = consumption_curve(constantSpeedConsumptionInkWhPerHundredkm, consumptionInKWH)
+    battery = charges(
+        maxChargeInkWh,
+        current=(currentChargeInkWh, currentChargePercent, None, "currentCharge"),
+        destination=(
+            minChargeAtDestinationInkWh,
+            minChargeAtDestinationPercent,
+            20,
+            "minChargeAtDestination",
+        ),
+        stops=(
+            minChargeAtChargingStopsInkWh,
+            minChargeAtChargingStopsPercent,
+            10,
+            "minChargeAtChargingStops",
         ),
     )
-    async def ev_routing(
-        ctx: Context,
-        maxChargeInkWh: MaxChargeInkWh,
-        locations: Annotated[
-            list[Position] | None,
-            Field(
-                min_length=2,
-                max_length=20,
-                description="Origin, optional stops, destination, each [longitude, latitude]",
-            ),
-        ] = None,
-        origin: Annotated[Position | None, Field(description="Start (instead of locations)")] = (
-            None
-        ),
-        destination: Annotated[
-            Position | None, Field(description="End (instead of locations)")
-        ] = None,
-        waypoints: Annotated[
-            list[Position] | None, Field(max_length=18, description="Stops between them")
-        ] = None,
-        currentChargeInkWh: CurrentChargeInkWh = None,
-        currentChargePercent: CurrentChargePercent = None,
-        minChargeAtDestinationInkWh: MinChargeAtDestinationInkWh = None,
-        minChargeAtDestinationPercent: OrInPercent = None,
-        minChargeAtChargingStopsInkWh: MinChargeAtChargingStopsInkWh = None,
-        minChargeAtChargingStopsPercent: OrInPercent = None,
-        constantSpeedConsumptionInkWhPerHundredkm: ConsumptionCurve = None,
-        consumptionInKWH: ConsumptionInKWH = None,
-        auxiliaryPowerInkW: AuxiliaryPowerInkW = None,
-        batteryCurve: BatteryCurve = None,
-        chargingConnectors: ChargingConnectors = None,
-        chargingTimeOffsetInSec: ChargingTimeOffsetInSec = None,
-        travelMode: EvTravelMode = "car",
-        traffic: TrafficParam = "live",
-        avoid: AvoidParam = None,
-        departAt: DepartAt = None,
-        language: Language = None,
-        show_ui: ShowUi = True,
-    ) -> CallToolResult:
-        stops = _stops(locations, origin, destination, waypoints)
-        curve = consumption_curve(constantSpeedConsumptionInkWhPerHundredkm, consumptionInKWH)
-        battery = charges(
-            maxChargeInkWh,
-            current=(currentChargeInkWh, currentChargePercent, None, "currentCharge"),
-            destination=(
-                minChargeAtDestinationInkWh,
-                minChargeAtDestinationPercent,
-                20,
-                "minChargeAtDestination",
-            ),
-            stops=(
-                minChargeAtChargingStopsInkWh,
-                minChargeAtChargingStopsPercent,
-                10,
-                "minChargeAtChargingStops",
-            ),
-        )
-        charging = charging_parameters(
-            maxChargeInkWh, batteryCurve, chargingConnectors, chargingTimeOffsetInSec
-        )
-        extra = vehicle_params(curve, battery, auxiliaryPowerInkW)
-        params = route_params(
-            travelMode=travelMode,
-            traffic=traffic,
-            avoid=avoid,
-            departAt=departAt,
-            language=language,
-            extra=extra,
-        )
-        body = request_body(orjson.dumps({"chargingParameters": charging}))
-        key = caller_key(ctx)
-        raw = await runtime.tomtom.calculate_long_distance_ev_route_raw(
-            stops, body, key=key, params=params
-        )
-        job = Job(
-            tool=EV_ROUTING,
-            func=jobs.ev_route,
-            args=(raw, stops, battery, show_ui, runtime.settings.budget),
-            size=runtime.placement.for_bodies([raw]),
-            offline=runtime.tomtom.serves_offline(key),
-        )
-        return await deliver_job(runtime, job)
+    charging = charging_parameters(
+        maxChargeInkWh, batteryCurve, chargingConnectors, chargingTimeOffsetInSec
+    )
+    params = route_params(
+        travelMode=travelMode,
+        traffic=traffic,
+        avoid=avoid,
+        departAt=departAt,
+        language=language,
+        extra=vehicle_params(curve, battery, auxiliaryPowerInkW),
+    )
+    body = request_body(orjson.dumps({"chargingParameters": charging}))
+    caller = Caller.of(ctx)
+    raw = await caller.tomtom.calculate_long_distance_ev_route_raw(
+        stops, body, key=caller.key, params=params
+    )
+    job = Job(
+        tool=EV_ROUTING,
+        func=jobs.ev_route,
+        args=(raw, stops, battery, show_ui, caller.runtime.settings.budget),
+        size=caller.runtime.placement.for_bodies([raw]),
+        offline=caller.offline,
+    )
+    return await deliver_job(caller.runtime, job)
 
 
 def _stops(

@@ -9,15 +9,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from mcp.server.apps import Apps
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult
 from pydantic import Field
 
 from server import jobs
-from server.runtime import Runtime
 from server.tool_names import ROUTING
+from server.tools._caller import Caller
 from server.tools._delivery import Job, deliver_job
 from server.tools._image import ImageFlag, image_request
 from server.tools._inputs import (
@@ -31,111 +30,90 @@ from server.tools._inputs import (
     ShowUi,
     TrafficParam,
     TravelModeParam,
-    caller_key,
-    model_tool,
 )
 from server.tools._route_options import DEFAULT_SECTIONS, route_params
 from server.tools._vehicle import Vehicle, takes_vehicle
-from widgets import MAP_URI
 
 
-def register(apps: Apps, runtime: Runtime) -> None:
-    """Add `tomtom-routing` to `apps`."""
-
-    @model_tool(
-        apps,
-        MAP_URI,
-        name=ROUTING,
-        title="Route between locations",
-        description=(
-            "Calculate a route through two or more [longitude, latitude] locations in order "
-            "(origin, optional stops, destination) with distance, travel time, traffic delay, "
-            "turn-by-turn guidance and sections (traffic, toll roads, motorways, tunnels, "
-            "countries). Any travel mode, trucks with their dimensions, weights and hazardous "
-            "cargo; computeBestOrder reorders the stops for the shortest trip; maxAlternatives "
-            "adds alternative routes. For an electric car that needs charging stops use "
-            "tomtom-ev-routing. Geocode addresses first."
+@takes_vehicle
+async def routing(
+    locations: Locations,
+    ctx: Context,
+    vehicle: Vehicle,
+    routeType: RouteTypeParam = "fastest",
+    travelMode: TravelModeParam = "car",
+    traffic: TrafficParam = "live",
+    avoid: AvoidParam = None,
+    departAt: DepartAt = None,
+    arriveAt: ArriveAt = None,
+    maxAlternatives: Annotated[
+        int,
+        Field(ge=0, le=5, description="Alternative routes to add (0-5), drawn as grey lines"),
+    ] = 0,
+    computeBestOrder: Annotated[
+        bool,
+        Field(
+            description=(
+                "Reorder the stops between origin and destination for the fastest trip; "
+                "the answer's optimized_order gives the visiting order. Needs 3 or more "
+                "locations and no alternatives."
+            )
         ),
-    )
-    @takes_vehicle
-    async def routing(
-        locations: Locations,
-        ctx: Context,
-        vehicle: Vehicle,
-        routeType: RouteTypeParam = "fastest",
-        travelMode: TravelModeParam = "car",
-        traffic: TrafficParam = "live",
-        avoid: AvoidParam = None,
-        departAt: DepartAt = None,
-        arriveAt: ArriveAt = None,
-        maxAlternatives: Annotated[
-            int,
-            Field(ge=0, le=5, description="Alternative routes to add (0-5), drawn as grey lines"),
-        ] = 0,
-        computeBestOrder: Annotated[
-            bool,
-            Field(
-                description=(
-                    "Reorder the stops between origin and destination for the fastest trip; "
-                    "the answer's optimized_order gives the visiting order. Needs 3 or more "
-                    "locations and no alternatives."
-                )
+    ] = False,
+    sectionType: Annotated[
+        list[SectionType] | None,
+        Field(
+            max_length=16,
+            description=(
+                "Section types to report. Default: traffic, tollRoad, motorway, tunnel, "
+                "country. Also: ferry, pedestrian, tollVignette, urban, unpaved, carTrain, "
+                "lowEmissionZone..."
             ),
-        ] = False,
-        sectionType: Annotated[
-            list[SectionType] | None,
-            Field(
-                max_length=16,
-                description=(
-                    "Section types to report. Default: traffic, tollRoad, motorway, tunnel, "
-                    "country. Also: ferry, pedestrian, tollVignette, urban, unpaved, carTrain, "
-                    "lowEmissionZone..."
-                ),
-            ),
-        ] = None,
-        language: Language = None,
-        image: ImageFlag = False,
-        show_ui: ShowUi = True,
-    ) -> CallToolResult:
-        extra: list[tuple[str, Any]] = vehicle.params(travelMode)
+        ),
+    ] = None,
+    language: Language = None,
+    image: ImageFlag = False,
+    show_ui: ShowUi = True,
+) -> CallToolResult:
+    extra: list[tuple[str, Any]] = vehicle.params(travelMode)
+    if maxAlternatives:
+        extra.append(("maxAlternatives", maxAlternatives))
+    if computeBestOrder:
+        if len(locations) < 3:
+            raise ToolError(
+                "computeBestOrder needs at least one stop between origin and destination "
+                "(3 or more locations)."
+            )
         if maxAlternatives:
-            extra.append(("maxAlternatives", maxAlternatives))
-        if computeBestOrder:
-            if len(locations) < 3:
-                raise ToolError(
-                    "computeBestOrder needs at least one stop between origin and destination "
-                    "(3 or more locations)."
-                )
-            if maxAlternatives:
-                raise ToolError(
-                    "computeBestOrder reorders the stops of one route: set maxAlternatives to 0."
-                )
-            extra.append(("computeBestOrder", True))
-        params = route_params(
-            routeType=routeType,
-            travelMode=travelMode,
-            traffic=traffic,
-            avoid=avoid,
-            departAt=departAt,
-            arriveAt=arriveAt,
-            language=language,
-            extra=extra,
-        )
-        key = caller_key(ctx)
-        sections = tuple(dict.fromkeys(sectionType)) if sectionType else DEFAULT_SECTIONS
-        raw = await runtime.tomtom.calculate_route_raw(
-            locations, section_types=sections, key=key, params=params
-        )
-        size = runtime.placement.for_bodies([raw])
-        picture = None
-        if image:
-            picture = await image_request(runtime, key, locations)
-            size = runtime.placement.for_image(size)
-        job = Job(
-            tool=ROUTING,
-            func=jobs.routing,
-            args=(raw, locations, show_ui, runtime.settings.budget, picture),
-            size=size,
-            offline=runtime.tomtom.serves_offline(key),
-        )
-        return await deliver_job(runtime, job)
+            raise ToolError(
+                "computeBestOrder reorders the stops of one route: set maxAlternatives to 0."
+            )
+        extra.append(("computeBestOrder", True))
+    params = route_params(
+        routeType=routeType,
+        travelMode=travelMode,
+        traffic=traffic,
+        avoid=avoid,
+        departAt=departAt,
+        arriveAt=arriveAt,
+        language=language,
+        extra=extra,
+    )
+    caller = Caller.of(ctx)
+    sections = tuple(dict.fromkeys(sectionType)) if sectionType else DEFAULT_SECTIONS
+    raw = await caller.tomtom.calculate_route_raw(
+        locations, section_types=sections, key=caller.key, params=params
+    )
+    size = caller.runtime.placement.for_bodies([raw])
+    picture = None
+    if image:
+        picture = await image_request(caller, locations)
+        size = caller.runtime.placement.for_image(size)
+    job = Job(
+        tool=ROUTING,
+        func=jobs.routing,
+        args=(raw, locations, show_ui, caller.runtime.settings.budget, picture),
+        size=size,
+        offline=caller.offline,
+    )
+    return await deliver_job(caller.runtime, job)
