@@ -27,7 +27,7 @@ from pydantic import (
 
 from server.tools._vehicle import Vehicle
 
-# --- positions and the options every tool takes --------------------------------------------
+# --- positions, and what every tool takes -----------------------------------------------------
 
 
 def check_position(value: Sequence[float]) -> list[float]:
@@ -90,6 +90,8 @@ Language = Annotated[
         description="IETF language tag for names and messages, e.g. 'en-GB', 'de-DE'",
     ),
 ]
+
+# --- route options ----------------------------------------------------------------------------
 
 _ROUTE_TYPE_ALIASES = {"fast": "fastest", "efficient": "eco"}
 
@@ -196,7 +198,7 @@ AvoidParam = Annotated[
     list[Avoid] | None, Field(max_length=10, description="Road features to avoid")
 ]
 
-# --- search -----------------------------------------------------------------------------
+# --- search -----------------------------------------------------------------------------------
 
 Query = Annotated[
     str,
@@ -229,7 +231,7 @@ CategorySet = Annotated[
     ),
 ]
 
-# --- map shapes: markers, routes to draw, areas -------------------------------------------
+# --- map shapes: markers, routes to draw, areas -----------------------------------------------
 
 Color = Annotated[
     str | None,
@@ -309,7 +311,7 @@ class BoundingBox(BaseModel):
     bottomRight: Corner
 
 
-# --- traffic ----------------------------------------------------------------------------
+# --- traffic ----------------------------------------------------------------------------------
 
 MAX_AREA_KM2 = 10_000
 """TomTom's limit on the incidentDetails bounding box."""
@@ -360,7 +362,7 @@ BBox = Annotated[
 ]
 
 
-# --- EV search ----------------------------------------------------------------------------
+# --- EV search --------------------------------------------------------------------------------
 
 ConnectorType = Literal[
     "StandardHouseholdCountrySpecific",
@@ -380,7 +382,7 @@ ConnectorType = Literal[
 ]
 
 
-# --- data viz -----------------------------------------------------------------------------
+# --- data viz ---------------------------------------------------------------------------------
 
 MAX_LAYERS = 10
 _PAINT_PREFIX = {
