@@ -75,7 +75,21 @@ async def reachable_range(
             "TomTom returned no usable reachable area for this origin and budget "
             f"(reachableRange.boundary has {len(ring)} valid points, 3 are needed)."
         )
-    ring = _closed(ring)
+    summary, data = _range(origin, budget, _closed(ring))
+    return await deliver(
+        caller.runtime,
+        tool=REACHABLE_RANGE,
+        answer=dropped.report(dict(summary)),
+        data=data,
+        show_ui=show_ui,
+        offline=caller.offline,
+    )
+
+
+def _range(
+    origin: list[float], budget: dict[str, int], ring: np.ndarray
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The range's summary (for the model) and its map: the area and the origin."""
     west, south = ring.min(axis=0)
     east, north = ring.max(axis=0)
     summary: dict[str, Any] = {
@@ -93,15 +107,7 @@ async def reachable_range(
         },
         point_feature(origin, {"kind": "origin", "label": "Origin"}),
     ]
-    data = collection(features, summary=summary)
-    return await deliver(
-        caller.runtime,
-        tool=REACHABLE_RANGE,
-        answer=dropped.report(dict(summary)),
-        data=data,
-        show_ui=show_ui,
-        offline=caller.offline,
-    )
+    return summary, collection(features, summary=summary)
 
 
 def _closed(ring: np.ndarray) -> np.ndarray:
