@@ -1,11 +1,13 @@
 """The Starlette app: stateless MCP on `POST /mcp`, plus `/tiles`, `/health`, `/metrics`,
 `/preview`.
 
-`build_server()` makes the `MCPServer` (tools and views); `build_app()` wraps it
-for uvicorn and owns the long-lived resources (the TomTom HTTP client, the
-download client, the fitting pool) in its lifespan. Any replica answers any
-request: nothing is kept between requests. While the replica drains
-(`server.ops.drain`) `/health` answers 503 and responses close their connections.
+`build_server()` makes the `MCPServer` (tools and views), whose lifespan owns the
+long-lived resources (`server.runtime.running`: the TomTom HTTP client, the download
+client, the tile pool, the fitting pool) for whichever transport serves it;
+`build_app()` wraps it for uvicorn, and its lifespan enters the session manager's
+(which enters the server's once). Any replica answers any request: nothing is kept
+between requests. While the replica drains (`server.ops.drain`) `/health` answers 503
+and responses close their connections.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from server.ops.call_log import ToolCallLog
 from server.ops.drain import CloseWhileDraining, Drain
 from server.ops.heap import freeze_startup_heap
 from server.ops.loop_lag import watch_loop_lag
-from server.runtime import Runtime, build_runtime
+from server.runtime import Runtime, build_runtime, running
 from server.tools import (
     register_earlier_views,
     register_plain_tools,
@@ -91,18 +93,27 @@ class TomTomServer(MCPServer[Any]):
             raise ToolError(f"{exc}: {cause}") from cause
 
 
-def build_server(runtime: Runtime) -> MCPServer:
-    """The MCP server: every tool and view, and the middleware that logs each call."""
+def build_server(runtime: Runtime, *, start_pool: bool = True) -> MCPServer[Runtime]:
+    """The MCP server: every tool and view, and the middleware that logs each call. Its
+    lifespan keeps `runtime` alive (`running`; `start_pool` is passed on) and yields it
+    to the tools."""
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: MCPServer[Runtime]) -> AsyncIterator[Runtime]:
+        async with running(runtime, start_pool=start_pool):
+            yield runtime
+
     apps = Apps()
-    register_tools(apps, runtime)
+    register_tools(apps)
     register_views(apps, runtime.settings)
     mcp = TomTomServer(
         "tomtom-mcp-apps",
         instructions=INSTRUCTIONS,
         extensions=[apps],
         middleware=[ToolCallLog(runtime.settings.call_deadline_s)],
+        lifespan=lifespan,
     )
-    register_plain_tools(mcp, runtime)
+    register_plain_tools(mcp)
     register_earlier_views(mcp, runtime.settings)
     return mcp
 
@@ -123,19 +134,13 @@ def build_app(settings: Settings, drain: Drain | None = None) -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
         _log_modes(settings)
-        async with mcp.session_manager.run():
-            runtime.pool.start()
+        async with mcp.session_manager.run():  # enters the server's lifespan: `running`
             freeze_startup_heap()
             lag = asyncio.get_running_loop().create_task(watch_loop_lag())
             try:
                 yield
             finally:
                 lag.cancel()
-                runtime.pool.close()
-                await runtime.http.aclose()
-                await runtime.downloads.aclose()
-                if runtime.tiles is not None:
-                    await runtime.tiles.aclose()
 
     async def health(_: Request) -> JSONResponse:
         ready = runtime.pool.ready and not drain.active

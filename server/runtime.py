@@ -1,7 +1,17 @@
-"""The long-lived objects a request needs, built once per process by `build_runtime`."""
+"""The long-lived objects a request needs, built once per process by `build_runtime` and
+kept alive by `running`.
+
+`running` is the runtime's one owner, whichever transport serves the tools: it is the
+`MCPServer`'s lifespan (`server.app.build_server`), which the streamable-HTTP session
+manager enters once in `session_manager.run()` (inside the Starlette app's lifespan)
+and a stdio or in-memory server enters when it starts. Tools read the runtime it
+yields from their context (`server.tools._caller`).
+"""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
 import httpx
@@ -18,20 +28,43 @@ class Runtime:
     tomtom: TomTomClient
     """The one shared TomTom client, over `http`."""
     http: httpx.AsyncClient
-    """The pooled keep-alive HTTP client under `tomtom` (closed by the app's lifespan);
-    the offline upstream is mounted in it at `OFFLINE_BASE_URL`."""
+    """The pooled keep-alive HTTP client under `tomtom`; the offline upstream is mounted in
+    it at `OFFLINE_BASE_URL`."""
     downloads: httpx.AsyncClient
     """A separate client for data-viz `data_url` downloads (no TomTom base URL, no redirects)."""
     pool: FitPool
     placement: Placement
     """Where each job runs: `pool` or the event loop."""
     tiles: Tiles | None = None
-    """The tile route's tokens, limits and upstream pool (closed by the app's lifespan);
-    None when this server serves no tiles."""
+    """The tile route's tokens, limits and upstream pool; None when this server serves no
+    tiles."""
 
 
-def build_runtime(settings: Settings) -> Runtime:
-    """The shared clients and the (not yet started) fitting pool."""
+@contextlib.asynccontextmanager
+async def running(runtime: Runtime, *, start_pool: bool = True) -> AsyncIterator[Runtime]:
+    """`runtime` alive: its fitting pool started (warming in the background; calls wait
+    until it is warm), and its pool and every client closed when the block ends.
+    `start_pool=False` leaves the pool unstarted, for a runtime whose jobs all run on the
+    event loop in process (`FIT_INLINE`, the tools' tests); a replica always starts it,
+    since `/health` waits for it."""
+    if start_pool:
+        runtime.pool.start()
+    try:
+        yield runtime
+    finally:
+        runtime.pool.close()
+        await runtime.http.aclose()
+        await runtime.downloads.aclose()
+        if runtime.tiles is not None:
+            await runtime.tiles.aclose()
+
+
+def build_runtime(
+    settings: Settings, *, upstream: httpx.AsyncBaseTransport | None = None
+) -> Runtime:
+    """The shared clients and the (not yet started) fitting pool. `upstream`, when given,
+    carries every TomTom request, keyed or not, in place of the network and the mounted
+    offline upstream (the tools' tests: a stand-in TomTom in process)."""
     limits = httpx.Limits(
         max_connections=settings.upstream_connections,
         max_keepalive_connections=settings.upstream_connections,
@@ -43,12 +76,12 @@ def build_runtime(settings: Settings) -> Runtime:
         settings.upstream_timeout_s, connect=min(5.0, settings.upstream_timeout_s)
     )
     mounts: dict[str, httpx.AsyncBaseTransport] = {}
-    if settings.offline_mode != "never":
+    if settings.offline_mode != "never" and upstream is None:
         from server.offline import build_upstream_app
 
         # Requests with no key go here, the others to TomTom: one client serves both.
         mounts[OFFLINE_BASE_URL] = httpx.ASGITransport(app=build_upstream_app())
-    http = httpx.AsyncClient(limits=limits, timeout=timeout, mounts=mounts)
+    http = httpx.AsyncClient(limits=limits, timeout=timeout, mounts=mounts, transport=upstream)
     downloads = httpx.AsyncClient(
         timeout=httpx.Timeout(settings.data_viz_timeout_s), follow_redirects=False
     )

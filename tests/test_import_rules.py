@@ -135,3 +135,30 @@ def test_the_modules_a_fitting_worker_imports_load_no_mcp_sdk_or_web_stack() -> 
 def test_jobs_and_bodies_alone_load_no_metrics_client_either() -> None:
     heavy = ("mcp.", "starlette", "uvicorn", "httpx", "prometheus_client")
     assert loaded_after("import server.bodies, server.jobs", heavy) == []
+
+
+def tool_modules_imported(path: Path) -> set[str]:
+    """The modules of `server.tools` that `path` imports, in any import form."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.add(node.module)
+            if node.module == "server.tools":
+                found.update(f"server.tools.{alias.name}" for alias in node.names)
+    return {
+        name.removeprefix("server.tools.") for name in found if name.startswith("server.tools.")
+    }
+
+
+def test_no_tool_module_imports_another_only_the_private_helpers_they_share() -> None:
+    paths = sorted((ROOT / "server" / "tools").glob("[!_]*.py"))
+    families = {path.stem for path in paths}
+    assert families >= {"search", "routing", "ev", "data_viz"}  # the rule checks real modules
+    found = [
+        f"{path.name} imports server.tools.{name}"
+        for path in paths
+        for name in sorted(tool_modules_imported(path) & families)
+    ]
+    assert found == []

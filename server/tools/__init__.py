@@ -1,18 +1,48 @@
-"""The MCP surface: one small module per tool family, and the views they link to.
+"""The MCP surface: every tool, listed once in `TOOLS`, and the views they link to.
 
-Tools are thin: typed inputs (`_inputs.py`), a TomTom request, then a job from
-`server.jobs` delivered by `_delivery.py`. `_views.py` registers the views of
-`widgets` as `ui://` resources with their CSP and host metadata; `_reports.py`
-bounds what a view's status report is counted under. `_vehicle.py` is the truck
-profile the routing tools share, `_image.py` the `image` option's static map.
+Tools are module-level functions, one small module per family: typed inputs
+(`_inputs.py`; the vehicles in `_vehicle.py` and `_ev_vehicle.py`), the caller
+read from the context (`_caller.py`: key, TomTom client, runtime), a TomTom
+request, then a job from `server.jobs` delivered by `_delivery.py`. No tool module
+imports another; what they share are private helpers: route options
+(`_route_options.py`), areas (`_areas.py`), search results (`_places.py`), the
+data-viz job (`_data_viz.py`), the `image` option's static map (`_image.py`).
+`_views.py` registers the views of `widgets` as `ui://` resources with their CSP
+and host metadata; `_reports.py` bounds what a view's status report is counted
+under. `TOOLS` is what `tools/list` shows, in its order.
 """
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
 from mcp.server import MCPServer
 from mcp.server.apps import Apps
+from mcp_types import CallToolResult, ToolAnnotations
 
-from server.runtime import Runtime
+from server.jobs import MAX_RESULT_CHARS, MAX_RESULT_CHARS_KEY
+from server.tool_names import (
+    AREA_SEARCH,
+    DATA_VIZ,
+    DYNAMIC_MAP,
+    EV_ROUTING,
+    EV_SEARCH,
+    FUZZY_SEARCH,
+    GEOCODE,
+    GET_APP_DATA,
+    GET_MAP_CONFIG,
+    NEARBY,
+    POI_CATEGORIES,
+    POI_SEARCH,
+    REACHABLE_RANGE,
+    REPORT_APP_STATUS,
+    REVERSE_GEOCODE,
+    ROUTING,
+    SEARCH_ALONG_ROUTE,
+    TRAFFIC,
+)
 from server.tools import (
     along_route,
     app_only,
@@ -27,27 +57,282 @@ from server.tools import (
     traffic,
 )
 from server.tools._views import register_earlier_views, register_views
+from widgets import DATA_VIZ_URI, MAP_URI, TRAFFIC_URI
 
-__all__ = ["register_earlier_views", "register_plain_tools", "register_tools", "register_views"]
+__all__ = [
+    "TOOLS",
+    "ToolSpec",
+    "register_earlier_views",
+    "register_plain_tools",
+    "register_tools",
+    "register_views",
+]
 
-
-def register_tools(apps: Apps, runtime: Runtime) -> None:
-    """Register every tool (`server.tool_names`), bound to its view, on `apps`."""
-    for family in (
-        search,
-        area_search,
-        ev,
-        along_route,
-        routing,
-        reachable_range,
-        traffic,
-        dynamic_map,
-        data_viz,
-        app_only,
-    ):
-        family.register(apps, runtime)
+READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=True, idempotent_hint=True)
+"""Every TomTom tool reads from TomTom and changes nothing."""
+_KEPT_WHOLE = {MAX_RESULT_CHARS_KEY: MAX_RESULT_CHARS}
+"""Claude Code keeps a model tool's result whole up to this size (read from `tools/list`)."""
 
 
-def register_plain_tools(mcp: MCPServer, runtime: Runtime) -> None:
-    """Register the model tools that have no view (`tomtom-poi-categories`) on `mcp`."""
-    poi_categories.register_plain(mcp, runtime)
+@dataclass(frozen=True)
+class ToolSpec:
+    """One tool as hosts list it."""
+
+    name: str
+    """Its name, from `server.tool_names`."""
+    fn: Callable[..., Awaitable[CallToolResult]]
+    view: str | None
+    """The `ui://` view it is shown in; None: it has no view, and is registered on the
+    `MCPServer` itself rather than on `Apps` (docs/adr/0026)."""
+    description: str
+    title: str | None = None
+    visibility: Literal["model", "app"] = "model"
+    """`app`: only views call it (`_meta.ui.visibility: ["app"]`)."""
+
+
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        GEOCODE,
+        search.geocode,
+        MAP_URI,
+        title="Geocode an address",
+        description=(
+            "Convert an address or place name to [longitude, latitude] positions, best match "
+            "first. Use before routing to get positions."
+        ),
+    ),
+    ToolSpec(
+        REVERSE_GEOCODE,
+        search.reverse_geocode,
+        MAP_URI,
+        title="Address at a position",
+        description="The street address nearest to a [longitude, latitude] position.",
+    ),
+    ToolSpec(
+        FUZZY_SEARCH,
+        search.fuzzy_search,
+        MAP_URI,
+        title="Search places",
+        description=(
+            "Free-text search over addresses and points of interest, tolerant of typos: "
+            "'pizza near Leidseplein', 'IKEA Delft', 'Damrak 1 Amsterdam'. Pass a position to "
+            "rank nearby results first. To keep results strictly inside an area (a district, a "
+            "polygon, a circle) use tomtom-area-search."
+        ),
+    ),
+    ToolSpec(
+        POI_SEARCH,
+        search.poi_search,
+        MAP_URI,
+        title="Search points of interest",
+        description=(
+            "Search points of interest (shops, restaurants, fuel, hotels...) by name or "
+            "category. Give a position and radius for local results. For EV charging with "
+            "connectors, power and live availability use tomtom-ev-search; for category ids "
+            "use tomtom-poi-categories."
+        ),
+    ),
+    ToolSpec(
+        NEARBY,
+        search.nearby,
+        MAP_URI,
+        title="Places nearby",
+        description=(
+            "Points of interest around a [longitude, latitude] position, nearest first, "
+            "optionally of given categories."
+        ),
+    ),
+    ToolSpec(
+        AREA_SEARCH,
+        area_search.area_search,
+        MAP_URI,
+        title="Search within an area",
+        description=(
+            "Find places matching a query ('pharmacy', 'hotel', 'IKEA') strictly inside one or "
+            "more areas: polygons of [longitude, latitude] vertices or circles (centre and "
+            "radius in metres), such as a district, a delivery zone or a reachable range. Use "
+            "tomtom-fuzzy-search instead to find a place by name anywhere, or near a position."
+        ),
+    ),
+    ToolSpec(
+        EV_SEARCH,
+        ev.ev_search,
+        MAP_URI,
+        title="EV charging stations",
+        description=(
+            "Electric-vehicle charging stations within a radius of a [longitude, latitude] "
+            "position, nearest first, with their connectors (type, power in kW, count) and "
+            "live availability (free, occupied, out of service). Filter by connector type, "
+            "minimum power and operator. Use this, not tomtom-poi-search, whenever the user "
+            "needs to charge: POI search finds places by name or category but knows nothing "
+            "of connectors or whether a charger is free."
+        ),
+    ),
+    ToolSpec(
+        EV_ROUTING,
+        ev.ev_routing,
+        MAP_URI,
+        title="EV route with charging stops",
+        description=(
+            "Plan a long trip for an electric vehicle from origin to destination ([longitude, "
+            "latitude] locations): TomTom's Long Distance EV Routing adds the charging stops "
+            "the battery needs and says, per stop, the station, the charge on arrival and "
+            "departure and the minutes of charging. Give the battery (maxChargeInkWh, "
+            "currentChargeInkWh or currentChargePercent) and, when known, the consumption "
+            "model; for a trip with no charging concern use tomtom-routing."
+        ),
+    ),
+    ToolSpec(
+        SEARCH_ALONG_ROUTE,
+        along_route.search_along_route,
+        MAP_URI,
+        title="Search along a route",
+        description=(
+            "Find places along the route through [longitude, latitude] locations (origin first, "
+            "destination last) that cost at most maxDetourTime seconds of detour: 'petrol "
+            "station', 'EV charging', 'restaurant'. Returns the route figures and the places "
+            "with their detour times."
+        ),
+    ),
+    ToolSpec(
+        ROUTING,
+        routing.routing,
+        MAP_URI,
+        title="Route between locations",
+        description=(
+            "Calculate a route through two or more [longitude, latitude] locations in order "
+            "(origin, optional stops, destination) with distance, travel time, traffic delay, "
+            "turn-by-turn guidance and sections (traffic, toll roads, motorways, tunnels, "
+            "countries). Any travel mode, trucks with their dimensions, weights and hazardous "
+            "cargo; computeBestOrder reorders the stops for the shortest trip; maxAlternatives "
+            "adds alternative routes. For an electric car that needs charging stops use "
+            "tomtom-ev-routing. Geocode addresses first."
+        ),
+    ),
+    ToolSpec(
+        REACHABLE_RANGE,
+        reachable_range.reachable_range,
+        MAP_URI,
+        title="Reachable area",
+        description=(
+            "The area reachable from an origin [longitude, latitude] within a travel-time "
+            "budget (timeBudgetInSec) or a distance budget (distanceBudgetInMeters): give "
+            "exactly one. Returns the area's extent and size; the map shows its boundary."
+        ),
+    ),
+    ToolSpec(
+        TRAFFIC,
+        traffic.traffic,
+        TRAFFIC_URI,
+        title="Traffic incidents",
+        description=(
+            "Current traffic incidents (jams, accidents, closures, road works) in a bounding "
+            "box, worst first, with roads, delays and descriptions. The map draws every "
+            "incident over live traffic flow."
+        ),
+    ),
+    ToolSpec(
+        DYNAMIC_MAP,
+        dynamic_map.dynamic_map,
+        MAP_URI,
+        title="Map of markers, routes and areas",
+        description=(
+            "Show one interactive map composing markers, routes (each calculated by TomTom "
+            "through its [longitude, latitude] locations) and areas (polygons, or circles with "
+            "a centre and radius in metres). Returns each route's distance and travel time."
+        ),
+    ),
+    ToolSpec(
+        DATA_VIZ,
+        data_viz.data_viz,
+        DATA_VIZ_URI,
+        title="Map of your GeoJSON",
+        description=(
+            "Draw the user's GeoJSON on an interactive map: give data_url (a public http(s) "
+            "GeoJSON file) or geojson (inline), optional layers (fill, line, circle, heatmap, "
+            "symbol with MapLibre paint and filter) and a title. The data is shown as given; "
+            "the answer summarises features, geometry types, extent and property names."
+        ),
+    ),
+    ToolSpec(
+        GET_APP_DATA,
+        app_only.get_app_data,
+        DATA_VIZ_URI,
+        visibility="app",
+        description=(
+            "For the data-viz widget: run tomtom-data-viz again from its tool input and return "
+            "the app data from offset (paged when large). Refuses any other tool."
+        ),
+    ),
+    ToolSpec(
+        REPORT_APP_STATUS,
+        app_only.report_app_status,
+        MAP_URI,
+        visibility="app",
+        description="For the widgets: report what the view showed (logged by the server).",
+    ),
+    ToolSpec(
+        GET_MAP_CONFIG,
+        app_only.get_map_config,
+        MAP_URI,
+        visibility="app",
+        description=(
+            "For the widgets: tile URL templates on this server's tile route, with a "
+            "short-lived token (in _meta); ask again before expires_at to renew it."
+        ),
+    ),
+    ToolSpec(
+        POI_CATEGORIES,
+        poi_categories.poi_categories,
+        None,
+        title="POI categories",
+        description=(
+            "TomTom's point-of-interest categories (id, name, synonyms, child ids) whose name "
+            "or synonyms contain a word: look up the ids to pass as categorySet to "
+            "tomtom-poi-search, tomtom-nearby, tomtom-fuzzy-search or tomtom-area-search."
+        ),
+    ),
+)
+"""Every tool, in the order `tools/list` shows them (those without a view come last:
+they are registered on the `MCPServer` once it exists)."""
+
+
+def register_tools(apps: Apps) -> None:
+    """Register every tool of `TOOLS` that has a view on `apps`, bound to it. A model tool
+    is linked for MCP Apps hosts (`_meta.ui.resourceUri`) and for older ChatGPT builds
+    (`openai/outputTemplate`), and kept whole by Claude Code (`anthropic/maxResultSizeChars`,
+    read from `tools/list`)."""
+    for tool in TOOLS:
+        if tool.view is None:
+            continue
+        if tool.visibility == "app":
+            register = apps.tool(
+                resource_uri=tool.view,
+                visibility=["app"],
+                name=tool.name,
+                description=tool.description,
+            )
+        else:
+            register = apps.tool(
+                resource_uri=tool.view,
+                meta={"openai/outputTemplate": tool.view, **_KEPT_WHOLE},
+                annotations=READ_ONLY,
+                name=tool.name,
+                title=tool.title,
+                description=tool.description,
+            )
+        register(tool.fn)
+
+
+def register_plain_tools(mcp: MCPServer[Any]) -> None:
+    """Register the tools of `TOOLS` without a view on `mcp` (`tomtom-poi-categories`)."""
+    for tool in TOOLS:
+        if tool.view is None:
+            mcp.add_tool(
+                tool.fn,
+                name=tool.name,
+                title=tool.title,
+                description=tool.description,
+                annotations=READ_ONLY,
+                meta=dict(_KEPT_WHOLE),
+            )

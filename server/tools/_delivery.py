@@ -1,11 +1,14 @@
 """App-data delivery: every model-visible tool ends here.
 
-`deliver` sends an answer and its map data; `deliver_job` runs a whole job from
-`server.jobs` (decode, build, fit: long routes and large GeoJSON, whose bodies
-are never parsed on the loop). Both run where `server.pool.Placement` says, and
-log and count what became of the app data (inline as is, fitted, omitted and
-why). A result answered by the offline upstream is flagged for the model and the
-view (`offline=`). Nothing is kept between requests.
+A tool's result is made by one `Job`: a function of `server.jobs` (decode, build,
+fit: long routes and large GeoJSON, whose bodies are never parsed on the loop)
+with its arguments, the size that places it and whether the offline upstream
+answered. `deliver_job` runs it where `server.pool.Placement` says, logs and
+counts what became of the app data (inline as is, fitted, omitted and why), and
+flags an offline result for the model and the view. A job's failure (a
+`ToolCallError`) ends the call as a tool error (`server.app.TomTomServer`).
+`deliver` is the same call for an answer already read on the loop
+(`jobs.prepare`). Nothing is kept between requests.
 """
 
 from __future__ import annotations
@@ -13,7 +16,8 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVarTuple
 
 from mcp_types import CallToolResult
 
@@ -23,9 +27,26 @@ from server.jobs import APP_DATA_KEY, Prepared, prepare
 from server.ops import metrics
 from server.runtime import Runtime
 
-__all__ = ["deliver", "deliver_job"]
+__all__ = ["Job", "deliver", "deliver_job"]
 
 log = logging.getLogger(__name__)
+
+Ts = TypeVarTuple("Ts")
+
+
+@dataclass(frozen=True)
+class Job(Generic[*Ts]):
+    """One tool result to make: `func(*args)`, a function of `server.jobs` (it and its
+    arguments pickle: it may run in a worker)."""
+
+    tool: str
+    """The tool whose result it makes (logs and metrics are labelled with it)."""
+    func: Callable[[*Ts], Prepared]
+    args: tuple[*Ts]
+    size: int | None
+    """The job's `Placement.for_*` measure: where it runs, and its place in the pool's queue."""
+    offline: bool
+    """The offline upstream answered (`Caller.offline`): the result says it is demo data."""
 
 
 async def deliver(
@@ -37,40 +58,28 @@ async def deliver(
     show_ui: bool,
     offline: bool,
 ) -> CallToolResult:
-    """The tool result for `answer` (to the model) and `data` (to the widget); `offline`:
-    the offline upstream answered (`TomTomClient.serves_offline`)."""
+    """The tool result for `answer` (to the model) and `data` (to the widget), made by
+    `jobs.prepare`; `offline`: the offline upstream answered."""
     points = 0 if data is None or not show_ui else fitting.point_count({"data": data})
-    return await deliver_job(
-        runtime,
-        tool,
-        runtime.placement.for_points(points),
-        prepare,
-        tool,
-        answer,
-        data,
-        show_ui,
-        runtime.settings.budget,
+    budget = runtime.settings.budget
+    job = Job(
+        tool=tool,
+        func=prepare,
+        args=(tool, answer, data, show_ui, budget),
+        size=runtime.placement.for_points(points),
         offline=offline,
     )
+    return await deliver_job(runtime, job)
 
 
-async def deliver_job(
-    runtime: Runtime,
-    tool: str,
-    size: int | None,
-    job: Callable[..., Prepared],
-    *args: Any,
-    offline: bool,
-) -> CallToolResult:
-    """`job(*args)` (`prepare`, or a route or data-viz job) run where `runtime.placement`
-    puts it, then logged, counted and returned; `size` is the job's `Placement.for_*`
-    measure; `offline` flags a result the offline upstream answered. A job's failure (a
-    `ToolCallError`) ends the call as a tool error (`server.app.TomTomServer`)."""
+async def deliver_job(runtime: Runtime, job: Job[*Ts]) -> CallToolResult:
+    """The tool result `job` makes, run where `runtime.placement` puts it, then logged,
+    counted and returned."""
     started = time.perf_counter()
-    prepared = await runtime.placement.run(job, *args, size=size)
-    where = "pool" if runtime.placement.in_pool(size) else "inline"
-    _record(tool, prepared, where, (time.perf_counter() - started) * 1000)
-    return prepared.result(offline=offline)
+    prepared = await runtime.placement.run(job.func, *job.args, size=job.size)
+    where = "pool" if runtime.placement.in_pool(job.size) else "inline"
+    _record(job.tool, prepared, where, (time.perf_counter() - started) * 1000)
+    return prepared.result(offline=job.offline)
 
 
 def _record(tool: str, prepared: Prepared, where: str, ms: float) -> None:

@@ -16,7 +16,7 @@ from pydantic import Field
 
 from server.errors import TomTomError
 from server.jobs import ImageRequest, basemap_frame
-from server.runtime import Runtime
+from server.tools._caller import Caller
 
 log = logging.getLogger(__name__)
 
@@ -36,18 +36,16 @@ ImageFlag = Annotated[
 ]
 
 
-async def image_request(
-    runtime: Runtime, key: str | None, positions: Iterable[Sequence[float]]
-) -> ImageRequest:
+async def image_request(caller: Caller, positions: Iterable[Sequence[float]]) -> ImageRequest:
     """The render request for a map around `positions` (the inputs: stops, markers, area
-    vertices), with TomTom's static map when the request has a key (it is answered by
+    vertices), with TomTom's static map when the caller has a key (it is answered by
     TomTom; the key stays in the request and never reaches the image or its text)."""
-    if runtime.tomtom.serves_offline(key):
+    if caller.offline:
         return ImageRequest(WIDTH, HEIGHT, basemap_note="offline basemap (offline mode)")
     frame = basemap_frame(positions, WIDTH, HEIGHT)
     size = (round(WIDTH * BASEMAP_SCALE), round(HEIGHT * BASEMAP_SCALE))
     try:
-        png = await runtime.tomtom.static_image(frame, *size, key=key)
+        png = await caller.tomtom.static_image(frame, *size, key=caller.key)
     except TomTomError as exc:
         log.warning("static map refused; drawing on the offline basemap: %s", exc)
         reason = str(exc).split(".")[0]

@@ -1,40 +1,33 @@
-"""Parameter types shared by the tools: validated positions, `show_ui`, the caller's key.
+"""Every tool's input types, in one place: positions, route options, search filters, map
+shapes, bounding boxes, the data-viz input.
 
 Validation lives in the types so that every tool reports a bad input the same
 way, naming the argument and what is wrong with it (pydantic prefixes the
-path, e.g. `locations.1`).
+path, e.g. `locations.1`). The vehicle profiles are beside this module: the
+truck's in `_vehicle.py`, the electric car's in `_ev_vehicle.py`.
 """
 
 from __future__ import annotations
 
 import math
-import re
-from collections.abc import Callable, Sequence
-from typing import Annotated, Any, Literal, TypeVar
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Annotated, Any, Literal
 
-from mcp.server.apps import Apps
-from mcp.server.mcpserver import Context
-from mcp.server.mcpserver.exceptions import ToolError
-from mcp_types import ToolAnnotations
-from pydantic import AfterValidator, BeforeValidator, Field
+import orjson
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    field_validator,
+    model_validator,
+)
 
-from server.jobs import MAX_RESULT_CHARS, MAX_RESULT_CHARS_KEY
+from server.tools._vehicle import Vehicle
 
-KEY_HEADER = "tomtom-api-key"
-_KEY_SHAPE = re.compile(r"[A-Za-z0-9._~-]{1,128}")
-"""TomTom keys are 32 letters and digits; anything far from that is refused unsent."""
-_F = TypeVar("_F", bound=Callable[..., Any])
-
-READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=True, idempotent_hint=True)
-"""Every TomTom tool reads from TomTom and changes nothing."""
-
-
-def model_tool(apps: Apps, view: str, **kwargs: Any) -> Callable[[_F], _F]:
-    """`apps.tool` for a model-visible TomTom tool shown in `view`: linked for MCP Apps hosts
-    (`_meta.ui.resourceUri`) and for older ChatGPT builds (`openai/outputTemplate`), and
-    kept whole by Claude Code (`anthropic/maxResultSizeChars`, read from `tools/list`)."""
-    meta = {"openai/outputTemplate": view, MAX_RESULT_CHARS_KEY: MAX_RESULT_CHARS}
-    return apps.tool(resource_uri=view, meta=meta, annotations=READ_ONLY, **kwargs)
+# --- positions, and what every tool takes -----------------------------------------------------
 
 
 def check_position(value: Sequence[float]) -> list[float]:
@@ -98,6 +91,8 @@ Language = Annotated[
     ),
 ]
 
+# --- route options ----------------------------------------------------------------------------
+
 _ROUTE_TYPE_ALIASES = {"fast": "fastest", "efficient": "eco"}
 
 
@@ -159,22 +154,358 @@ def _section_type(value: Any) -> Any:
 SectionType = Annotated[Literal[_SECTION_TYPES], BeforeValidator(_section_type)]  # type: ignore[valid-type]
 
 
-def caller_key(ctx: Context[Any, Any]) -> str | None:
-    """The caller's TomTom key from the `tomtom-api-key` header, if the transport has headers;
-    a value that cannot be a key is a tool error that never repeats it."""
+def _check_time(value: str | None) -> str | None:
+    if value is None or value == "now":
+        return value
     try:
-        headers = ctx.headers
-    except ValueError:  # called outside a request (direct calls in tests)
-        return None
-    if not headers:
-        return None
-    key = (headers.get(KEY_HEADER) or "").strip()
-    if not key:
-        return None
-    if not _KEY_SHAPE.fullmatch(key):
-        raise ToolError(
-            f"The {KEY_HEADER} header does not hold a TomTom API key (up to 128 letters, "
-            "digits, '.', '_', '~' or '-'). Send the key from developer.tomtom.com, or no "
-            "header at all."
+        datetime.fromisoformat(value)
+    except ValueError:
+        raise ValueError(
+            f"{value!r} is not an ISO 8601 date-time such as '2026-06-24T14:30:00Z' (or 'now')"
+        ) from None
+    return value
+
+
+When = Annotated[str | None, AfterValidator(_check_time)]
+DepartAt = Annotated[
+    When,
+    Field(description="Departure time, ISO 8601 ('2026-06-24T14:30:00+02:00') or 'now'"),
+]
+ArriveAt = Annotated[When, Field(description="Arrival time, ISO 8601; not together with departAt")]
+RouteTypeParam = Annotated[
+    RouteType,
+    Field(
+        description=(
+            "'fastest' (least time), 'shortest' (least distance), 'short' (short but quick), "
+            "'eco' (economical), 'thrilling' (winding roads); 'fast' and 'efficient' also accepted"
         )
-    return key
+    ),
+]
+TravelModeParam = Annotated[
+    TravelMode,
+    Field(
+        description=(
+            "car, truck, taxi, bus, van, motorcycle, bicycle or pedestrian; with truck, give "
+            "the truck's dimensions, weights and cargo (vehicleHeight, vehicleLoadType...)"
+        )
+    ),
+]
+TrafficParam = Annotated[
+    TrafficMode,
+    Field(description="'live' uses current traffic; 'historical' ignores live incidents"),
+]
+AvoidParam = Annotated[
+    list[Avoid] | None, Field(max_length=10, description="Road features to avoid")
+]
+
+# --- search -----------------------------------------------------------------------------------
+
+Query = Annotated[
+    str,
+    Field(min_length=1, max_length=500, description="What to look for, in free text"),
+]
+Limit = Annotated[int, Field(ge=1, le=100, description="Maximum number of results (1-100)")]
+CountrySet = Annotated[
+    str | None,
+    Field(
+        pattern=r"^[A-Za-z]{2,3}(,[A-Za-z]{2,3})*$",
+        description="Restrict to countries, comma-separated ISO codes, e.g. 'NL' or 'FR,BE'",
+    ),
+]
+Bias = Annotated[
+    Position | None,
+    Field(description="Bias results towards this [longitude, latitude] (optional)"),
+]
+Radius = Annotated[
+    int | None,
+    Field(ge=1, le=50_000, description="With a position: search radius in metres (1-50,000)"),
+]
+CategorySet = Annotated[
+    str | None,
+    Field(
+        pattern=r"^\d+(,\d+)*$",
+        description=(
+            "Comma-separated TomTom POI category ids, e.g. '7315' restaurant, '7311' petrol "
+            "station, '7309' EV charging, '7314' hotel, '9376' cafe/pub, '7321' hospital"
+        ),
+    ),
+]
+
+# --- map shapes: markers, routes to draw, areas -----------------------------------------------
+
+Color = Annotated[
+    str | None,
+    Field(
+        pattern=r"^(#[0-9A-Fa-f]{3}|#[0-9A-Fa-f]{6}|#[0-9A-Fa-f]{8}|[a-zA-Z]{3,20})$",
+        description="CSS colour: '#e33', '#0066cc' or a name such as 'red'",
+    ),
+]
+Label = Annotated[str | None, Field(max_length=100, description="Text shown on the map")]
+
+
+class Marker(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    position: Position
+    label: Label = None
+    color: Color = None
+
+
+class MapRoute(Vehicle):
+    """A route to calculate: its stops, label, colour, mode and (for trucks) the vehicle."""
+
+    model_config = ConfigDict(extra="forbid")
+    locations: Locations
+    label: Label = None
+    color: Color = None
+    routeType: RouteType = "fastest"
+    travelMode: TravelMode = "car"
+
+
+class Area(BaseModel):
+    """A polygon (`coordinates`, one ring) or a circle (`center` and `radius`)."""
+
+    model_config = ConfigDict(extra="forbid")
+    coordinates: Annotated[
+        list[Position] | None,
+        Field(
+            min_length=3,
+            max_length=5000,
+            description="Polygon ring as [longitude, latitude] positions (closed automatically)",
+        ),
+    ] = None
+    center: Annotated[Position | None, Field(description="Circle centre [longitude, latitude]")] = (
+        None
+    )
+    radius: Annotated[
+        float | None, Field(gt=0, le=1_000_000, description="Circle radius in metres")
+    ] = None
+    label: Label = None
+    color: Color = None
+
+    @model_validator(mode="after")
+    def _one_shape(self) -> Area:
+        polygon = self.coordinates is not None
+        circle = self.center is not None or self.radius is not None
+        if polygon == circle:
+            raise ValueError("give either coordinates (a polygon) or center and radius (a circle)")
+        if circle and (self.center is None or self.radius is None):
+            raise ValueError("a circle needs both center and radius")
+        return self
+
+
+MAX_AREAS = 20
+"""Areas one area search takes."""
+
+
+class Corner(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    lat: Annotated[float, Field(ge=-90, le=90)]
+    lon: Annotated[float, Field(ge=-180, le=180)]
+
+
+class BoundingBox(BaseModel):
+    """TomTom MCP's rectangle: its top-left and bottom-right corners."""
+
+    model_config = ConfigDict(extra="forbid")
+    topLeft: Corner
+    bottomRight: Corner
+
+
+# --- traffic ----------------------------------------------------------------------------------
+
+MAX_AREA_KM2 = 10_000
+"""TomTom's limit on the incidentDetails bounding box."""
+
+
+def _bbox(value: Any) -> Any:
+    """Accept `[w, s, e, n]` or `'w,s,e,n'` and check it is a sensible, small enough box."""
+    if isinstance(value, str):
+        try:
+            value = [float(part) for part in value.split(",")]
+        except ValueError:
+            raise ValueError(f"bbox {value!r} is not 'minLon,minLat,maxLon,maxLat'") from None
+    if not isinstance(value, list | tuple) or len(value) != 4:
+        raise ValueError("bbox needs four numbers: [minLon, minLat, maxLon, maxLat]")
+    west, south, east, north = (float(v) for v in value)
+    for name, lon in (("minLon", west), ("maxLon", east)):
+        if not -180 <= lon <= 180:
+            raise ValueError(f"bbox {name} {lon} is outside [-180, 180]")
+    for name, lat in (("minLat", south), ("maxLat", north)):
+        if not -90 <= lat <= 90:
+            raise ValueError(f"bbox {name} {lat} is outside [-90, 90]")
+    if west >= east or south >= north:
+        raise ValueError("bbox must be [minLon, minLat, maxLon, maxLat] with min < max")
+    area = _area_km2(west, south, east, north)
+    if area > MAX_AREA_KM2:
+        raise ValueError(
+            f"bbox covers about {area:,.0f} km²; TomTom allows at most {MAX_AREA_KM2:,} km². "
+            "Zoom in to a city or a stretch of road."
+        )
+    return [west, south, east, north]
+
+
+def _area_km2(west: float, south: float, east: float, north: float) -> float:
+    km_per_deg = 111.32
+    mid = math.radians((south + north) / 2)
+    return (east - west) * km_per_deg * math.cos(mid) * (north - south) * km_per_deg
+
+
+BBox = Annotated[
+    list[float] | str,
+    BeforeValidator(_bbox),
+    Field(
+        description=(
+            "Area as [minLon, minLat, maxLon, maxLat] (or the text 'minLon,minLat,maxLon,maxLat'),"
+            f" at most {MAX_AREA_KM2:,} km². Example: [4.85, 52.34, 4.95, 52.40] for Amsterdam"
+        )
+    ),
+]
+
+
+# --- EV search --------------------------------------------------------------------------------
+
+ConnectorType = Literal[
+    "StandardHouseholdCountrySpecific",
+    "IEC62196Type1",
+    "IEC62196Type1CCS",
+    "IEC62196Type2CableAttached",
+    "IEC62196Type2Outlet",
+    "IEC62196Type2CCS",
+    "IEC62196Type3",
+    "Chademo",
+    "GBT20234Part2",
+    "GBT20234Part3",
+    "IEC60309AC3PhaseRed",
+    "IEC60309AC1PhaseBlue",
+    "IEC60309DCWhite",
+    "Tesla",
+]
+
+
+# --- data viz ---------------------------------------------------------------------------------
+
+MAX_LAYERS = 10
+_PAINT_PREFIX = {
+    "fill": ("fill-",),
+    "line": ("line-",),
+    "circle": ("circle-",),
+    "heatmap": ("heatmap-",),
+    "symbol": ("text-", "icon-"),
+}
+
+
+class Layer(BaseModel):
+    """One MapLibre layer over the data."""
+
+    model_config = ConfigDict(extra="forbid")
+    type: Annotated[
+        Literal["fill", "line", "circle", "heatmap", "symbol"],
+        Field(
+            description="fill (polygons), line, circle (points), heatmap (points), symbol "
+            "(text labels)"
+        ),
+    ]
+    paint: Annotated[
+        dict[str, Any] | None,
+        Field(
+            description="MapLibre paint properties of this type, e.g. {'circle-color': "
+            "'#e33', 'circle-radius': 6} or {'fill-opacity': 0.4}"
+        ),
+    ] = None
+    filter: Annotated[
+        list[Any] | None,
+        Field(description="MapLibre filter expression, e.g. ['==', ['get', 'kind'], 'park']"),
+    ] = None
+    label: Annotated[
+        str | None,
+        Field(
+            max_length=100,
+            description="Feature property shown as text (symbol) or in the popup, e.g. 'name'",
+        ),
+    ] = None
+    name: Annotated[str | None, Field(max_length=100, description="Legend entry")] = None
+    color: Annotated[
+        str | None, Field(max_length=50, description="Shorthand for the layer's main colour")
+    ] = None
+    opacity: Annotated[float | None, Field(ge=0, le=1, description="Shorthand opacity")] = None
+    radius: Annotated[
+        float | None, Field(gt=0, le=200, description="Circle or heatmap radius in pixels")
+    ] = None
+    width: Annotated[float | None, Field(gt=0, le=50, description="Line width in pixels")] = None
+    minzoom: Annotated[float | None, Field(ge=0, le=24)] = None
+    maxzoom: Annotated[float | None, Field(ge=0, le=24)] = None
+
+    @model_validator(mode="after")
+    def _paint_matches_type(self) -> Layer:
+        prefixes = _PAINT_PREFIX[self.type]
+        for name in self.paint or {}:
+            if not name.startswith(prefixes):
+                raise ValueError(
+                    f"paint property {name!r} does not apply to a {self.type} layer "
+                    f"(expected names starting with {' or '.join(prefixes)})"
+                )
+        if self.type == "symbol" and not self.label:
+            raise ValueError("a symbol layer needs label: the property whose text it shows")
+        return self
+
+
+GeoJsonInput = Annotated[
+    dict[str, Any] | str | None,
+    Field(
+        description="Inline GeoJSON: a FeatureCollection, Feature or geometry (object or "
+        "JSON text). Not together with data_url."
+    ),
+]
+DataUrl = Annotated[
+    str | None,
+    Field(
+        max_length=2048,
+        description="Public http(s) URL of a GeoJSON file. Not together with geojson.",
+    ),
+]
+Layers = Annotated[
+    list[Layer] | None,
+    Field(
+        max_length=MAX_LAYERS,
+        description="Up to 10 layers, drawn in order. Default: one "
+        "circle, line or fill layer per geometry kind.",
+    ),
+]
+Title = Annotated[str | None, Field(max_length=200, description="Title shown on the map")]
+
+
+class DataVizArgs(BaseModel):
+    """The data-viz tool input, validated the same way whoever sends it."""
+
+    model_config = ConfigDict(extra="ignore")
+    data_url: DataUrl = None
+    geojson: GeoJsonInput = None
+    layers: Layers = None
+    title: Title = None
+
+    @field_validator("geojson", mode="before")
+    @classmethod
+    def _parse_text(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            try:
+                return orjson.loads(value)
+            except orjson.JSONDecodeError as exc:
+                raise ValueError(f"geojson text is not valid JSON: {exc}") from None
+        return value
+
+    @model_validator(mode="after")
+    def _one_source(self) -> DataVizArgs:
+        if (self.data_url is None) == (self.geojson is None):
+            raise ValueError("give exactly one of data_url or geojson")
+        return self
+
+
+def first_error(exc: ValueError) -> str:
+    """A pydantic ValidationError's first message, without pydantic's boilerplate."""
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        first = errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        message = str(first["msg"]).removeprefix("Value error, ")
+        return f"{where}: {message}" if where else message
+    return str(exc)

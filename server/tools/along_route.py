@@ -10,93 +10,71 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from mcp.server.apps import Apps
 from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 from pydantic import Field
 
 from server import jobs
-from server.runtime import Runtime
 from server.tool_names import SEARCH_ALONG_ROUTE
-from server.tools._delivery import deliver_job
-from server.tools._inputs import Language, Locations, ShowUi, caller_key, model_tool
-from server.tools._vehicle import Vehicle, takes_vehicle
-from server.tools.routing import (
-    DEFAULT_SECTIONS,
+from server.tools._caller import Caller
+from server.tools._delivery import Job, deliver_job
+from server.tools._inputs import (
     AvoidParam,
+    CategorySet,
+    Language,
+    Locations,
+    Query,
     RouteTypeParam,
+    ShowUi,
     TravelModeParam,
-    route_params,
 )
-from server.tools.search import CategorySet, Query
-from widgets import MAP_URI
+from server.tools._route_options import DEFAULT_SECTIONS, route_params
+from server.tools._vehicle import Vehicle, takes_vehicle
 
 
-def register(apps: Apps, runtime: Runtime) -> None:
-    """Add `tomtom-search-along-route` to `apps`."""
-
-    @model_tool(
-        apps,
-        MAP_URI,
-        name=SEARCH_ALONG_ROUTE,
-        title="Search along a route",
-        description=(
-            "Find places along the route through [longitude, latitude] locations (origin first, "
-            "destination last) that cost at most maxDetourTime seconds of detour: 'petrol "
-            "station', 'EV charging', 'restaurant'. Returns the route figures and the places "
-            "with their detour times."
-        ),
+@takes_vehicle
+async def search_along_route(
+    locations: Locations,
+    query: Query,
+    ctx: Context,
+    vehicle: Vehicle,
+    maxDetourTime: Annotated[
+        int, Field(ge=1, le=3600, description="Largest detour in seconds (1-3600)")
+    ] = 600,
+    limit: Annotated[int, Field(ge=1, le=20, description="Maximum number of places (1-20)")] = 10,
+    categorySet: CategorySet = None,
+    routeType: RouteTypeParam = "fastest",
+    travelMode: TravelModeParam = "car",
+    avoid: AvoidParam = None,
+    language: Language = None,
+    show_ui: ShowUi = True,
+) -> CallToolResult:
+    caller = Caller.of(ctx)
+    params = route_params(
+        routeType=routeType,
+        travelMode=travelMode,
+        avoid=avoid,
+        language=language,
+        extra=vehicle.params(travelMode),
     )
-    @takes_vehicle
-    async def search_along_route(
-        locations: Locations,
-        query: Query,
-        ctx: Context,
-        vehicle: Vehicle,
-        maxDetourTime: Annotated[
-            int, Field(ge=1, le=3600, description="Largest detour in seconds (1-3600)")
-        ] = 600,
-        limit: Annotated[
-            int, Field(ge=1, le=20, description="Maximum number of places (1-20)")
-        ] = 10,
-        categorySet: CategorySet = None,
-        routeType: RouteTypeParam = "fastest",
-        travelMode: TravelModeParam = "car",
-        avoid: AvoidParam = None,
-        language: Language = None,
-        show_ui: ShowUi = True,
-    ) -> CallToolResult:
-        key = caller_key(ctx)
-        params = route_params(
-            routeType=routeType,
-            travelMode=travelMode,
-            avoid=avoid,
-            language=language,
-            extra=vehicle.params(travelMode),
-        )
-        raw = await runtime.tomtom.calculate_route_raw(
-            locations, section_types=DEFAULT_SECTIONS, key=key, params=params
-        )
-        size = runtime.placement.for_bodies([raw])
-        request = await runtime.placement.run(jobs.along_route_request, raw, size=size)
-        search = [("limit", limit)]
-        if categorySet:
-            search.append(("categorySet", categorySet))
-        if language:
-            search.append(("language", language))
-        found = await runtime.tomtom.search_along_route(
-            query, request, max_detour_time=maxDetourTime, key=key, params=search
-        )
-        return await deliver_job(
-            runtime,
-            SEARCH_ALONG_ROUTE,
-            size,
-            jobs.along_route,
-            raw,
-            found,
-            locations,
-            query,
-            show_ui,
-            runtime.settings.budget,
-            offline=runtime.tomtom.serves_offline(key),
-        )
+    raw = await caller.tomtom.calculate_route_raw(
+        locations, section_types=DEFAULT_SECTIONS, key=caller.key, params=params
+    )
+    size = caller.runtime.placement.for_bodies([raw])
+    request = await caller.runtime.placement.run(jobs.along_route_request, raw, size=size)
+    search = [("limit", limit)]
+    if categorySet:
+        search.append(("categorySet", categorySet))
+    if language:
+        search.append(("language", language))
+    found = await caller.tomtom.search_along_route(
+        query, request, max_detour_time=maxDetourTime, key=caller.key, params=search
+    )
+    job = Job(
+        tool=SEARCH_ALONG_ROUTE,
+        func=jobs.along_route,
+        args=(raw, found, locations, query, show_ui, caller.runtime.settings.budget),
+        size=size,
+        offline=caller.offline,
+    )
+    return await deliver_job(caller.runtime, job)

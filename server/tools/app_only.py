@@ -16,27 +16,18 @@ import logging
 from typing import Annotated, Any, Literal
 
 import orjson
-from mcp.server.apps import Apps
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent
 from pydantic import Field, ValidationError
 
-from server import jobs
 from server.ops import metrics
-from server.runtime import Runtime
 from server.tiles import LAYER_NAMES
-from server.tool_names import (
-    DATA_VIZ,
-    GET_APP_DATA,
-    GET_MAP_CONFIG,
-    MODEL_TOOLS,
-    REPORT_APP_STATUS,
-)
-from server.tools._inputs import caller_key
+from server.tool_names import DATA_VIZ, GET_APP_DATA, MODEL_TOOLS
+from server.tools._caller import Caller, runtime_of
+from server.tools._data_viz import deliver_data_viz_page
+from server.tools._inputs import DataVizArgs, first_error
 from server.tools._reports import HostInfo, host_label, platform_label, reason_label
-from server.tools.data_viz import DataVizArgs, deliver_data_viz, first_error
-from widgets import DATA_VIZ_URI, MAP_URI
 
 logger = logging.getLogger(__name__)
 
@@ -47,114 +38,91 @@ TileLayer = Literal[LAYER_NAMES]  # type: ignore[valid-type]
 """A tile layer of `server.tiles`, by name (the schema lists them)."""
 
 
-def register(apps: Apps, runtime: Runtime) -> None:
-    """Add the three app-only tools to `apps`."""
-
-    @apps.tool(
-        resource_uri=DATA_VIZ_URI,
-        visibility=["app"],
-        name=GET_APP_DATA,
-        description=(
-            "For the data-viz widget: run tomtom-data-viz again from its tool input and return "
-            "the app data from offset (paged when large). Refuses any other tool."
-        ),
-    )
-    async def get_app_data(
-        tool: Annotated[str, Field(max_length=64, description="Must be 'tomtom-data-viz'")],
-        arguments: Annotated[dict[str, Any], Field(description="The data-viz tool input")],
-        offset: Annotated[int, Field(ge=0, description="Character offset of the page")] = 0,
-    ) -> CallToolResult:
-        if tool != DATA_VIZ:
-            logger.warning("get-app-data refused for tool %r", tool[:64])
-            raise ToolError(
-                f"{GET_APP_DATA} serves only {DATA_VIZ}; {tool!r} is refused. TomTom "
-                "tools are never run again for a widget: their data travels in the tool result."
-            )
-        try:
-            args = DataVizArgs.model_validate(arguments)
-        except ValidationError as exc:
-            raise ToolError(f"arguments: {first_error(exc)}") from None
-        return await deliver_data_viz(runtime, DATA_VIZ, args, jobs.data_viz_page, offset)
-
-    @apps.tool(
-        resource_uri=MAP_URI,
-        visibility=["app"],
-        name=REPORT_APP_STATUS,
-        description="For the widgets: report what the view showed (logged by the server).",
-    )
-    async def report_app_status(
-        tool: Annotated[str, Field(max_length=64, description="The tool whose result is shown")],
-        status: Literal["ok", "error"],
-        reason: Annotated[str, Field(max_length=200, description="Short machine-readable cause")],
-        detail: Annotated[str, Field(max_length=2000, description="Human-readable detail")] = "",
-        host: Annotated[
-            HostInfo | None,
-            Field(description="The host the view runs in: name, version and platform"),
-        ] = None,
-    ) -> CallToolResult:
-        level = logging.INFO if status == "ok" else logging.WARNING
-        logger.log(
-            level,
-            "widget for %s reported %s: %s",
-            tool,
-            status,
-            reason,
-            extra={
-                "event": "app_status",
-                "tool": tool,
-                "status": status,
-                "reason": reason,
-                "detail": detail,
-                "host": host.name if host else "",
-                "host_version": host.version if host else "",
-                "platform": host.platform if host else "",
-            },
+async def get_app_data(
+    ctx: Context,
+    tool: Annotated[str, Field(max_length=64, description="Must be 'tomtom-data-viz'")],
+    arguments: Annotated[dict[str, Any], Field(description="The data-viz tool input")],
+    offset: Annotated[int, Field(ge=0, description="Character offset of the page")] = 0,
+) -> CallToolResult:
+    if tool != DATA_VIZ:
+        logger.warning("get-app-data refused for tool %r", tool[:64])
+        raise ToolError(
+            f"{GET_APP_DATA} serves only {DATA_VIZ}; {tool!r} is refused. TomTom "
+            "tools are never run again for a widget: their data travels in the tool result."
         )
-        metrics.WIDGET_STATUS.labels(
-            tool if tool in WIDGET_TOOLS else "other",
-            status,
-            reason_label(reason),
-            host_label(host),
-            platform_label(host),
-        ).inc()
-        return CallToolResult(content=[TextContent(type="text", text='{"logged": true}')])
+    try:
+        args = DataVizArgs.model_validate(arguments)
+    except ValidationError as exc:
+        raise ToolError(f"arguments: {first_error(exc)}") from None
+    return await deliver_data_viz_page(runtime_of(ctx), args, offset)
 
-    @apps.tool(
-        resource_uri=MAP_URI,
-        visibility=["app"],
-        name=GET_MAP_CONFIG,
-        description=(
-            "For the widgets: tile URL templates on this server's tile route, with a "
-            "short-lived token (in _meta); ask again before expires_at to renew it."
-        ),
+
+async def report_app_status(
+    tool: Annotated[str, Field(max_length=64, description="The tool whose result is shown")],
+    status: Literal["ok", "error"],
+    reason: Annotated[str, Field(max_length=200, description="Short machine-readable cause")],
+    detail: Annotated[str, Field(max_length=2000, description="Human-readable detail")] = "",
+    host: Annotated[
+        HostInfo | None,
+        Field(description="The host the view runs in: name, version and platform"),
+    ] = None,
+) -> CallToolResult:
+    level = logging.INFO if status == "ok" else logging.WARNING
+    logger.log(
+        level,
+        "widget for %s reported %s: %s",
+        tool,
+        status,
+        reason,
+        extra={
+            "event": "app_status",
+            "tool": tool,
+            "status": status,
+            "reason": reason,
+            "detail": detail,
+            "host": host.name if host else "",
+            "host_version": host.version if host else "",
+            "platform": host.platform if host else "",
+        },
     )
-    async def get_map_config(
-        ctx: Context,
-        layers: Annotated[
-            list[TileLayer] | None,
-            Field(max_length=4, description="The tile layers the view draws (default: all)"),
-        ] = None,
-    ) -> CallToolResult:
-        key = caller_key(ctx)
-        config: dict[str, Any] = {"tiles": {}}
-        if runtime.tomtom.serves_offline(key):
-            config["offline"] = True
-            config["reason"] = "offline demo data: no TomTom tiles"
-        elif runtime.tiles is None:
-            config["reason"] = "this server serves no tiles (TILE_TOKEN_SECRET is not set)"
-        else:
-            effective = runtime.tomtom.key_for(key)
-            assert effective is not None  # serves_offline is false only with a key
-            granted = runtime.tiles.map_tiles(effective, layers or LAYER_NAMES)
-            config["tiles"] = granted.templates
-            config["expires_at"] = granted.expires
-            config["expires_in"] = runtime.tiles.tokens.ttl_s
-        said = {
-            "map_config": "in _meta",
-            "tiles": sorted(config["tiles"]),
-            **({"note": config["reason"]} if "reason" in config else {}),
-        }
-        return CallToolResult(
-            content=[TextContent(type="text", text=orjson.dumps(said).decode())],
-            _meta={MAP_CONFIG_KEY: config},
-        )
+    metrics.WIDGET_STATUS.labels(
+        tool if tool in WIDGET_TOOLS else "other",
+        status,
+        reason_label(reason),
+        host_label(host),
+        platform_label(host),
+    ).inc()
+    return CallToolResult(content=[TextContent(type="text", text='{"logged": true}')])
+
+
+async def get_map_config(
+    ctx: Context,
+    layers: Annotated[
+        list[TileLayer] | None,
+        Field(max_length=4, description="The tile layers the view draws (default: all)"),
+    ] = None,
+) -> CallToolResult:
+    caller = Caller.of(ctx)
+    tiles = caller.runtime.tiles
+    config: dict[str, Any] = {"tiles": {}}
+    if caller.offline:
+        config["offline"] = True
+        config["reason"] = "offline demo data: no TomTom tiles"
+    elif tiles is None:
+        config["reason"] = "this server serves no tiles (TILE_TOKEN_SECRET is not set)"
+    else:
+        effective = caller.tomtom.key_for(caller.key)
+        assert effective is not None  # serves_offline is false only with a key
+        granted = tiles.map_tiles(effective, layers or LAYER_NAMES)
+        config["tiles"] = granted.templates
+        config["expires_at"] = granted.expires
+        config["expires_in"] = tiles.tokens.ttl_s
+    said = {
+        "map_config": "in _meta",
+        "tiles": sorted(config["tiles"]),
+        **({"note": config["reason"]} if "reason" in config else {}),
+    }
+    return CallToolResult(
+        content=[TextContent(type="text", text=orjson.dumps(said).decode())],
+        _meta={MAP_CONFIG_KEY: config},
+    )

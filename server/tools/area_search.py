@@ -2,7 +2,7 @@
 
 TomTom's Geometry Search takes the areas as a POSTed `geometryList`; the areas
 are the same shapes `tomtom-dynamic-map` draws (a polygon ring, or a centre and
-a radius in metres), and the view draws them under the results.
+a radius in metres: `_areas.py`), and the view draws them under the results.
 """
 
 from __future__ import annotations
@@ -10,160 +10,87 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 import orjson
-from mcp.server.apps import Apps
 from mcp.server.mcpserver import Context
-from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from server.bodies import Dropped, request_body, required_list
 from server.jobs import collection, search_results
-from server.runtime import Runtime
-from server.tomtom import coordinate
 from server.tool_names import AREA_SEARCH
+from server.tools._areas import area_feature, areas_given, geometry_entry
+from server.tools._caller import Caller
 from server.tools._delivery import deliver
-from server.tools._inputs import Language, Position, ShowUi, caller_key, model_tool
-from server.tools.dynamic_map import Area, area_feature
-from server.tools.search import CategorySet, Query
-from widgets import MAP_URI
-
-MAX_AREAS = 20
-
-
-class Corner(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    lat: Annotated[float, Field(ge=-90, le=90)]
-    lon: Annotated[float, Field(ge=-180, le=180)]
+from server.tools._inputs import (
+    MAX_AREAS,
+    Area,
+    BoundingBox,
+    CategorySet,
+    Language,
+    Position,
+    Query,
+    ShowUi,
+)
 
 
-class BoundingBox(BaseModel):
-    """TomTom MCP's rectangle: its top-left and bottom-right corners."""
-
-    model_config = ConfigDict(extra="forbid")
-    topLeft: Corner
-    bottomRight: Corner
-
-
-def register(apps: Apps, runtime: Runtime) -> None:
-    """Add `tomtom-area-search` to `apps`."""
-
-    @model_tool(
-        apps,
-        MAP_URI,
-        name=AREA_SEARCH,
-        title="Search within an area",
-        description=(
-            "Find places matching a query ('pharmacy', 'hotel', 'IKEA') strictly inside one or "
-            "more areas: polygons of [longitude, latitude] vertices or circles (centre and "
-            "radius in metres), such as a district, a delivery zone or a reachable range. Use "
-            "tomtom-fuzzy-search instead to find a place by name anywhere, or near a position."
-        ),
-    )
-    async def area_search(
-        query: Query,
-        ctx: Context,
-        polygons: Annotated[
-            list[Area] | None,
-            Field(
-                max_length=MAX_AREAS,
-                description=(
-                    "Areas to search: [{coordinates: [[lon, lat], ...]}] polygons or "
-                    "[{center: [lon, lat], radius: metres}] circles, each with label? and "
-                    f"color?; up to {MAX_AREAS}"
-                ),
+async def area_search(
+    query: Query,
+    ctx: Context,
+    polygons: Annotated[
+        list[Area] | None,
+        Field(
+            max_length=MAX_AREAS,
+            description=(
+                "Areas to search: [{coordinates: [[lon, lat], ...]}] polygons or "
+                "[{center: [lon, lat], radius: metres}] circles, each with label? and "
+                f"color?; up to {MAX_AREAS}"
             ),
-        ] = None,
-        center: Annotated[
-            Position | None, Field(description="One circle's centre (with radius)")
-        ] = None,
-        radius: Annotated[
-            float | None, Field(gt=0, le=1_000_000, description="That circle's radius, metres")
-        ] = None,
-        polygon: Annotated[
-            list[Position] | None,
-            Field(min_length=3, max_length=5000, description="One polygon's vertices"),
-        ] = None,
-        boundingBox: Annotated[
-            BoundingBox | None, Field(description="A rectangle: {topLeft, bottomRight}")
-        ] = None,
-        limit: Annotated[int, Field(ge=1, le=100, description="Maximum results (1-100)")] = 10,
-        categorySet: CategorySet = None,
-        language: Language = None,
-        show_ui: ShowUi = True,
-    ) -> CallToolResult:
-        areas = _areas(polygons, center, radius, polygon, boundingBox)
-        geometries = [_geometry(area) for area in areas]
-        params: list[tuple[str, Any]] = [("limit", limit)]
-        if categorySet:
-            params.append(("categorySet", categorySet))
-        if language:
-            params.append(("language", language))
-        body = request_body(orjson.dumps({"geometryList": geometries}))
-        key = caller_key(ctx)
-        found = await runtime.tomtom.geometry_search(query, body, key=key, params=params)
-        dropped = Dropped()
-        items, results = search_results(required_list(found, "results"), dropped)
-        answer: dict[str, Any] = {
-            "query": query,
-            "areas": len(areas),
-            "count": len(items),
-            "results": items,
-        }
-        if not items:
-            answer["note"] = "Nothing found inside the areas; try a broader query or larger areas."
-        features = [area_feature(area) for area in areas] + results
-        data = collection(features, summary={"query": query, "count": len(items)})
-        answer = dropped.report(answer)
-        return await deliver(
-            runtime,
-            tool=AREA_SEARCH,
-            answer=answer,
-            data=data,
-            show_ui=show_ui,
-            offline=runtime.tomtom.serves_offline(key),
-        )
-
-
-def _areas(
-    polygons: list[Area] | None,
-    center: list[float] | None,
-    radius: float | None,
-    polygon: list[list[float]] | None,
-    box: BoundingBox | None,
-) -> list[Area]:
-    """Every area given, in whichever of the accepted forms."""
-    areas = list(polygons or [])
-    if (center is None) != (radius is None):
-        raise ToolError("A circle needs both center ([lon, lat]) and radius (metres).")
-    if center is not None:
-        areas.append(Area(center=center, radius=radius))
-    if polygon is not None:
-        areas.append(Area(coordinates=polygon))
-    if box is not None:
-        west, north = box.topLeft.lon, box.topLeft.lat
-        east, south = box.bottomRight.lon, box.bottomRight.lat
-        if not (west < east and south < north):
-            raise ToolError("boundingBox: topLeft must be north-west of bottomRight.")
-        corners = [[west, north], [east, north], [east, south], [west, south]]
-        areas.append(Area(coordinates=corners, label="Bounding box"))
-    if not areas:
-        raise ToolError(
-            "Give the area to search: polygons, center and radius, polygon, or boundingBox."
-        )
-    if len(areas) > MAX_AREAS:
-        raise ToolError(f"At most {MAX_AREAS} areas at once; {len(areas)} were given.")
-    return areas
-
-
-def _geometry(area: Area) -> dict[str, Any]:
-    """One entry of TomTom's `geometryList` ("lat, lon" text positions)."""
-    if area.coordinates is not None:
-        vertices = [f"{coordinate(lat)}, {coordinate(lon)}" for lon, lat in area.coordinates]
-        return {"type": "POLYGON", "vertices": vertices}
-    assert area.center is not None and area.radius is not None
-    lon, lat = area.center
-    return {
-        "type": "CIRCLE",
-        "position": f"{coordinate(lat)}, {coordinate(lon)}",
-        "radius": round(area.radius),
+        ),
+    ] = None,
+    center: Annotated[Position | None, Field(description="One circle's centre (with radius)")] = (
+        None
+    ),
+    radius: Annotated[
+        float | None, Field(gt=0, le=1_000_000, description="That circle's radius, metres")
+    ] = None,
+    polygon: Annotated[
+        list[Position] | None,
+        Field(min_length=3, max_length=5000, description="One polygon's vertices"),
+    ] = None,
+    boundingBox: Annotated[
+        BoundingBox | None, Field(description="A rectangle: {topLeft, bottomRight}")
+    ] = None,
+    limit: Annotated[int, Field(ge=1, le=100, description="Maximum results (1-100)")] = 10,
+    categorySet: CategorySet = None,
+    language: Language = None,
+    show_ui: ShowUi = True,
+) -> CallToolResult:
+    areas = areas_given(polygons, center, radius, polygon, boundingBox)
+    geometries = [geometry_entry(area) for area in areas]
+    params: list[tuple[str, Any]] = [("limit", limit)]
+    if categorySet:
+        params.append(("categorySet", categorySet))
+    if language:
+        params.append(("language", language))
+    body = request_body(orjson.dumps({"geometryList": geometries}))
+    caller = Caller.of(ctx)
+    found = await caller.tomtom.geometry_search(query, body, key=caller.key, params=params)
+    dropped = Dropped()
+    items, results = search_results(required_list(found, "results"), dropped)
+    answer: dict[str, Any] = {
+        "query": query,
+        "areas": len(areas),
+        "count": len(items),
+        "results": items,
     }
+    if not items:
+        answer["note"] = "Nothing found inside the areas; try a broader query or larger areas."
+    features = [area_feature(area) for area in areas] + results
+    data = collection(features, summary={"query": query, "count": len(items)})
+    return await deliver(
+        caller.runtime,
+        tool=AREA_SEARCH,
+        answer=dropped.report(answer),
+        data=data,
+        show_ui=show_ui,
+        offline=caller.offline,
+    )

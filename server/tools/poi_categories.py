@@ -12,89 +12,71 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 import orjson
-from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult, TextContent
 from pydantic import Field
 
 from server.bodies import Dropped, entries, integer, required_list, text
 from server.jobs import DATA_SOURCE_KEY, MAX_RESULT_CHARS, MAX_RESULT_CHARS_KEY, OFFLINE_NOTE
-from server.runtime import Runtime
-from server.tool_names import POI_CATEGORIES
-from server.tools._inputs import READ_ONLY, Language, caller_key
+from server.tools._caller import Caller
+from server.tools._inputs import Language
 
 MAX_LISTED = 50
 
 
-def register_plain(mcp: MCPServer, runtime: Runtime) -> None:
-    """Add `tomtom-poi-categories` to `mcp` (a tool without a view, so not on `Apps`)."""
-
-    async def poi_categories(
-        ctx: Context,
-        filter: Annotated[
-            str | None,
-            Field(
-                max_length=100,
-                description=(
-                    "A word to look for in category names and synonyms, e.g. 'charging', "
-                    "'pizza', 'parking'; leave out for the top of the list"
-                ),
+async def poi_categories(
+    ctx: Context,
+    filter: Annotated[
+        str | None,
+        Field(
+            max_length=100,
+            description=(
+                "A word to look for in category names and synonyms, e.g. 'charging', "
+                "'pizza', 'parking'; leave out for the top of the list"
             ),
-        ] = None,
-        limit: Annotated[
-            int, Field(ge=1, le=MAX_LISTED, description=f"Categories listed (1-{MAX_LISTED})")
-        ] = 20,
-        language: Language = None,
-        show_ui: Annotated[
-            bool, Field(description="Accepted like on every tool; this one has no view")
-        ] = False,
-    ) -> CallToolResult:
-        params = [("language", language)] if language else []
-        key = caller_key(ctx)
-        body = await runtime.tomtom.poi_categories(key=key, params=params)
-        dropped = Dropped()
-        listed_by_tomtom = required_list(body, "poiCategories")
-        categories = []
-        for entry in entries(listed_by_tomtom, "poiCategories", dropped):
-            category = _category(entry)
-            if category is None:  # no id: nothing the model could pass on
-                dropped.add("poiCategories")
-            else:
-                categories.append(category)
-        word = (filter or "").strip().lower()
-        matching = [c for c in categories if not word or _matches(c, word)]
-        listed = matching[:limit]
-        answer: dict[str, Any] = {
-            "filter": filter,
-            "count": len(matching),
-            "categories": listed,
-            "use": "pass ids as categorySet, comma-separated, e.g. '7315,7309'",
-            "show_ui": False,
-        }
-        if len(matching) > len(listed):
-            answer["more"] = f"{len(matching) - len(listed)} more match; give a narrower filter"
-        if not matching:
-            answer["note"] = f"No category name or synonym contains {filter!r}; try another word."
-        answer = dropped.report(answer)
-        meta: dict[str, Any] = {MAX_RESULT_CHARS_KEY: MAX_RESULT_CHARS}
-        if runtime.tomtom.serves_offline(key):  # flagged like every tool's answer (ADR 0060)
-            answer["data_source"] = OFFLINE_NOTE
-            meta[DATA_SOURCE_KEY] = "offline"
-        said = orjson.dumps(answer).decode()
-        return CallToolResult(content=[TextContent(type="text", text=said)], _meta=meta)
-
-    mcp.add_tool(
-        poi_categories,
-        name=POI_CATEGORIES,
-        title="POI categories",
-        description=(
-            "TomTom's point-of-interest categories (id, name, synonyms, child ids) whose name "
-            "or synonyms contain a word: look up the ids to pass as categorySet to "
-            "tomtom-poi-search, tomtom-nearby, tomtom-fuzzy-search or tomtom-area-search."
         ),
-        annotations=READ_ONLY,
-        meta={MAX_RESULT_CHARS_KEY: MAX_RESULT_CHARS},  # Claude Code keeps the list whole
-    )
+    ] = None,
+    limit: Annotated[
+        int, Field(ge=1, le=MAX_LISTED, description=f"Categories listed (1-{MAX_LISTED})")
+    ] = 20,
+    language: Language = None,
+    show_ui: Annotated[
+        bool, Field(description="Accepted like on every tool; this one has no view")
+    ] = False,
+) -> CallToolResult:
+    params = [("language", language)] if language else []
+    caller = Caller.of(ctx)
+    body = await caller.tomtom.poi_categories(key=caller.key, params=params)
+    dropped = Dropped()
+    listed_by_tomtom = required_list(body, "poiCategories")
+    categories = []
+    for entry in entries(listed_by_tomtom, "poiCategories", dropped):
+        category = _category(entry)
+        if category is None:  # no id: nothing the model could pass on
+            dropped.add("poiCategories")
+        else:
+            categories.append(category)
+    word = (filter or "").strip().lower()
+    matching = [c for c in categories if not word or _matches(c, word)]
+    listed = matching[:limit]
+    answer: dict[str, Any] = {
+        "filter": filter,
+        "count": len(matching),
+        "categories": listed,
+        "use": "pass ids as categorySet, comma-separated, e.g. '7315,7309'",
+        "show_ui": False,
+    }
+    if len(matching) > len(listed):
+        answer["more"] = f"{len(matching) - len(listed)} more match; give a narrower filter"
+    if not matching:
+        answer["note"] = f"No category name or synonym contains {filter!r}; try another word."
+    answer = dropped.report(answer)
+    meta: dict[str, Any] = {MAX_RESULT_CHARS_KEY: MAX_RESULT_CHARS}
+    if caller.offline:  # flagged like every tool's answer (ADR 0060)
+        answer["data_source"] = OFFLINE_NOTE
+        meta[DATA_SOURCE_KEY] = "offline"
+    said = orjson.dumps(answer).decode()
+    return CallToolResult(content=[TextContent(type="text", text=said)], _meta=meta)
 
 
 def _matches(category: dict[str, Any], word: str) -> bool:

@@ -2,279 +2,136 @@
 
 Each answers the model with names, addresses, categories and one `[lon, lat]`
 position per result (so it can route to them), and sends the results as
-`result` points (plus the searched-around `origin`) for the map widget.
+`result` points (plus the searched-around `origin`) for the map widget
+(`_places.py`).
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any
 
-from mcp.server.apps import Apps
 from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from server.bodies import Dropped, entries, integer, obj, required_list, text
-from server.jobs import collection, point_feature, rounded, search_results
-from server.runtime import Runtime
-from server.tomtom import coordinate
+from server.bodies import Dropped, entries, text
+from server.jobs import point_feature, rounded
 from server.tool_names import FUZZY_SEARCH, GEOCODE, NEARBY, POI_SEARCH, REVERSE_GEOCODE
-from server.tools._delivery import deliver
-from server.tools._inputs import Language, Position, ShowUi, caller_key, model_tool
-from widgets import MAP_URI
-
-Query = Annotated[
-    str,
-    Field(min_length=1, max_length=500, description="What to look for, in free text"),
-]
-Limit = Annotated[int, Field(ge=1, le=100, description="Maximum number of results (1-100)")]
-CountrySet = Annotated[
-    str | None,
-    Field(
-        pattern=r"^[A-Za-z]{2,3}(,[A-Za-z]{2,3})*$",
-        description="Restrict to countries, comma-separated ISO codes, e.g. 'NL' or 'FR,BE'",
-    ),
-]
-Bias = Annotated[
-    Position | None,
-    Field(description="Bias results towards this [longitude, latitude] (optional)"),
-]
-Radius = Annotated[
-    int | None,
-    Field(ge=1, le=50_000, description="With a position: search radius in metres (1-50,000)"),
-]
-CategorySet = Annotated[
-    str | None,
-    Field(
-        pattern=r"^\d+(,\d+)*$",
-        description=(
-            "Comma-separated TomTom POI category ids, e.g. '7315' restaurant, '7311' petrol "
-            "station, '7309' EV charging, '7314' hotel, '9376' cafe/pub, '7321' hospital"
-        ),
-    ),
-]
+from server.tools._caller import Caller
+from server.tools._inputs import (
+    Bias,
+    CategorySet,
+    CountrySet,
+    Language,
+    Limit,
+    Position,
+    Query,
+    Radius,
+    ShowUi,
+)
+from server.tools._places import deliver_places, search_params
 
 
-def register(apps: Apps, runtime: Runtime) -> None:
-    """Add the five search tools to `apps`."""
-    client = runtime.tomtom
-
-    @model_tool(
-        apps,
-        MAP_URI,
-        name=GEOCODE,
-        title="Geocode an address",
-        description=(
-            "Convert an address or place name to [longitude, latitude] positions, best match "
-            "first. Use before routing to get positions."
-        ),
-    )
-    async def geocode(
-        query: Query,
-        ctx: Context,
-        limit: Limit = 5,
-        countrySet: CountrySet = None,
-        position: Bias = None,
-        radius: Radius = None,
-        language: Language = None,
-        show_ui: ShowUi = True,
-    ) -> CallToolResult:
-        params = _params(limit, countrySet, position, radius, language)
-        key = caller_key(ctx)
-        body = await client.geocode(query, key=key, params=params)
-        offline = client.serves_offline(key)
-        return await _results(runtime, GEOCODE, body, {"query": query}, show_ui, offline)
-
-    @model_tool(
-        apps,
-        MAP_URI,
-        name=REVERSE_GEOCODE,
-        title="Address at a position",
-        description="The street address nearest to a [longitude, latitude] position.",
-    )
-    async def reverse_geocode(
-        position: Position,
-        ctx: Context,
-        radius: Annotated[
-            int | None, Field(ge=1, le=10_000, description="Search radius in metres (1-10,000)")
-        ] = None,
-        language: Language = None,
-        show_ui: ShowUi = True,
-    ) -> CallToolResult:
-        params: list[tuple[str, Any]] = []
-        if radius is not None:
-            params.append(("radius", radius))
-        if language:
-            params.append(("language", language))
-        lon, lat = position
-        key = caller_key(ctx)
-        body = await client.reverse_geocode(lon, lat, key=key, params=params)
-        dropped = Dropped()
-        results = [
-            {**entry, "type": text(entry.get("matchType")) or "Address"}
-            for entry in entries(body.get("addresses"), "addresses", dropped)
-        ]
-        origin = point_feature(position, {"kind": "origin", "label": "Queried position"})
-        return await _results(
-            runtime,
-            REVERSE_GEOCODE,
-            {"results": results},
-            {"position": rounded(position)},
-            show_ui,
-            client.serves_offline(key),
-            origin,
-            dropped,
-        )
-
-    @model_tool(
-        apps,
-        MAP_URI,
-        name=FUZZY_SEARCH,
-        title="Search places",
-        description=(
-            "Free-text search over addresses and points of interest, tolerant of typos: "
-            "'pizza near Leidseplein', 'IKEA Delft', 'Damrak 1 Amsterdam'. Pass a position to "
-            "rank nearby results first. To keep results strictly inside an area (a district, a "
-            "polygon, a circle) use tomtom-area-search."
-        ),
-    )
-    async def fuzzy_search(
-        query: Query,
-        ctx: Context,
-        limit: Limit = 10,
-        countrySet: CountrySet = None,
-        position: Bias = None,
-        radius: Radius = None,
-        categorySet: CategorySet = None,
-        typeahead: Annotated[
-            bool, Field(description="Treat the query as partial input (autocomplete)")
-        ] = False,
-        language: Language = None,
-        show_ui: ShowUi = True,
-    ) -> CallToolResult:
-        params = _params(limit, countrySet, position, radius, language, categorySet)
-        if typeahead:
-            params.append(("typeahead", True))
-        key = caller_key(ctx)
-        body = await client.fuzzy_search(query, key=key, params=params)
-        offline = client.serves_offline(key)
-        return await _results(runtime, FUZZY_SEARCH, body, {"query": query}, show_ui, offline)
-
-    @model_tool(
-        apps,
-        MAP_URI,
-        name=POI_SEARCH,
-        title="Search points of interest",
-        description=(
-            "Search points of interest (shops, restaurants, fuel, hotels...) by name or "
-            "category. Give a position and radius for local results. For EV charging with "
-            "connectors, power and live availability use tomtom-ev-search; for category ids "
-            "use tomtom-poi-categories."
-        ),
-    )
-    async def poi_search(
-        query: Query,
-        ctx: Context,
-        limit: Limit = 10,
-        countrySet: CountrySet = None,
-        position: Bias = None,
-        radius: Radius = None,
-        categorySet: CategorySet = None,
-        language: Language = None,
-        show_ui: ShowUi = True,
-    ) -> CallToolResult:
-        params = _params(limit, countrySet, position, radius, language, categorySet)
-        key = caller_key(ctx)
-        body = await client.poi_search(query, key=key, params=params)
-        offline = client.serves_offline(key)
-        return await _results(runtime, POI_SEARCH, body, {"query": query}, show_ui, offline)
-
-    @model_tool(
-        apps,
-        MAP_URI,
-        name=NEARBY,
-        title="Places nearby",
-        description=(
-            "Points of interest around a [longitude, latitude] position, nearest first, "
-            "optionally of given categories."
-        ),
-    )
-    async def nearby(
-        position: Position,
-        ctx: Context,
-        radius: Annotated[
-            int, Field(ge=1, le=50_000, description="Search radius in metres (1-50,000)")
-        ] = 1000,
-        limit: Limit = 10,
-        categorySet: CategorySet = None,
-        countrySet: CountrySet = None,
-        language: Language = None,
-        show_ui: ShowUi = True,
-    ) -> CallToolResult:
-        params = _params(limit, countrySet, None, radius, language, categorySet)
-        lon, lat = position
-        key = caller_key(ctx)
-        body = await client.nearby_search(lon, lat, key=key, params=params)
-        origin = point_feature(position, {"kind": "origin", "label": "Search centre"})
-        return await _results(
-            runtime,
-            NEARBY,
-            body,
-            {"position": rounded(position), "radius_m": radius},
-            show_ui,
-            client.serves_offline(key),
-            origin,
-        )
+async def geocode(
+    query: Query,
+    ctx: Context,
+    limit: Limit = 5,
+    countrySet: CountrySet = None,
+    position: Bias = None,
+    radius: Radius = None,
+    language: Language = None,
+    show_ui: ShowUi = True,
+) -> CallToolResult:
+    params = search_params(limit, countrySet, position, radius, language)
+    caller = Caller.of(ctx)
+    body = await caller.tomtom.geocode(query, key=caller.key, params=params)
+    return await deliver_places(caller, GEOCODE, body, {"query": query}, show_ui)
 
 
-def _params(
-    limit: int,
-    country_set: str | None,
-    position: list[float] | None,
-    radius: int | None,
-    language: str | None,
-    category_set: str | None = None,
-) -> list[tuple[str, Any]]:
-    params: list[tuple[str, Any]] = [("limit", limit)]
-    if country_set:
-        params.append(("countrySet", country_set.upper()))
-    if position is not None:
-        params += [("lat", coordinate(position[1])), ("lon", coordinate(position[0]))]
+async def reverse_geocode(
+    position: Position,
+    ctx: Context,
+    radius: Annotated[
+        int | None, Field(ge=1, le=10_000, description="Search radius in metres (1-10,000)")
+    ] = None,
+    language: Language = None,
+    show_ui: ShowUi = True,
+) -> CallToolResult:
+    params: list[tuple[str, Any]] = []
     if radius is not None:
         params.append(("radius", radius))
     if language:
         params.append(("language", language))
-    if category_set:
-        params.append(("categorySet", category_set))
-    return params
-
-
-async def _results(
-    runtime: Runtime,
-    tool: str,
-    body: dict[str, Any],
-    asked: dict[str, Any],
-    show_ui: bool,
-    offline: bool,
-    origin: dict[str, Any] | None = None,
-    dropped: Dropped | None = None,
-) -> CallToolResult:
-    dropped = dropped or Dropped()
-    items, features = search_results(required_list(body, "results"), dropped)
-    total = integer(obj(body.get("summary")).get("totalResults"))
-    answer: dict[str, Any] = {**asked, "count": len(items), "results": items}
-    if total is not None and total > len(items):
-        answer["total_available"] = total
-    if not items:
-        answer["note"] = "No results. Try a broader query, a larger radius or no country filter."
-    if origin is not None:
-        features.insert(0, origin)
-    data = collection(features, summary={**asked, "count": len(items)})
-    return await deliver(
-        runtime,
-        tool=tool,
-        answer=dropped.report(answer),
-        data=data,
-        show_ui=show_ui,
-        offline=offline,
+    lon, lat = position
+    caller = Caller.of(ctx)
+    body = await caller.tomtom.reverse_geocode(lon, lat, key=caller.key, params=params)
+    dropped = Dropped()
+    results = [
+        {**entry, "type": text(entry.get("matchType")) or "Address"}
+        for entry in entries(body.get("addresses"), "addresses", dropped)
+    ]
+    origin = point_feature(position, {"kind": "origin", "label": "Queried position"})
+    asked = {"position": rounded(position)}
+    return await deliver_places(
+        caller, REVERSE_GEOCODE, {"results": results}, asked, show_ui, origin, dropped
     )
+
+
+async def fuzzy_search(
+    query: Query,
+    ctx: Context,
+    limit: Limit = 10,
+    countrySet: CountrySet = None,
+    position: Bias = None,
+    radius: Radius = None,
+    categorySet: CategorySet = None,
+    typeahead: Annotated[
+        bool, Field(description="Treat the query as partial input (autocomplete)")
+    ] = False,
+    language: Language = None,
+    show_ui: ShowUi = True,
+) -> CallToolResult:
+    params = search_params(limit, countrySet, position, radius, language, categorySet)
+    if typeahead:
+        params.append(("typeahead", True))
+    caller = Caller.of(ctx)
+    body = await caller.tomtom.fuzzy_search(query, key=caller.key, params=params)
+    return await deliver_places(caller, FUZZY_SEARCH, body, {"query": query}, show_ui)
+
+
+async def poi_search(
+    query: Query,
+    ctx: Context,
+    limit: Limit = 10,
+    countrySet: CountrySet = None,
+    position: Bias = None,
+    radius: Radius = None,
+    categorySet: CategorySet = None,
+    language: Language = None,
+    show_ui: ShowUi = True,
+) -> CallToolResult:
+    params = search_params(limit, countrySet, position, radius, language, categorySet)
+    caller = Caller.of(ctx)
+    body = await caller.tomtom.poi_search(query, key=caller.key, params=params)
+    return await deliver_places(caller, POI_SEARCH, body, {"query": query}, show_ui)
+
+
+async def nearby(
+    position: Position,
+    ctx: Context,
+    radius: Annotated[
+        int, Field(ge=1, le=50_000, description="Search radius in metres (1-50,000)")
+    ] = 1000,
+    limit: Limit = 10,
+    categorySet: CategorySet = None,
+    countrySet: CountrySet = None,
+    language: Language = None,
+    show_ui: ShowUi = True,
+) -> CallToolResult:
+    params = search_params(limit, countrySet, None, radius, language, categorySet)
+    lon, lat = position
+    caller = Caller.of(ctx)
+    body = await caller.tomtom.nearby_search(lon, lat, key=caller.key, params=params)
+    origin = point_feature(position, {"kind": "origin", "label": "Search centre"})
+    asked = {"position": rounded(position), "radius_m": radius}
+    return await deliver_places(caller, NEARBY, body, asked, show_ui, origin)

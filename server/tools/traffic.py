@@ -6,29 +6,23 @@ TomTom's geometry (lines as e5 deltas, like every line) and compact properties
 (category and magnitude codes, delay, from/to, roads, times), plus the requested
 `area` and the `count`. It draws them over TomTom's live flow tiles when a key
 exists. The `bbox` is a list `[minLon, minLat, maxLon, maxLat]`, or the TomTom MCP
-server's `'minLon,minLat,maxLon,maxLat'` text, normalised here.
+server's `'minLon,minLat,maxLon,maxLat'` text, normalised by `_inputs.BBox`.
 """
 
 from __future__ import annotations
 
-import math
 from typing import Annotated, Any, Literal
 
-from mcp.server.apps import Apps
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult
-from pydantic import BeforeValidator, Field
+from pydantic import Field
 
 from server import bodies, jobs
-from server.runtime import Runtime
 from server.tool_names import TRAFFIC
+from server.tools._caller import Caller
 from server.tools._delivery import deliver
-from server.tools._inputs import Language, ShowUi, caller_key, model_tool
-from widgets import TRAFFIC_URI
-
-MAX_AREA_KM2 = 10_000
-"""TomTom's limit on the incidentDetails bounding box."""
+from server.tools._inputs import BBox, Language, ShowUi
 
 _FIELDS = (
     "{incidents{type,geometry{type,coordinates},properties{id,iconCategory,magnitudeOfDelay,"
@@ -36,119 +30,60 @@ _FIELDS = (
 )
 
 
-def _bbox(value: Any) -> Any:
-    """Accept `[w, s, e, n]` or `'w,s,e,n'` and check it is a sensible, small enough box."""
-    if isinstance(value, str):
-        try:
-            value = [float(part) for part in value.split(",")]
-        except ValueError:
-            raise ValueError(f"bbox {value!r} is not 'minLon,minLat,maxLon,maxLat'") from None
-    if not isinstance(value, list | tuple) or len(value) != 4:
-        raise ValueError("bbox needs four numbers: [minLon, minLat, maxLon, maxLat]")
-    west, south, east, north = (float(v) for v in value)
-    for name, lon in (("minLon", west), ("maxLon", east)):
-        if not -180 <= lon <= 180:
-            raise ValueError(f"bbox {name} {lon} is outside [-180, 180]")
-    for name, lat in (("minLat", south), ("maxLat", north)):
-        if not -90 <= lat <= 90:
-            raise ValueError(f"bbox {name} {lat} is outside [-90, 90]")
-    if west >= east or south >= north:
-        raise ValueError("bbox must be [minLon, minLat, maxLon, maxLat] with min < max")
-    area = _area_km2(west, south, east, north)
-    if area > MAX_AREA_KM2:
-        raise ValueError(
-            f"bbox covers about {area:,.0f} km²; TomTom allows at most {MAX_AREA_KM2:,} km². "
-            "Zoom in to a city or a stretch of road."
-        )
-    return [west, south, east, north]
-
-
-def _area_km2(west: float, south: float, east: float, north: float) -> float:
-    km_per_deg = 111.32
-    mid = math.radians((south + north) / 2)
-    return (east - west) * km_per_deg * math.cos(mid) * (north - south) * km_per_deg
-
-
-BBox = Annotated[
-    list[float] | str,
-    BeforeValidator(_bbox),
-    Field(
-        description=(
-            "Area as [minLon, minLat, maxLon, maxLat] (or the text 'minLon,minLat,maxLon,maxLat'),"
-            f" at most {MAX_AREA_KM2:,} km². Example: [4.85, 52.34, 4.95, 52.40] for Amsterdam"
-        )
-    ),
-]
-
-
-def register(apps: Apps, runtime: Runtime) -> None:
-    """Add `tomtom-traffic` to `apps`."""
-
-    @model_tool(
-        apps,
-        TRAFFIC_URI,
-        name=TRAFFIC,
-        title="Traffic incidents",
-        description=(
-            "Current traffic incidents (jams, accidents, closures, road works) in a bounding "
-            "box, worst first, with roads, delays and descriptions. The map draws every "
-            "incident over live traffic flow."
-        ),
-    )
-    async def traffic(
-        bbox: BBox,
-        ctx: Context,
-        maxIncidents: Annotated[
-            int, Field(ge=1, le=100, description="Incidents to describe, worst first (1-100)")
-        ] = 20,
-        categoryFilter: Annotated[
-            list[int] | None,
-            Field(
-                max_length=14,
-                description=(
-                    "Only these incident categories: 0 unknown, 1 accident, 2 fog, 3 dangerous "
-                    "conditions, 4 rain, 5 ice, 6 jam, 7 lane closed, 8 road closed, 9 road "
-                    "works, 10 wind, 11 flooding, 14 broken-down vehicle"
-                ),
+async def traffic(
+    bbox: BBox,
+    ctx: Context,
+    maxIncidents: Annotated[
+        int, Field(ge=1, le=100, description="Incidents to describe, worst first (1-100)")
+    ] = 20,
+    categoryFilter: Annotated[
+        list[int] | None,
+        Field(
+            max_length=14,
+            description=(
+                "Only these incident categories: 0 unknown, 1 accident, 2 fog, 3 dangerous "
+                "conditions, 4 rain, 5 ice, 6 jam, 7 lane closed, 8 road closed, 9 road "
+                "works, 10 wind, 11 flooding, 14 broken-down vehicle"
             ),
-        ] = None,
-        timeValidityFilter: Annotated[
-            list[Literal["present", "future"]] | None,
-            Field(max_length=2, description="'present' (default), 'future' (planned) or both"),
-        ] = None,
-        language: Language = None,
-        show_ui: ShowUi = True,
-    ) -> CallToolResult:
-        params: list[tuple[str, Any]] = [("fields", _FIELDS)]
-        if categoryFilter:
-            unknown = sorted(set(categoryFilter) - set(jobs.INCIDENT_CATEGORIES))
-            if unknown:
-                raise ToolError(f"categoryFilter: unknown incident categories {unknown}")
-            params.append(("categoryFilter", ",".join(map(str, sorted(set(categoryFilter))))))
-        if timeValidityFilter:
-            params.append(("timeValidityFilter", ",".join(dict.fromkeys(timeValidityFilter))))
-        if language:
-            params.append(("language", language))
-        key = caller_key(ctx)
-        body = await runtime.tomtom.incident_details(bbox, key=key, params=params)
-        dropped = bodies.Dropped()
-        found = jobs.incidents_of(body, dropped)
-        incidents = [summary for _, summary in found]
-        answer: dict[str, Any] = {
-            "bbox": [round(v, 5) for v in bbox],
-            "count": len(incidents),
-            "incidents": incidents[:maxIncidents],
-        }
-        if len(incidents) > maxIncidents:
-            answer["incidents_omitted"] = len(incidents) - maxIncidents
-        if not incidents:
-            answer["note"] = "No incidents reported in this area."
-        data = jobs.incident_collection(found, bbox)
-        return await deliver(
-            runtime,
-            tool=TRAFFIC,
-            answer=dropped.report(answer),
-            data=data,
-            show_ui=show_ui,
-            offline=runtime.tomtom.serves_offline(key),
-        )
+        ),
+    ] = None,
+    timeValidityFilter: Annotated[
+        list[Literal["present", "future"]] | None,
+        Field(max_length=2, description="'present' (default), 'future' (planned) or both"),
+    ] = None,
+    language: Language = None,
+    show_ui: ShowUi = True,
+) -> CallToolResult:
+    params: list[tuple[str, Any]] = [("fields", _FIELDS)]
+    if categoryFilter:
+        unknown = sorted(set(categoryFilter) - set(jobs.INCIDENT_CATEGORIES))
+        if unknown:
+            raise ToolError(f"categoryFilter: unknown incident categories {unknown}")
+        params.append(("categoryFilter", ",".join(map(str, sorted(set(categoryFilter))))))
+    if timeValidityFilter:
+        params.append(("timeValidityFilter", ",".join(dict.fromkeys(timeValidityFilter))))
+    if language:
+        params.append(("language", language))
+    caller = Caller.of(ctx)
+    body = await caller.tomtom.incident_details(bbox, key=caller.key, params=params)
+    dropped = bodies.Dropped()
+    found = jobs.incidents_of(body, dropped)
+    incidents = [summary for _, summary in found]
+    answer: dict[str, Any] = {
+        "bbox": [round(v, 5) for v in bbox],
+        "count": len(incidents),
+        "incidents": incidents[:maxIncidents],
+    }
+    if len(incidents) > maxIncidents:
+        answer["incidents_omitted"] = len(incidents) - maxIncidents
+    if not incidents:
+        answer["note"] = "No incidents reported in this area."
+    data = jobs.incident_collection(found, bbox)
+    return await deliver(
+        caller.runtime,
+        tool=TRAFFIC,
+        answer=dropped.report(answer),
+        data=data,
+        show_ui=show_ui,
+        offline=caller.offline,
+    )

@@ -24,10 +24,7 @@ from server.app import build_server
 from server.config import OFFLINE_BASE_URL, Settings
 from server.jobs import APP_DATA_KEY
 from server.offline import build_upstream_app
-from server.pool import FitPool, Placement
-from server.runtime import Runtime, bounds_of, pacer_of
-from server.tiles import build_tiles
-from server.tomtom import TomTomClient
+from server.runtime import Runtime, build_runtime
 from widgets import DATA_VIZ_URI, MAP_URI, TRAFFIC_URI
 
 MODEL_TOOLS = {  # what the tests expect, written out independently of server.tool_names
@@ -98,45 +95,20 @@ class ToolClient:
 async def tool_client(
     *,
     key: str | None = None,
-    downloads: httpx.AsyncClient | None = None,
     transport: httpx.AsyncBaseTransport | None = None,
     **settings: Any,
 ) -> AsyncIterator[ToolClient]:
     """The server's tools in process, over the offline upstream (or `transport`, standing in
     for TomTom); `key` is the configured key. Keyed requests reach the same upstream at
-    the TomTom base URL, with the key."""
+    the TomTom base URL, with the key. The runtime is the server's own (`build_runtime`),
+    kept alive by the server's lifespan, with no fitting pool started: every job runs
+    on the loop (`fit_inline`)."""
     settings.setdefault("fit_inline", True)  # no process pool needed in process
     transport = transport or httpx.ASGITransport(app=build_upstream_app(slow_answer_s=2.0))
-    upstream = httpx.AsyncClient(transport=transport, timeout=5)
-    async with upstream, httpx.AsyncClient(follow_redirects=False) as default_downloads:
-        config = Settings(api_key=key, **settings)
-        pool = FitPool(workers=1)
-        placement = Placement(
-            pool, inline_points=config.inline_points, inline_only=config.fit_inline
-        )
-        runtime = Runtime(
-            settings=config,
-            tomtom=TomTomClient(
-                http=upstream,
-                base_url=OFFLINE_BASE_URL,
-                default_key=key,
-                placement=placement,
-                bounds=bounds_of(config),
-                pacer=pacer_of(config),
-                offline_mode=config.offline_mode,
-            ),
-            http=upstream,
-            downloads=downloads or default_downloads,
-            pool=pool,
-            placement=placement,
-            tiles=build_tiles(config),
-        )
-        try:
-            async with Client(build_server(runtime), cache=None) as client:
-                yield ToolClient(client, runtime)
-        finally:
-            if runtime.tiles is not None:
-                await runtime.tiles.aclose()
+    config = Settings(api_key=key, api_base_url=OFFLINE_BASE_URL, **settings)
+    runtime = build_runtime(config, upstream=transport)
+    async with Client(build_server(runtime, start_pool=False), cache=None) as client:
+        yield ToolClient(client, runtime)
 
 
 def coordinate_lists(value: Any, path: str = "") -> list[str]:

@@ -1,0 +1,65 @@
+"""The data-viz job, run by `tomtom-data-viz` and by the view's `tomtom-get-app-data`.
+
+Both take the same input (`_inputs.DataVizArgs`) and run the same job over the
+caller's GeoJSON, downloaded or inline; the view's call pages the result.
+Parsing, validation and encoding are `server.jobs`' (`_data_viz.py`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from mcp_types import CallToolResult
+
+from server import jobs
+from server.downloads import download
+from server.runtime import Runtime
+from server.tool_names import DATA_VIZ
+from server.tools._delivery import Job, deliver_job
+from server.tools._inputs import DataVizArgs
+
+
+async def _geojson_text(runtime: Runtime, args: DataVizArgs) -> tuple[str, bytes]:
+    """("data_url" or "inline", the GeoJSON as JSON text): downloaded, or the inline value
+    written back to text, so that it crosses to a fitting worker as bytes."""
+    if args.data_url is not None:
+        return "data_url", await download(runtime.downloads, args.data_url, runtime.settings)
+    return "inline", orjson.dumps(args.geojson)
+
+
+async def deliver_data_viz(runtime: Runtime, args: DataVizArgs, show_ui: bool) -> CallToolResult:
+    """`tomtom-data-viz`'s result for `args`: `jobs.data_viz`, in a fitting worker when the
+    GeoJSON is large."""
+    source, text, layers = await _input(runtime, args)
+    job = Job(
+        tool=DATA_VIZ,
+        func=jobs.data_viz,
+        args=(source, text, layers, args.title, show_ui, runtime.settings.budget),
+        size=runtime.placement.for_bytes(len(text)),
+        offline=False,  # the caller's own data: never TomTom's, never offline demo data
+    )
+    return await deliver_job(runtime, job)
+
+
+async def deliver_data_viz_page(runtime: Runtime, args: DataVizArgs, offset: int) -> CallToolResult:
+    """The page from `offset` of the app data of `tomtom-data-viz` for `args` (the view's
+    `tomtom-get-app-data`): `jobs.data_viz_page`, placed like the whole."""
+    source, text, layers = await _input(runtime, args)
+    job = Job(
+        tool=DATA_VIZ,
+        func=jobs.data_viz_page,
+        args=(source, text, layers, args.title, offset, runtime.settings.budget),
+        size=runtime.placement.for_bytes(len(text)),
+        offline=False,
+    )
+    return await deliver_job(runtime, job)
+
+
+async def _input(
+    runtime: Runtime, args: DataVizArgs
+) -> tuple[str, bytes, list[dict[str, Any]] | None]:
+    """The job's input: where the GeoJSON came from, its text, and the layers as dicts."""
+    source, text = await _geojson_text(runtime, args)
+    layers = [layer.model_dump(exclude_none=True) for layer in args.layers or ()] or None
+    return source, text, layers
