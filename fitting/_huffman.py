@@ -22,6 +22,12 @@ overflow (ADR 0018).
 
 The stream starts byte-aligned (after the JSON's sync flush, `_codec.Member`)
 and its last block is final.
+
+zlib-ng's deflate with `Z_HUFFMAN_ONLY` at memLevel 9 writes the same kind of
+stream, a few times slower and with no size known before writing (ADR 0018,
+addendum); tests/fitting/test_huffman.py holds this coder to it as the
+reference (same bytes inflated, at most a byte a block longer), so a change
+here is checked against it.
 """
 
 from __future__ import annotations
