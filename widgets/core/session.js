@@ -17,8 +17,12 @@ export function mapSession(tileNames, layers) {
       pending ??= (async () => {
         const [map, config] = await Promise.all([mapCore.createMap(document.getElementById("map"), ctx.theme()), ctx.mapConfig(layers)]);
         const scene = mapCore.createScene(map);
-        const tiles = mapCore.addRaster(map, config, tileNames(ctx.theme(), config), (msg, state) => ctx.tilesFailed(msg, state), ctx.t);
-        mapCore.trackCamera(map, (camera) => ctx.state.save({ camera }));
+        const tiles = mapCore.addRaster(map, config, tileNames(ctx.theme(), config), {
+          onFail: (msg, state) => ctx.tilesFailed(msg, state),
+          t: ctx.t,
+          status: ctx.status,
+        });
+        mapCore.trackCamera(map, ctx.status, (camera) => ctx.state.save({ camera }));
         opened = { map, scene, tiles };
         return opened;
       })();
@@ -31,7 +35,7 @@ export function mapSession(tileNames, layers) {
     show(ctx, item, via) {
       if (!opened) return;
       if (via !== "restore") mapCore.flyTo(opened.map, item);
-      mapCore.showPopup(opened.map, item, ctx.t, (kind, it) => ctx.openLink(links[kind]?.(it, ctx)));
+      mapCore.showPopup(opened.map, item, { t: ctx.t, onLink: (kind, it) => ctx.openLink(links[kind]?.(it, ctx)), status: ctx.status });
     },
     /** A stored camera, hidden layers and selection put back; false when there was no camera to restore. */
     restore(ctx, stored, setVisible) {
@@ -39,7 +43,7 @@ export function mapSession(tileNames, layers) {
       for (const group of stored.hidden || []) setVisible(group, false);
       const moved = mapCore.restoreCamera(opened.map, stored.camera);
       if (stored.selected) ctx.restoreSelection(stored.selected);
-      document.body.dataset.restored = moved ? "1" : "";
+      ctx.status.set({ restored: moved });
       return moved;
     },
     /**
@@ -54,7 +58,7 @@ export function mapSession(tileNames, layers) {
           if (!opened) return;
           if (hc.theme) mapCore.setTheme(opened.map, hc.theme);
           if (!stale(ctx)) return;
-          const selected = document.body.dataset.selected;
+          const selected = ctx.status.state.selected;
           redraw(ctx);
           if (selected) ctx.restoreSelection(selected);
         },

@@ -13,6 +13,7 @@ import { createLocale } from "./i18n.js";
 import { createList, markHtml } from "./list.js";
 import { degradedText, selectionText } from "./context.js";
 import { viewState } from "./viewstate.js";
+import { createStatus } from "./status.js";
 import { hostInfo, metaDroppedText } from "./hosts.js";
 
 const INLINE_MAX = 500;
@@ -32,16 +33,13 @@ export function escapeHtml(value) {
  */
 export async function startView(spec) {
   const app = new App({ name: spec.name, version: "1.0.0" }, { availableDisplayModes: ["inline", "fullscreen"] }, { autoResize: true });
+  const status = createStatus(document.body);
   let configPromise = null;
-  let reported = null;
-  let tilesProblem = null;
   // The offline-data note; with no key, the offline map's reason shares its panel.
   let offlineNote = null;
-  let gotResult = false;
-  let connected = false;
   let items = new Map();
-  let hidden = new Set();
   let legendRows = [];
+  const hidden = (group) => (status.state.hidden || []).includes(group);
 
   const ctx = {
     app,
@@ -49,7 +47,11 @@ export async function startView(spec) {
     input: null,
     l10n: createLocale(navigator.language, undefined),
     state: viewState(null),
-    visible: true,
+    status,
+    /** False while the view is scrolled out of sight (ADR 0045). */
+    get visible() {
+      return status.state.paused !== true;
+    },
     theme: () => document.documentElement.dataset.theme || "light",
     t: (key, vars) => ctx.l10n.t(key, vars),
     showMessage,
@@ -60,8 +62,8 @@ export async function startView(spec) {
     },
     setTitle,
     setLegend,
-    isHidden: (group) => hidden.has(group),
-    tilesProblem: () => tilesProblem,
+    isHidden: hidden,
+    tilesProblem: () => status.state.tilesProblem,
     /**
      * Tile URL templates for `layers` from `tomtom-get-map-config`, on the server's
      * tile route with a short-lived token (never a key): `{tiles, offline, reason,
@@ -91,9 +93,7 @@ export async function startView(spec) {
     /** groups: [{title, items: [{id, kind, name, sub, mark, address, position, details}]}]. */
     setItems(groups) {
       items = new Map(groups.flatMap((g) => g.items.map((i) => [i.id, i])));
-      const n = list.setGroups(groups);
-      document.body.dataset.items = String(n);
-      document.body.classList.toggle("tt-has-list", n > 0);
+      status.set({ items: list.setGroups(groups) });
       $("details").hidden = true;
     },
     /** Select `id` as the user did (`via` "list" or "map"): list, map, model, stored state. */
@@ -102,7 +102,7 @@ export async function startView(spec) {
       if (!item) return;
       list.select(id);
       showDetails(item);
-      document.body.dataset.selected = id;
+      status.set({ selected: id });
       spec.onSelect?.(item, ctx, via);
       ctx.state.save({ selected: id });
       tellModel(selectionText({ view: spec.name, tool: ctx.tool }, item), "selection");
@@ -113,7 +113,7 @@ export async function startView(spec) {
       if (!item) return false;
       list.select(id);
       showDetails(item);
-      document.body.dataset.selected = id;
+      status.set({ selected: id });
       spec.onSelect?.(item, ctx, "restore");
       return true;
     },
@@ -122,15 +122,15 @@ export async function startView(spec) {
     ok(detail, counts = {}) {
       hideMessage();
       setCounts(counts);
-      report("ok", "drawn", tilesProblem ? `${detail}; ${tilesProblem}` : detail);
+      const problem = status.state.tilesProblem;
+      report("ok", "drawn", problem ? `${detail}; ${problem}` : detail);
     },
     /** Tiles are missing or failed: a note, not an error (ADR 0041); after the ok report, reported again. */
-    tilesFailed(message, state = "failed") {
-      if (tilesProblem) return;
-      tilesProblem = message;
-      document.body.dataset.tiles = state;
+    tilesFailed(message, tiles = "failed") {
+      if (status.state.tilesProblem) return;
+      status.set({ tilesProblem: message, tiles });
       addNote(message);
-      if (document.body.dataset.status === "ok") report("ok", "tiles_failed", message);
+      if (status.state.status === "ok") report("ok", "tiles_failed", message);
     },
     /** The answer itself is empty (nothing found): say so; that is not a failure. */
     empty(title, message, counts = {}) {
@@ -171,7 +171,7 @@ export async function startView(spec) {
   }
 
   function addNote(text) {
-    if (offlineNote && text === tilesProblem && document.body.dataset.tiles === "none") {
+    if (offlineNote && text === status.state.tilesProblem && status.state.tiles === "none") {
       // No key: the offline map's reason joins the offline-data note instead of a panel of its own.
       if (!offlineNote.textContent.endsWith(text)) offlineNote.append(" ", text);
       return offlineNote;
@@ -201,7 +201,7 @@ export async function startView(spec) {
         const mark = markHtml({ color: r.color, shape: r.shape, dash: r.dash, under: r.under });
         const text = `<span>${escapeHtml(r.label)}</span>`;
         if (!r.group) return `<div class="row">${mark}${text}</div>`;
-        const on = !hidden.has(r.group);
+        const on = !hidden(r.group);
         return `<button type="button" class="row" data-i="${i}" aria-pressed="${on}" title="${escapeHtml(ctx.t("show", { what: r.label }))}">${mark}${text}</button>`;
       })
       .join("");
@@ -211,13 +211,13 @@ export async function startView(spec) {
     const b = e.target.closest("button[data-i]");
     if (!b) return;
     const group = legendRows[Number(b.dataset.i)].group;
-    const visible = hidden.has(group);
-    if (visible) hidden.delete(group);
-    else hidden.add(group);
+    const visible = hidden(group);
+    const others = (status.state.hidden || []).filter((g) => g !== group);
+    status.set({ hidden: visible ? others : [...others, group] });
     for (const other of $("legend").querySelectorAll("button[data-i]")) {
       if (legendRows[Number(other.dataset.i)].group === group) other.setAttribute("aria-pressed", String(visible));
     }
-    ctx.state.save({ hidden: [...hidden] });
+    ctx.state.save({ hidden: status.state.hidden });
     spec.onToggle?.(group, visible, ctx);
   });
 
@@ -270,27 +270,26 @@ export async function startView(spec) {
   }
 
   function tellModel(text, kind) {
-    if (!connected || !app.getHostCapabilities()?.updateModelContext) return;
+    if (!status.state.connected || !app.getHostCapabilities()?.updateModelContext) return;
     app
       .updateModelContext({ content: [{ type: "text", text }] })
-      .then(() => (document.body.dataset.modelContext = kind))
+      .then(() => status.set({ modelContext: kind }))
       .catch((err) => console.warn("updateModelContext failed", err));
   }
 
   function setCounts(counts) {
-    for (const [k, v] of Object.entries(counts)) document.body.dataset[k] = String(v);
+    status.set((s) => ({ counts: { ...s.counts, ...counts } }));
   }
 
-  function report(status, reason, detail) {
-    document.body.dataset.status = status;
-    document.body.dataset.reason = reason;
-    const key = `${status}:${reason}:${detail}`;
-    if (reported === key || !connected) return;
-    reported = key;
-    const args = { tool: ctx.tool, status, reason, detail: String(detail).slice(0, 500), host: hostInfo(app) };
+  function report(outcome, reason, detail) {
+    status.set({ status: outcome, reason });
+    const key = `${outcome}:${reason}:${detail}`;
+    if (status.state.lastReport === key || !status.state.connected) return;
+    status.set({ lastReport: key });
+    const args = { tool: ctx.tool, status: outcome, reason, detail: String(detail).slice(0, 500), host: hostInfo(app) };
     app
       .callServerTool({ name: "tomtom-report-app-status", arguments: args })
-      .then(() => (document.body.dataset.reported = status))
+      .then(() => status.set({ reported: outcome }))
       .catch((err) => console.warn("status report failed", err));
   }
 
@@ -314,7 +313,7 @@ export async function startView(spec) {
       $("list").setAttribute("aria-label", ctx.t("list"));
     }
     const mode = hc.displayMode || "inline";
-    document.body.dataset.display = mode;
+    status.set({ display: mode });
     // A fixed host height is used as given; a maximum caps our preference; inline never over 500 px.
     const dims = hc.containerDimensions || {};
     const wanted = Number.isFinite(dims.height) ? dims.height : Math.min(dims.maxHeight || INLINE_DEFAULT, INLINE_DEFAULT);
@@ -331,7 +330,7 @@ export async function startView(spec) {
   }
 
   $("fullscreen").addEventListener("click", async () => {
-    const next = document.body.dataset.display === "fullscreen" ? "inline" : "fullscreen";
+    const next = status.state.display === "fullscreen" ? "inline" : "fullscreen";
     try {
       const { mode } = await app.requestDisplayMode({ mode: next });
       applyContext({ ...app.getHostContext(), displayMode: mode });
@@ -344,20 +343,16 @@ export async function startView(spec) {
   const observer = new IntersectionObserver((entries) => {
     const visible = entries.some((e) => e.isIntersecting);
     if (visible === ctx.visible) return;
-    ctx.visible = visible;
-    document.body.dataset.paused = visible ? "" : "1";
-    document.body.classList.toggle("tt-paused", !visible);
+    status.set({ paused: !visible });
     spec.onVisible?.(visible, ctx);
   });
   observer.observe($("frame"));
 
   const handleResult = async (result) => {
-    gotResult = true;
     const uuid = result?._meta?.viewUUID;
     ctx.state = viewState(uuid);
     const stored = ctx.state.load();
-    hidden = new Set(Array.isArray(stored?.hidden) ? stored.hidden : []);
-    document.body.dataset.stored = stored ? "1" : "";
+    status.set({ resulted: true, hidden: Array.isArray(stored?.hidden) ? [...new Set(stored.hidden)] : [], stored: Boolean(stored) });
     try {
       await spec.onResult(result, ctx, stored);
     } catch (err) {
@@ -365,19 +360,19 @@ export async function startView(spec) {
       console.error(err);
     }
     const meta = result?._meta || window.openai?.toolResponseMetadata || {};
-    if (meta[DATA_SOURCE] === "offline" && document.body.dataset.dataSource !== "offline") {
-      document.body.dataset.dataSource = "offline";
+    if (meta[DATA_SOURCE] === "offline" && status.state.dataSource !== "offline") {
+      status.set({ dataSource: "offline" });
       const lead = document.createElement("strong");
       lead.className = "tt-offline";
       lead.textContent = ctx.t("offlineData");
-      const tiles = document.body.dataset.tiles === "none" && [...$("notes").children].find((n) => n.textContent === tilesProblem);
+      const tiles = status.state.tiles === "none" && [...$("notes").children].find((n) => n.textContent === status.state.tilesProblem);
       offlineNote = tiles || addNote("");
       offlineNote.prepend(...(tiles ? [lead, " "] : [lead]));
     }
   };
 
   app.addEventListener("toolinputpartial", (params) => {
-    if (!gotResult && params?.arguments) spec.onPartial?.(params.arguments, ctx);
+    if (!status.state.resulted && params?.arguments) spec.onPartial?.(params.arguments, ctx);
   });
   app.addEventListener("toolinput", (params) => {
     ctx.input = params.arguments || {};
@@ -395,27 +390,25 @@ export async function startView(spec) {
   showMessage("loading", ctx.t("loading"), ctx.t("waiting"));
   try {
     await app.connect();
-    connected = true;
+    status.set({ connected: true });
   } catch (err) {
     showMessage("error", "Not connected", `This view must run inside an MCP Apps host (${err.message}).`);
-    document.body.dataset.status = "error";
-    document.body.dataset.reason = "not_connected";
+    status.set({ status: "error", reason: "not_connected" });
     return ctx;
   }
   applyContext(app.getHostContext());
-  if (document.body.dataset.status === "loading" && !gotResult) showMessage("loading", ctx.t("loading"), ctx.t("waiting"));
+  if (status.state.status === "loading" && !status.state.resulted) showMessage("loading", ctx.t("loading"), ctx.t("waiting"));
   // A host that never sends the result still gets an answer on screen and in
   // the log; a result arriving later is drawn as usual.
   setTimeout(() => {
-    if (!gotResult) ctx.fail("no_result", "The host has not sent the tool result after two minutes.");
+    if (!status.state.resulted) ctx.fail("no_result", "The host has not sent the tool result after two minutes.");
   }, RESULT_WAIT_MS);
-  if (document.body.dataset.status && document.body.dataset.status !== "loading") {
-    const { status, reason } = document.body.dataset;
-    report(status, reason, $("message").innerText || "drawn before connect");
+  if (status.state.status !== "loading") {
+    report(status.state.status, status.state.reason, $("message").innerText || "drawn before connect");
   }
   // Older ChatGPT builds put the result in window.openai instead of notifying.
   const openai = window.openai;
-  if (openai && !gotResult && openai.toolResponseMetadata) {
+  if (openai && !status.state.resulted && openai.toolResponseMetadata) {
     if (!ctx.input && openai.toolInput) {
       ctx.input = openai.toolInput;
       spec.onInput?.(ctx.input, ctx);

@@ -177,7 +177,7 @@ function draw(ctx, stored) {
   if (ctx.tilesProblem()) ctx.addNote(ctx.tilesProblem());
   for (const p of problems) ctx.addNote(p);
   mapCore.describe(map, l10n.t("summary", { what: l10n.t("featuresN", { n }) }));
-  mapCore.markIdle(map);
+  mapCore.markIdle(map, ctx.status);
   if (stored !== undefined && !session.restore(ctx, stored, (g, v) => scene.setVisible(g, v))) mapCore.fit(map, boundsOf(geojson));
   return { n, drawnLayers, labels, problems };
 }
@@ -215,10 +215,10 @@ async function onResult(result, ctx, stored) {
     }
     let pages = 0;
     env = await envelope.fetchPaged(ctx.callTool, input, (got, total) => {
-      document.body.dataset.pages = String(++pages);
+      ctx.status.set({ pages: ++pages });
       ctx.showMessage("loading", ctx.t("loading"), `${Math.round((100 * got) / total)}% of ${(total / 1024).toFixed(0)} KB`, got / total);
     });
-    document.body.dataset.fetched = "1";
+    ctx.status.set({ fetched: true });
   }
   ctx.tool = "tomtom-data-viz";
   const data = env.data || {};

@@ -49,7 +49,7 @@ async function onPartial(args, ctx) {
     el.textContent = f.properties.kind === "waypoint" ? String.fromCharCode(65 + (i % 26)) : "•";
     scene.marker(el, f.geometry.coordinates);
   });
-  document.body.dataset.partial = String(features.length);
+  ctx.status.set({ partial: features.length });
   ctx.hideMessage();
   ctx.setTitle(ctx.t(routing ? "computingRoute" : "working"), ctx.t("partialNote"));
   const box = boundsOf({ type: "FeatureCollection", features });
@@ -83,7 +83,7 @@ function draw(ctx, stored) {
   if (ctx.tilesProblem()) ctx.addNote(ctx.tilesProblem());
   const what = drawn.groups.filter((g) => g.items.length).map((g) => `${g.items.length} ${g.title.toLowerCase()}`).join(", ");
   mapCore.describe(map, what ? ctx.t("summary", { what }) : ctx.t("summaryNone"));
-  mapCore.markIdle(map);
+  mapCore.markIdle(map, ctx.status);
   if (stored === undefined) return;
   if (!session.restore(ctx, stored, (g, v) => scene.setVisible(g, v))) mapCore.fit(map, fc.bbox || boundsOf(fc));
 }
@@ -102,7 +102,7 @@ async function onResult(result, ctx, stored) {
   }
   await session.open(ctx);
   shown = { fc, env };
-  delete document.body.dataset.partial;
+  ctx.status.set({ partial: null });
   draw(ctx, stored);
   const c = drawn.counts;
   const counts = {

@@ -39,7 +39,7 @@ async function onPartial(args, ctx) {
   scene.clear();
   scene.source("area", features);
   scene.layer({ id: "area-line", type: "line", source: "area", paint: { "line-color": style.kindStyle("route", ctx.t, ctx.theme()).color, "line-width": 2, "line-dasharray": [2, 1] } }, "area");
-  document.body.dataset.partial = "1";
+  ctx.status.set({ partial: 1 });
   ctx.hideMessage();
   ctx.setTitle(ctx.t("traffic"), ctx.t("working"));
   mapCore.fit(map, boundsOf(features[0]), 24);
@@ -127,7 +127,7 @@ function draw(ctx, stored) {
   if (ctx.tilesProblem()) ctx.addNote(ctx.tilesProblem());
   if (shown.count > incidents.length) ctx.addNote(`${incidents.length} / ${shown.count}`);
   mapCore.describe(map, l10n.t("summary", { what: l10n.t("incidentsN", { n: incidents.length }) }));
-  mapCore.markIdle(map);
+  mapCore.markIdle(map, ctx.status);
   if (stored !== undefined && !session.restore(ctx, stored, (g, v) => scene.setVisible(g, v))) {
     mapCore.fit(map, union(area, boundsOf(fc)), 24);
   }
@@ -151,11 +151,13 @@ async function onResult(result, ctx, stored) {
   }
   const { map, tiles } = await session.open(ctx);
   shown = { fc, area, count: Number.isInteger(fc.count) ? fc.count : null };
-  delete document.body.dataset.partial;
+  ctx.status.set({ partial: null });
   const n = draw(ctx, stored);
   if (tiles) {
     refresh = setInterval(() => {
-      if (ctx.visible) document.body.dataset.tileRefreshes = String(Number(document.body.dataset.tileRefreshes || 0) + mapCore.refreshRaster(map));
+      if (!ctx.visible) return;
+      const refreshed = mapCore.refreshRaster(map);
+      ctx.status.set((s) => ({ tileRefreshes: (s.tileRefreshes || 0) + refreshed }));
     }, REFRESH_MS);
   }
   ctx.ok(`${n} incidents drawn${area ? `, bbox ${area.join(",")}` : ""}, ${tiles ? "live traffic tiles" : "no traffic tiles (offline)"}`, {
