@@ -9,7 +9,7 @@
 import maplibregl from "maplibre-gl";
 import { basemapStyle, setBasemapTheme } from "../basemap/basemap.js";
 import * as style from "./style.js";
-import { escapeHtml } from "./view.js";
+import { escapeHtml } from "./html.js";
 
 const CASING = { light: "#ffffff", dark: "#0d1117" };
 const DASH_LAYERS = Object.entries(style.DASHES);

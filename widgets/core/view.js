@@ -10,7 +10,8 @@
  */
 import { App, applyDocumentTheme, applyHostFonts, applyHostStyleVariables } from "@modelcontextprotocol/ext-apps";
 import { createLocale } from "./i18n.js";
-import { createList, markHtml } from "./list.js";
+import { createList } from "./list.js";
+import { escapeHtml, markHtml } from "./html.js";
 import { degradedText, selectionText } from "./context.js";
 import { viewState } from "./viewstate.js";
 import { createStatus } from "./status.js";
@@ -21,10 +22,6 @@ const INLINE_DEFAULT = 440;
 const RESULT_WAIT_MS = 120000;
 const DATA_SOURCE = "com.tomtom/data-source";
 const $ = (id) => document.getElementById(id);
-
-export function escapeHtml(value) {
-  return String(value ?? "").replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
 
 /**
  * Start the view. spec: {name, tool, onPartial(args, ctx), onInput(args, ctx),
