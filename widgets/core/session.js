@@ -1,11 +1,36 @@
 /**
  * One map per view, created on first need (partial input or the result) and
- * kept: the basemap, TomTom tiles when the server serves them, a Scene for the data,
- * the camera tracked into the view state, and the selection shown on it.
- * Views call `open(ctx)` and draw; `restore` puts back a stored view state.
+ * kept: the basemap, TomTom tiles when the server serves them (asked of
+ * `tomtom-get-map-config`), a Scene for the data, the camera tracked into the
+ * view state, and the selection shown on it. Views call `open(ctx)` and draw;
+ * `restore` puts back a stored view state.
  */
 import * as mapCore from "./map.js";
 import { directionsLink, placeLink } from "./links.js";
+
+/**
+ * Tile URL templates for `layers` from `tomtom-get-map-config`, on the server's
+ * tile route with a short-lived token (never a key): `{tiles, offline, reason,
+ * expiresIn, renew}`, `renew()` asking again for a fresh token; `{tiles: {},
+ * error}` when unavailable. `callTool(name, args)` (async) calls a server tool.
+ */
+export function mapConfig(callTool, layers) {
+  const ask = () =>
+    callTool("tomtom-get-map-config", layers ? { layers } : {})
+      .then((r) => {
+        const cfg = r && !r.isError && r._meta && r._meta["com.tomtom/map-config"];
+        if (!cfg) return { tiles: {}, error: "the server sent no map configuration" };
+        return {
+          tiles: cfg.tiles || {},
+          offline: cfg.offline === true,
+          reason: cfg.reason || "",
+          expiresIn: Number.isFinite(cfg.expires_in) ? cfg.expires_in : 0,
+          renew: ask,
+        };
+      })
+      .catch((err) => ({ tiles: {}, error: err.message }));
+  return ask();
+}
 
 /** `tileNames(theme, config)`: the layers to draw now, among `layers`, those the token grants. */
 export function mapSession(tileNames, layers) {
@@ -15,7 +40,7 @@ export function mapSession(tileNames, layers) {
     /** {map, scene, tiles} once the map and its tiles are set up. */
     open(ctx) {
       pending ??= (async () => {
-        const [map, config] = await Promise.all([mapCore.createMap(document.getElementById("map"), ctx.theme()), ctx.mapConfig(layers)]);
+        const [map, config] = await Promise.all([mapCore.createMap(document.getElementById("map"), ctx.theme()), mapConfig(ctx.callTool, layers)]);
         const scene = mapCore.createScene(map);
         const tiles = mapCore.addRaster(map, config, tileNames(ctx.theme(), config), {
           onFail: (msg, state) => ctx.tilesFailed(msg, state),
