@@ -3,7 +3,8 @@
  * kept: the basemap, TomTom tiles when the server serves them (asked of
  * `tomtom-get-map-config`), a Scene for the data, the camera tracked into the
  * view state, and the selection shown on it. Views call `open(ctx)` and draw;
- * `restore` puts back a stored view state.
+ * `restore` puts back a stored view state; `core/view.js` restyles it on a
+ * theme change, shows or hides its layer groups and removes it on teardown.
  */
 import * as mapCore from "./map.js";
 import { directionsLink, placeLink } from "./links.js";
@@ -71,23 +72,13 @@ export function mapSession(tileNames, layers) {
       ctx.status.set({ restored: moved });
       return moved;
     },
-    /**
-     * The view hooks every map view shares: a legend toggle shows or hides its layers; a
-     * theme change restyles the map, and when the drawing is `stale(ctx)` (drawn in another
-     * theme or locale) it is `redraw`n with the selection kept.
-     */
-    hooks({ stale, redraw }) {
-      return {
-        onToggle: (group, visible) => opened?.scene.setVisible(group, visible),
-        onHostContext(hc, ctx) {
-          if (!opened) return;
-          if (hc.theme) mapCore.setTheme(opened.map, hc.theme);
-          if (!stale(ctx)) return;
-          const selected = ctx.status.state.selected;
-          redraw(ctx);
-          if (selected) ctx.restoreSelection(selected);
-        },
-      };
+    /** Show or hide every layer and marker of `group` (a legend toggle). */
+    setVisible(group, visible) {
+      opened?.scene.setVisible(group, visible);
+    },
+    /** The basemap in `theme` (the data is drawn again by the view, in core). */
+    restyle(theme) {
+      if (opened) mapCore.setTheme(opened.map, theme);
     },
     remove() {
       opened?.map.remove();

@@ -3,9 +3,9 @@
  * set before `connect()`; the host context (look, locale, time zone, size,
  * full screen); the list and the selection; the selection and failures told
  * to the model (`updateModelContext`); view state under the result's
- * `viewUUID`; pausing while scrolled away; the note on offline demo data;
- * and the status report to the server, with the host the view runs in
- * (ADRs 0041, 0062, 0070). The DOM is
+ * `viewUUID`; pausing while scrolled away; redrawing in a new theme or
+ * locale; the note on offline demo data; and the status report to the
+ * server, with the host the view runs in (ADRs 0041, 0062, 0070). The DOM is
  * the shell's (`shell.js`), the status the status's (`status.js`); a view
  * supplies `onResult` and draws.
  */
@@ -16,6 +16,7 @@ import { viewState } from "./viewstate.js";
 import { hostInfo, metaDroppedText } from "./hosts.js";
 import { createStatus } from "./status.js";
 import { createShell } from "./shell.js";
+import { createRedraw } from "./redraw.js";
 
 const RESULT_WAIT_MS = 120000;
 const DATA_SOURCE = "com.tomtom/data-source";
@@ -26,13 +27,15 @@ export function createApp(name) {
 }
 
 /**
- * Start the view. spec: {name, tool, links, onPartial(args, ctx), onInput(args, ctx),
- * onResult(result, ctx, stored), onHostContext(hc, ctx), onSelect(item, ctx, via),
- * onToggle(group, visible, ctx), onTeardown()}. `app` is the ext-apps `App` (or
- * anything with its interface). Resolves to the view's `ctx` once connected.
+ * Start the view. spec: {name, tool, links, session (its mapSession: restyled
+ * on a theme change, layer groups shown or hidden from the legend, removed on
+ * teardown), onPartial(args, ctx), onInput(args, ctx), onResult(result, ctx,
+ * stored), onSelect(item, ctx, via), onTeardown()}. `app` is the ext-apps `App`
+ * (or anything with its interface). Resolves to the view's `ctx` once connected.
  */
 export async function startView(spec, app = createApp(spec.name)) {
   const status = createStatus(document.body);
+  const redraw = createRedraw();
 
   const ctx = {
     app,
@@ -77,6 +80,13 @@ export async function startView(spec, app = createApp(spec.name)) {
       mark(item, "restore");
       return true;
     },
+    /**
+     * Draw with `draw(ctx, stored)` and remember it: a host context in another
+     * theme or locale draws it again, the selection kept. Returns what it returns.
+     */
+    draw: (draw, stored) => redraw.draw(draw, ctx, stored),
+    /** True once the view drew its result. */
+    drawn: () => redraw.drawn(),
     openLink,
     /** Draw succeeded: mark the document and tell the server. */
     ok(detail, counts = {}) {
@@ -149,7 +159,7 @@ export async function startView(spec, app = createApp(spec.name)) {
     status.set({ hidden: visible ? others : [...others, group] });
     shell.pressLegend(group, visible);
     ctx.state.save({ hidden: status.state.hidden });
-    spec.onToggle?.(group, visible, ctx);
+    spec.session?.setVisible(group, visible);
   }
 
   /** Ask the host to open `url` (https only); a refusal becomes a note. */
@@ -204,7 +214,9 @@ export async function startView(spec, app = createApp(spec.name)) {
     shell.applyLook(hc, ctx.l10n.locale);
     status.set({ display: hc.displayMode || "inline" });
     if (hc.toolInfo?.tool?.name) ctx.tool = hc.toolInfo.tool.name;
-    spec.onHostContext?.(hc, ctx);
+    if (hc.theme) spec.session?.restyle(hc.theme);
+    const selected = status.state.selected;
+    if (redraw.again(ctx) && selected) ctx.restoreSelection(selected);
   }
 
   // Offscreen, the view stops refreshing tiles and animating (ADR 0045).
@@ -243,6 +255,7 @@ export async function startView(spec, app = createApp(spec.name)) {
   app.onteardown = async () => {
     observer.disconnect();
     spec.onTeardown?.();
+    spec.session?.remove();
     return {};
   };
   app.onerror = (err) => console.error("MCP Apps error", err);

@@ -26,8 +26,6 @@ const FETCHABLE = new Set(["meta_dropped", "too_large", "no_app_data"]);
 const MAX_ITEMS = 300;
 const ITEM = "__tt_item";
 const session = mapSession(() => ["basemap"], ["basemap"]);
-let shown = null;
-let drawnFor = "";
 let inputWaiter = null;
 
 function waitForInput(ctx, ms) {
@@ -133,11 +131,10 @@ function items(features, labelKeys, l10n) {
   });
 }
 
-function draw(ctx, stored) {
-  const { geojson, data } = shown;
+/** Draw the data with its title, legend, list and notes; with `stored` (a result, not a redraw), restore or fit. */
+function show(ctx, { geojson, data }, stored) {
   const { map, scene } = session.opened;
   const l10n = ctx.l10n;
-  drawnFor = `${ctx.theme()} ${l10n.locale}`;
   scene.clear();
   ctx.clearNotes();
   const features = tagged(geojson);
@@ -232,8 +229,7 @@ async function onResult(result, ctx, stored) {
     throw new envelope.ViewError("decode_failed", `The GeoJSON is malformed: ${err.message}`);
   }
   await session.open(ctx);
-  shown = { geojson, data };
-  const { n, drawnLayers, labels, problems } = draw(ctx, stored);
+  const { n, drawnLayers, labels, problems } = ctx.draw((ctx, stored) => show(ctx, { geojson, data }, stored), stored);
   const counts = { features: n, layers: drawnLayers, labels };
   if (n === 0) return ctx.empty(ctx.t("nothingFound"), "The data has no features to show.", counts);
   const detail = [`${n} features`, `${drawnLayers} layers`, session.opened.tiles ? "basemap tiles" : "offline basemap", ...problems];
@@ -244,6 +240,7 @@ startView({
   name: "tomtom-data-viz",
   tool: "tomtom-data-viz",
   links,
+  session,
   onInput: (input) => inputWaiter?.(input),
   onResult,
   onSelect(item, ctx, via) {
@@ -253,6 +250,4 @@ startView({
     opened.map.getSource("selection")?.setData({ type: "FeatureCollection", features: f && !/Point/.test(f.geometry.type) ? [f] : [] });
     session.show(ctx, item, via);
   },
-  ...session.hooks({ stale: (ctx) => shown && drawnFor !== `${ctx.theme()} ${ctx.l10n.locale}`, redraw: draw }),
-  onTeardown: () => session.remove(),
 });

@@ -28,13 +28,10 @@ const session = mapSession(
   (theme, config) => (theme === "dark" && config.tiles.basemap_night ? ["basemap_night"] : ["basemap"]),
   ["basemap", "basemap_night"],
 );
-let shown = null; // {fc, env}: what is drawn, redrawn on a theme or locale change
-let drawn = null;
-let drawnFor = ""; // theme and locale the data was drawn in
 
 async function onPartial(args, ctx) {
   const { scene, map } = await session.open(ctx);
-  if (shown) return;
+  if (ctx.drawn()) return;
   const { features, routing } = partialFeatures(args);
   scene.clear();
   const theme = ctx.theme();
@@ -57,14 +54,13 @@ async function onPartial(args, ctx) {
   mapCore.describe(map, ctx.t(routing ? "computingRoute" : "working"));
 }
 
-function draw(ctx, stored) {
-  const { fc, env } = shown;
+/** Draw `fc` with its title, legend, list and notes; with `stored` (a result, not a redraw), restore or fit. */
+function show(ctx, { fc, env }, stored) {
   const { map, scene } = session.opened;
   scene.clear();
   ctx.clearNotes();
   const l10n = ctx.l10n;
-  drawnFor = `${ctx.theme()} ${l10n.locale}`;
-  drawn = drawFeatures(scene, fc, { theme: ctx.theme(), l10n, select: (id) => ctx.select(id, "map") });
+  const drawn = drawFeatures(scene, fc, { theme: ctx.theme(), l10n, select: (id) => ctx.select(id, "map") });
   const c = drawn.counts;
   const first = drawn.groups[0].items[0];
   const subtitle = first
@@ -84,8 +80,8 @@ function draw(ctx, stored) {
   const what = drawn.groups.filter((g) => g.items.length).map((g) => `${g.items.length} ${g.title.toLowerCase()}`).join(", ");
   mapCore.describe(map, what ? ctx.t("summary", { what }) : ctx.t("summaryNone"));
   mapCore.markIdle(map, ctx.status);
-  if (stored === undefined) return;
-  if (!session.restore(ctx, stored, (g, v) => scene.setVisible(g, v))) mapCore.fit(map, fc.bbox || boundsOf(fc));
+  if (stored !== undefined && !session.restore(ctx, stored, (g, v) => scene.setVisible(g, v))) mapCore.fit(map, fc.bbox || boundsOf(fc));
+  return drawn;
 }
 
 async function onResult(result, ctx, stored) {
@@ -101,9 +97,8 @@ async function onResult(result, ctx, stored) {
     throw new envelope.ViewError("decode_failed", `The map data from ${env.tool} is not a FeatureCollection.`);
   }
   await session.open(ctx);
-  shown = { fc, env };
   ctx.status.set({ partial: null });
-  draw(ctx, stored);
+  const drawn = ctx.draw((ctx, stored) => show(ctx, { fc, env }, stored), stored);
   const c = drawn.counts;
   const counts = {
     features: c.features,
@@ -125,6 +120,7 @@ startView({
   name: "tomtom-map",
   tool: "tomtom-map",
   links,
+  session,
   onPartial,
   onResult,
   onSelect(item, ctx, via) {
@@ -132,6 +128,4 @@ startView({
     highlight(session.opened.scene, item);
     session.show(ctx, item, via);
   },
-  ...session.hooks({ stale: (ctx) => shown && drawnFor !== `${ctx.theme()} ${ctx.l10n.locale}`, redraw: draw }),
-  onTeardown: () => session.remove(),
 });

@@ -17,8 +17,6 @@ const REFRESH_MS = 120000;
 /** Drawn on each incident besides its colour and dash: how bad, in a glyph. */
 const SEVERITY = ["?", "!", "!!", "!!!", "×"];
 const session = mapSession(() => ["basemap", "traffic_flow"], ["basemap", "traffic_flow"]);
-let shown = null;
-let drawnFor = "";
 let refresh = null;
 
 function areaFeature([w, s, e, n]) {
@@ -33,7 +31,7 @@ function midpoint(geometry) {
 
 async function onPartial(args, ctx) {
   const { map, scene } = await session.open(ctx);
-  if (shown) return;
+  if (ctx.drawn()) return;
   const { features } = partialFeatures({ bbox: args.bbox });
   if (!features.length) return;
   scene.clear();
@@ -72,12 +70,11 @@ function incidentItem(f, i, l10n) {
   };
 }
 
-function draw(ctx, stored) {
-  const { fc, area } = shown;
+/** Draw the incidents with their legend, list, title and notes; with `stored` (a result, not a redraw), restore or fit. */
+function show(ctx, { fc, area, count }, stored) {
   const { map, scene } = session.opened;
   const theme = ctx.theme();
   const l10n = ctx.l10n;
-  drawnFor = `${theme} ${l10n.locale}`;
   scene.clear();
   ctx.clearNotes();
   const incidents = fc.features.filter((f) => f.geometry && f.properties?.kind === "incident");
@@ -123,9 +120,9 @@ function draw(ctx, stored) {
   legend.push({ label: l10n.t("requestedArea"), color: style.kindStyle("route", l10n.t, theme).color, shape: "line", dash: "dash" });
   ctx.setLegend(legend);
   ctx.setItems([{ title: l10n.t("incidents"), items }]);
-  ctx.setTitle(l10n.t("traffic"), l10n.t("incidentsN", { n: shown.count ?? incidents.length }));
+  ctx.setTitle(l10n.t("traffic"), l10n.t("incidentsN", { n: count ?? incidents.length }));
   if (ctx.tilesProblem()) ctx.addNote(ctx.tilesProblem());
-  if (shown.count > incidents.length) ctx.addNote(`${incidents.length} / ${shown.count}`);
+  if (count > incidents.length) ctx.addNote(`${incidents.length} / ${count}`);
   mapCore.describe(map, l10n.t("summary", { what: l10n.t("incidentsN", { n: incidents.length }) }));
   mapCore.markIdle(map, ctx.status);
   if (stored !== undefined && !session.restore(ctx, stored, (g, v) => scene.setVisible(g, v))) {
@@ -150,9 +147,9 @@ async function onResult(result, ctx, stored) {
     throw new envelope.ViewError("bad_input", `The traffic area cannot be drawn: ${err.message}`);
   }
   const { map, tiles } = await session.open(ctx);
-  shown = { fc, area, count: Number.isInteger(fc.count) ? fc.count : null };
+  const shown = { fc, area, count: Number.isInteger(fc.count) ? fc.count : null };
   ctx.status.set({ partial: null });
-  const n = draw(ctx, stored);
+  const n = ctx.draw((ctx, stored) => show(ctx, shown, stored), stored);
   if (tiles) {
     refresh = setInterval(() => {
       if (!ctx.visible) return;
@@ -171,6 +168,7 @@ startView({
   name: "tomtom-traffic",
   tool: "tomtom-traffic",
   links,
+  session,
   onPartial,
   onResult,
   onSelect(item, ctx, via) {
@@ -179,9 +177,5 @@ startView({
     opened.map.getSource("selection")?.setData({ type: "FeatureCollection", features: item.position ? [{ type: "Feature", properties: { color: item.mark.color }, geometry: { type: "Point", coordinates: item.position } }] : [] });
     session.show(ctx, item, via);
   },
-  ...session.hooks({ stale: (ctx) => shown && drawnFor !== `${ctx.theme()} ${ctx.l10n.locale}`, redraw: draw }),
-  onTeardown: () => {
-    clearInterval(refresh);
-    session.remove();
-  },
+  onTeardown: () => clearInterval(refresh),
 });
