@@ -103,10 +103,26 @@ export function refreshRaster(map) {
 }
 
 /**
- * The data drawn on a map: sources, layers and HTML markers added through it
- * are removed by `clear()`, leaving the basemap and tiles.
+ * An HTML marker on `map` at `lngLat`, from its description `d`: {className,
+ * text, color (its background), onClick}; hidden from screen readers (the list
+ * says the same). `options` go to MapLibre's Marker (anchor, offset).
  */
-export function createScene(map) {
+export function htmlMarker(map, d, lngLat, options) {
+  const element = document.createElement("div");
+  element.className = d.className;
+  element.textContent = d.text;
+  if (d.color) element.style.background = d.color;
+  if (d.onClick) element.addEventListener("click", d.onClick);
+  element.setAttribute("aria-hidden", "true");
+  return new maplibregl.Marker({ element, ...options }).setLngLat(lngLat).addTo(map);
+}
+
+/**
+ * The data drawn on a map: sources, layers and HTML markers added through it
+ * are removed by `clear()`, leaving the basemap and tiles. `addMarker` puts a
+ * described marker on the map (`htmlMarker`; draw code creates no DOM).
+ */
+export function createScene(map, addMarker = htmlMarker) {
   const sources = [];
   const layers = new Map(); // id -> group
   const markers = [];
@@ -125,9 +141,9 @@ export function createScene(map) {
     adopt(id, group) {
       layers.set(id, group);
     },
-    marker(element, lngLat, options = {}) {
-      element.setAttribute("aria-hidden", "true");
-      const m = new maplibregl.Marker({ element, ...options }).setLngLat(lngLat).addTo(map);
+    /** A marker described by {className, text, color, onClick} at `lngLat`; `options.group` for toggles. */
+    marker(description, lngLat, options = {}) {
+      const m = addMarker(map, description, lngLat, options);
       markers.push({ m, group: options.group });
       return m;
     },

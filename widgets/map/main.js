@@ -7,7 +7,7 @@ import { partialFeatures } from "../core/partial.js";
 import { mapSession, links } from "../core/session.js";
 import * as style from "../core/style.js";
 import { startView } from "../core/view.js";
-import { drawFeatures, highlight } from "./draw.js";
+import { drawFeatures, drawPartial, highlight } from "./draw.js";
 
 const TITLES = {
   "tomtom-geocode": "geocode",
@@ -34,18 +34,7 @@ async function onPartial(args, ctx) {
   if (ctx.drawn()) return;
   const { features, routing } = partialFeatures(args);
   scene.clear();
-  const theme = ctx.theme();
-  const pins = features.filter((f) => f.properties.kind !== "area" && f.properties.kind !== "bbox");
-  const areas = features.filter((f) => f.properties.kind === "area");
-  scene.source("partial-areas", areas);
-  scene.layer({ id: "partial-area", type: "line", source: "partial-areas", paint: { "line-color": style.kindStyle("area", ctx.t, theme).color, "line-width": 2, "line-dasharray": [2, 1] } }, "areas");
-  pins.forEach((f, i) => {
-    const el = document.createElement("div");
-    el.className = "tt-pin tt-pending";
-    el.style.background = style.kindStyle(f.properties.kind === "marker" ? "marker" : "waypoint", ctx.t, theme).color;
-    el.textContent = f.properties.kind === "waypoint" ? String.fromCharCode(65 + (i % 26)) : "•";
-    scene.marker(el, f.geometry.coordinates);
-  });
+  drawPartial(scene, features, { theme: ctx.theme(), t: ctx.t });
   ctx.status.set({ partial: features.length });
   ctx.hideMessage();
   ctx.setTitle(ctx.t(routing ? "computingRoute" : "working"), ctx.t("partialNote"));
