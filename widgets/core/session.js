@@ -33,15 +33,21 @@ export function mapConfig(callTool, layers) {
   return ask();
 }
 
-/** `tileNames(theme, config)`: the layers to draw now, among `layers`, those the token grants. */
-export function mapSession(tileNames, layers) {
+/** The view's map in #map, over the basemap in `theme`. */
+const mapInFrame = (theme) => mapCore.createMap(document.getElementById("map"), theme);
+
+/**
+ * `tileNames(theme, config)`: the layers to draw now, among `layers`, those the token
+ * grants. `createMap(theme)` resolves to the map (a stand-in in unit tests).
+ */
+export function mapSession(tileNames, layers, createMap = mapInFrame) {
   let pending = null;
   let opened = null;
   const session = {
     /** {map, scene, tiles} once the map and its tiles are set up. */
     open(ctx) {
       pending ??= (async () => {
-        const [map, config] = await Promise.all([mapCore.createMap(document.getElementById("map"), ctx.theme()), mapConfig(ctx.callTool, layers)]);
+        const [map, config] = await Promise.all([createMap(ctx.theme()), mapConfig(ctx.callTool, layers)]);
         const scene = mapCore.createScene(map);
         const tiles = mapCore.addRaster(map, config, tileNames(ctx.theme(), config), {
           onFail: (msg, state) => ctx.tilesFailed(msg, state),
@@ -64,9 +70,9 @@ export function mapSession(tileNames, layers) {
       mapCore.showPopup(opened.map, item, { t: ctx.t, onLink: (kind, it) => ctx.openLink(links[kind]?.(it, ctx)), status: ctx.status });
     },
     /** A stored camera, hidden layers and selection put back; false when there was no camera to restore. */
-    restore(ctx, stored, setVisible) {
+    restore(ctx, stored) {
       if (!opened || !stored) return false;
-      for (const group of stored.hidden || []) setVisible(group, false);
+      for (const group of stored.hidden || []) opened.scene.setVisible(group, false);
       const moved = mapCore.restoreCamera(opened.map, stored.camera);
       if (stored.selected) ctx.restoreSelection(stored.selected);
       ctx.status.set({ restored: moved });
@@ -76,7 +82,7 @@ export function mapSession(tileNames, layers) {
     setVisible(group, visible) {
       opened?.scene.setVisible(group, visible);
     },
-    /** The basemap in `theme` (the data is drawn again by the view, in core). */
+    /** The basemap in `theme` (`core/view.js` draws the data again). */
     restyle(theme) {
       if (opened) mapCore.setTheme(opened.map, theme);
     },

@@ -43,7 +43,7 @@ function show(ctx, { geojson, data }, stored) {
   for (const p of drawn.problems) ctx.addNote(p);
   mapCore.describe(map, l10n.t("summary", { what: l10n.t("featuresN", { n }) }));
   mapCore.markIdle(map, ctx.status);
-  if (stored !== undefined && !session.restore(ctx, stored, (g, v) => scene.setVisible(g, v))) mapCore.fit(map, boundsOf(geojson));
+  if (stored !== undefined && !session.restore(ctx, stored)) mapCore.fit(map, boundsOf(geojson));
   return drawn;
 }
 

@@ -69,7 +69,7 @@ function show(ctx, { fc, env }, stored) {
   const what = drawn.groups.filter((g) => g.items.length).map((g) => `${g.items.length} ${g.title.toLowerCase()}`).join(", ");
   mapCore.describe(map, what ? ctx.t("summary", { what }) : ctx.t("summaryNone"));
   mapCore.markIdle(map, ctx.status);
-  if (stored !== undefined && !session.restore(ctx, stored, (g, v) => scene.setVisible(g, v))) mapCore.fit(map, fc.bbox || boundsOf(fc));
+  if (stored !== undefined && !session.restore(ctx, stored)) mapCore.fit(map, fc.bbox || boundsOf(fc));
   return drawn;
 }
 

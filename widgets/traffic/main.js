@@ -45,7 +45,7 @@ function show(ctx, { fc, area, count }, stored) {
   if (count > drawn.incidents) ctx.addNote(`${drawn.incidents} / ${count}`);
   mapCore.describe(map, l10n.t("summary", { what: l10n.t("incidentsN", { n: drawn.incidents }) }));
   mapCore.markIdle(map, ctx.status);
-  if (stored !== undefined && !session.restore(ctx, stored, (g, v) => scene.setVisible(g, v))) {
+  if (stored !== undefined && !session.restore(ctx, stored)) {
     mapCore.fit(map, union(area, boundsOf(fc)), 24);
   }
   return drawn.incidents;
