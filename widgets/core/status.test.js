@@ -1,15 +1,7 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { createStatus, datasetOf, classesOf, render } from "./status.js";
-
-/** A stand-in for `document.body`: a dataset and a classList, as the browser has them. */
-function fakeBody(dataset = {}) {
-  const classes = new Set();
-  return {
-    dataset,
-    classList: { toggle: (name, on) => (on ? classes.add(name) : classes.delete(name)), contains: (name) => classes.has(name) },
-  };
-}
+import { fakeBody } from "../testing/fakes.js";
 
 test("a view starts loading, which the page already says", () => {
   const body = fakeBody({ view: "map", status: "loading" });

@@ -1,10 +1,18 @@
 /**
  * Stand-ins for the unit tests (`*.test.js`, node --test, no browser): a
- * MapLibre map that keeps what is added to it and plays its events back, the
- * markers a Scene puts on it, the body a status renders into, and an ext-apps
- * `App` whose host the test plays. Only the calls the views make are here;
- * no view imports this file.
+ * document (linkedom), a MapLibre map that keeps what is added to it and
+ * plays its events back, the markers a Scene puts on it, the body a status
+ * renders into, and an ext-apps `App` whose host the test plays. Only the
+ * calls the views make are here; no view imports this file.
  */
+import { parseHTML } from "linkedom";
+
+/** `{document, window}` of `html`. linkedom lays nothing out, so scrolling into view does nothing. */
+export function fakeDocument(html) {
+  const parsed = parseHTML(html);
+  parsed.window.HTMLElement.prototype.scrollIntoView = () => {};
+  return parsed;
+}
 
 /** `document.body` as the status sees it: a dataset and a classList. */
 export function fakeBody(dataset = {}) {
@@ -97,4 +105,77 @@ export function fakeMarker(map, description, lngLat, options) {
   const marker = { description, lngLat, options, element: { style: {} }, removed: false };
   map.markers.push(marker);
   return { getElement: () => marker.element, remove: () => (marker.removed = true) };
+}
+
+/**
+ * An ext-apps `App` whose host the test plays: `emit(type, params)` delivers a
+ * notification to the view's listener; server tool calls, model context
+ * updates and opened links are recorded. `connect` may be replaced (a host
+ * that never answers, or refuses).
+ */
+export function fakeApp({ context = {}, version = { name: "preview", version: "1.0.0" }, capabilities = { updateModelContext: {} } } = {}) {
+  const listeners = new Map();
+  const app = {
+    context,
+    calls: [],
+    told: [],
+    opened: [],
+    openLinkAnswer: {},
+    addEventListener: (type, fn) => listeners.set(type, fn),
+    emit: (type, params) => listeners.get(type)(params),
+    connect: async () => {},
+    getHostContext: () => app.context,
+    getHostVersion: () => version,
+    getHostCapabilities: () => capabilities,
+    async callServerTool({ name, arguments: args }) {
+      app.calls.push([name, args]);
+      return { content: [] };
+    },
+    async updateModelContext({ content }) {
+      app.told.push(content[0].text);
+    },
+    async openLink({ url }) {
+      app.opened.push(url);
+      return app.openLinkAnswer;
+    },
+    requestDisplayMode: async ({ mode }) => ({ mode }),
+    /** The status reports the view sent the server. */
+    reports: () => app.calls.filter(([name]) => name === "tomtom-report-app-status").map(([, args]) => args),
+  };
+  return app;
+}
+
+/** `IntersectionObserver` for a view in node: the test says when the frame scrolls in or out of sight. */
+export class FakeObserver {
+  static last = null;
+  constructor(callback) {
+    this.callback = callback;
+    this.observed = [];
+    this.disconnected = false;
+    FakeObserver.last = this;
+  }
+  observe(el) {
+    this.observed.push(el);
+  }
+  disconnect() {
+    this.disconnected = true;
+  }
+  /** The frame is now (in)visible. */
+  show(visible) {
+    this.callback([{ isIntersecting: visible }]);
+  }
+}
+
+/** `localStorage` in memory. */
+export function memoryStorage() {
+  const m = new Map();
+  return {
+    get length() {
+      return m.size;
+    },
+    key: (i) => [...m.keys()][i] ?? null,
+    getItem: (k) => (m.has(k) ? m.get(k) : null),
+    setItem: (k, v) => m.set(k, String(v)),
+    removeItem: (k) => m.delete(k),
+  };
 }
