@@ -1,13 +1,12 @@
 /**
  * What every view does with its host: one ext-apps `App` with every handler
  * set before `connect()`; the host context (look, locale, time zone, size,
- * full screen); the list and the selection; the selection and failures told
- * to the model (`updateModelContext`); view state under the result's
- * `viewUUID`; pausing while scrolled away; redrawing in a new theme or
- * locale; the note on offline demo data; and the status report to the
- * server, with the host the view runs in (ADRs 0041, 0062, 0070). The DOM is
- * the shell's (`shell.js`), the status the status's (`status.js`); a view
- * supplies `onResult` and draws.
+ * full screen); the list and the selection, told to the model like failures
+ * (`updateModelContext`); view state under the result's `viewUUID`; pausing
+ * while scrolled away; redrawing in a new theme or locale; the note on
+ * offline demo data; and the status report to the server, with the host the
+ * view runs in (ADRs 0041, 0062, 0070). The DOM belongs to `shell.js`, the
+ * status to `status.js`; a view supplies `onResult` and draws.
  */
 import { App } from "@modelcontextprotocol/ext-apps";
 import { createLocale } from "./i18n.js";
@@ -22,7 +21,7 @@ const RESULT_WAIT_MS = 120000;
 const DATA_SOURCE = "com.tomtom/data-source";
 
 /** The view's `App`, offering inline and full-screen display. */
-export function createApp(name) {
+function createApp(name) {
   return new App({ name, version: "1.0.0" }, { availableDisplayModes: ["inline", "fullscreen"] }, { autoResize: true });
 }
 
