@@ -1,5 +1,5 @@
-"""The views' pure JavaScript helpers (e5, bounds, style, words, state...) under `node --test`,
-and the views' decoder against what fitting sends."""
+"""The views' JavaScript unit tests under `node --test` (core's helpers, status, shell, map and
+session; each view's drawing), and the views' decoder against what fitting sends."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ from loadtest import recorded
 from tests.processes import ROOT
 
 WIDGETS = ROOT / "widgets"
+# The shared code and every view's folder (one with a main.js): each has unit tests beside it.
+UNIT_FOLDERS = ("core", *sorted(p.parent.name for p in WIDGETS.glob("*/main.js")))
 
 # Decodes app data (argv[2]) the way every view does: envelope.decode, then e5.decodeGeoJSON.
 _DECODE = """
@@ -36,10 +38,20 @@ def node() -> str:
 
 
 def test_the_javascript_helpers_pass_their_node_unit_tests() -> None:
-    tests = sorted(str(p.relative_to(WIDGETS)) for p in (WIDGETS / "core").glob("*.test.js"))
-    assert len(tests) >= 9, f"expected the helper tests beside their files, found {tests}"
+    tests = sorted(
+        str(p.relative_to(WIDGETS))
+        for folder in UNIT_FOLDERS
+        for p in (WIDGETS / folder).glob("*.test.js")
+    )
+    for folder in UNIT_FOLDERS:
+        assert any(t.startswith(f"{folder}/") for t in tests), f"no unit tests beside {folder}/"
+    assert len(tests) >= 14, f"expected the tests beside their files, found {tests}"
+    script = json.loads((WIDGETS / "package.json").read_text())["scripts"]["test"]
+    assert all(f" {folder}/" in script for folder in UNIT_FOLDERS), (
+        f"npm test misses some: {script}"
+    )
     done = subprocess.run(
-        [node(), "--test", *tests],
+        [node(), "--import", "./testing/register.mjs", "--test", *tests],
         cwd=WIDGETS,
         capture_output=True,
         text=True,

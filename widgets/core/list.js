@@ -4,32 +4,24 @@
  * Enter or Space (or a click) selects. Focus stays on the listbox and
  * `aria-activedescendant` names the active option, as the ARIA practices ask.
  */
-
-const escape = (value) => String(value ?? "").replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
-/** A swatch that says the same as its colour with a shape or a dash pattern too. */
-export function markHtml(mark = {}) {
-  const dash = mark.dash && mark.dash !== "solid" ? `dash-${mark.dash}` : "";
-  const cls = ["tt-mark", mark.shape || "dot", dash, mark.under ? "on" : ""].filter(Boolean);
-  const text = mark.text ? escape(mark.text) : "";
-  // `under`: the colour the mark is drawn on in the map (a section overlay rides on its route).
-  const under = mark.under ? `;--u:${escape(mark.under)}` : "";
-  return `<span class="${cls.join(" ")}" style="--c:${escape(mark.color || "currentColor")}${under}" aria-hidden="true">${text}</span>`;
-}
+import { escapeHtml as escape, markHtml } from "./html.js";
 
 /**
  * `el` becomes the listbox. `onSelect(id)` runs when the user picks an
- * option; `select(id)` marks one without calling back (restoring, map clicks).
+ * option; `select(id)` marks one without calling back (restoring, map clicks);
+ * `item(id)` is the item of that id as given to `setGroups`.
  */
 export function createList(el, { label, onSelect }) {
   let order = [];
   let active = -1;
   let selected = null;
+  let items = new Map();
+  let options = new Map();
   el.setAttribute("role", "listbox");
   el.setAttribute("tabindex", "0");
   el.setAttribute("aria-label", label);
 
-  const option = (id) => el.querySelector(`[role="option"][data-id="${CSS.escape(id)}"]`);
+  const option = (id) => options.get(id);
 
   function activate(index) {
     if (!order.length) return;
@@ -92,11 +84,13 @@ export function createList(el, { label, onSelect }) {
         return `<div role="group" aria-labelledby="tt-group-${gi}"><div class="tt-group" id="tt-group-${gi}">${escape(g.title)}</div>${rows}</div>`;
       })
       .join("");
+    items = new Map(groups.flatMap((g) => g.items.map((item) => [item.id, item])));
+    options = new Map([...el.querySelectorAll('[role="option"]')].map((o) => [o.dataset.id, o]));
     el.removeAttribute("aria-activedescendant");
     if (selected && order.includes(selected)) mark(selected);
     else selected = null;
     return order.length;
   }
 
-  return { setGroups, select: mark, selected: () => selected, size: () => order.length };
+  return { setGroups, select: mark, selected: () => selected, size: () => order.length, item: (id) => items.get(id) };
 }

@@ -9,7 +9,7 @@
 import maplibregl from "maplibre-gl";
 import { basemapStyle, setBasemapTheme } from "../basemap/basemap.js";
 import * as style from "./style.js";
-import { escapeHtml } from "./view.js";
+import { escapeHtml } from "./html.js";
 
 const CASING = { light: "#ffffff", dark: "#0d1117" };
 const DASH_LAYERS = Object.entries(style.DASHES);
@@ -41,9 +41,9 @@ export function setTheme(map, theme) {
  * Raster layers from `config.tiles[name]` templates, above the basemap and below
  * the data. `onFail(message, state)` runs once: no tiles ("none") or a tile failed
  * ("failed"); the basemap shows wherever a tile is missing. Before the templates'
- * token expires, `config.renew()` swaps fresh ones in.
+ * token expires, `config.renew()` swaps fresh ones in (counted in `status`).
  */
-export function addRaster(map, config, names, onFail, t) {
+export function addRaster(map, config, names, { onFail, t, status }) {
   if (!names.some((name) => config.tiles[name])) {
     const why = config.offline
       ? t(names.includes("traffic_flow") ? "noLiveTraffic" : "offlineBasemap")
@@ -63,8 +63,8 @@ export function addRaster(map, config, names, onFail, t) {
     onFail("No TomTom tile address was configured, so only the offline map.", "none");
     return false;
   }
-  document.body.dataset.tiles = "requested";
-  renewTiles(map, config, names);
+  status.set({ tiles: "requested" });
+  renewTiles(map, config, names, status);
   let failed = false;
   map.on("error", (e) => {
     if (!failed && e.sourceId && e.sourceId.startsWith("tiles-")) {
@@ -76,7 +76,7 @@ export function addRaster(map, config, names, onFail, t) {
   return true;
 }
 
-function renewTiles(map, config, names) {
+function renewTiles(map, config, names, status) {
   if (!(config.expiresIn > 0 && config.renew)) return;
   const timer = setTimeout(async () => {
     const fresh = await config.renew();
@@ -84,8 +84,8 @@ function renewTiles(map, config, names) {
       const source = map.getSource(`tiles-${name}`);
       if (source && fresh.tiles?.[name]) source.setTiles([fresh.tiles[name]]);
     }
-    document.body.dataset.tilesRenewed = String(Number(document.body.dataset.tilesRenewed || 0) + 1);
-    if (Object.keys(fresh.tiles || {}).length) renewTiles(map, fresh, names);
+    status.set((s) => ({ tilesRenewed: (s.tilesRenewed || 0) + 1 }));
+    if (Object.keys(fresh.tiles || {}).length) renewTiles(map, fresh, names, status);
   }, config.expiresIn * 1000 * RENEW_AT);
   map.once("remove", () => clearTimeout(timer));
 }
@@ -103,10 +103,26 @@ export function refreshRaster(map) {
 }
 
 /**
- * The data drawn on a map: sources, layers and HTML markers added through it
- * are removed by `clear()`, leaving the basemap and tiles.
+ * An HTML marker on `map` at `lngLat`, from its description `d`: {className,
+ * text, color (its background), onClick}; hidden from screen readers (the list
+ * says the same). `options` go to MapLibre's Marker (anchor, offset).
  */
-export function createScene(map) {
+export function htmlMarker(map, d, lngLat, options) {
+  const element = document.createElement("div");
+  element.className = d.className;
+  element.textContent = d.text;
+  if (d.color) element.style.background = d.color;
+  if (d.onClick) element.addEventListener("click", d.onClick);
+  element.setAttribute("aria-hidden", "true");
+  return new maplibregl.Marker({ element, ...options }).setLngLat(lngLat).addTo(map);
+}
+
+/**
+ * The data drawn on a map: sources, layers and HTML markers added through it
+ * are removed by `clear()`, leaving the basemap and tiles. `addMarker` puts a
+ * described marker on the map (`htmlMarker`; draw code creates no DOM).
+ */
+export function createScene(map, addMarker = htmlMarker) {
   const sources = [];
   const layers = new Map(); // id -> group
   const markers = [];
@@ -125,9 +141,9 @@ export function createScene(map) {
     adopt(id, group) {
       layers.set(id, group);
     },
-    marker(element, lngLat, options = {}) {
-      element.setAttribute("aria-hidden", "true");
-      const m = new maplibregl.Marker({ element, ...options }).setLngLat(lngLat).addTo(map);
+    /** A marker described by {className, text, color, onClick} at `lngLat`; `options.group` for toggles. */
+    marker(description, lngLat, options = {}) {
+      const m = addMarker(map, description, lngLat, options);
       markers.push({ m, group: options.group });
       return m;
     },
@@ -153,16 +169,16 @@ export function createScene(map) {
 }
 
 /**
- * Mark the document once every data source (not the tiles: they may never
+ * Mark the status idle once every data source (not the tiles: they may never
  * arrive, and the data draws regardless) is on the canvas. Tests wait for it.
  */
-export function markIdle(map) {
-  delete document.body.dataset.idle;
+export function markIdle(map, status) {
+  status.set({ idle: false });
   let ready = false;
   const check = () => {
     if (ready) {
       map.off("render", check);
-      document.body.dataset.idle = "1";
+      status.set({ idle: true });
       return;
     }
     const ids = Object.keys(map.getStyle().sources).filter((id) => !id.startsWith("tiles-"));
@@ -174,24 +190,21 @@ export function markIdle(map) {
 }
 
 /**
- * Keep `document.body.dataset.camera` and the stored view state in step with the camera;
- * `dataset.moving` is set while the camera is in flight (tests wait for it to land).
+ * Keep the status's `camera` and the stored view state (`onChange`) in step with the
+ * camera; `moving` is set while the camera is in flight (tests wait for it to land).
  */
-export function trackCamera(map, onChange) {
+export function trackCamera(map, status, onChange) {
   const read = () => {
     const c = map.getCenter();
     return { center: [Math.round(c.lng * 1e6) / 1e6, Math.round(c.lat * 1e6) / 1e6], zoom: Math.round(map.getZoom() * 1000) / 1000, bearing: Math.round(map.getBearing() * 10) / 10 };
   };
-  map.on("movestart", () => {
-    document.body.dataset.moving = "1";
-  });
+  map.on("movestart", () => status.set({ moving: true }));
   map.on("moveend", () => {
-    delete document.body.dataset.moving;
     const camera = read();
-    document.body.dataset.camera = JSON.stringify(camera);
+    status.set({ moving: false, camera });
     onChange(camera);
   });
-  document.body.dataset.camera = JSON.stringify(read());
+  status.set({ camera: read() });
 }
 
 /** Put the camera where a stored view state left it. */
@@ -254,7 +267,7 @@ export function flyTo(map, item) {
 let openPopup = null;
 
 /** One popup at a time, for the selected item: its name, facts and links (buttons through `onLink`). */
-export function showPopup(map, item, t, onLink) {
+export function showPopup(map, item, { t, onLink, status }) {
   openPopup?.remove();
   const at = item.position || (item.bbox ? [(item.bbox[0] + item.bbox[2]) / 2, (item.bbox[1] + item.bbox[3]) / 2] : null);
   if (!at) return;
@@ -276,9 +289,9 @@ export function showPopup(map, item, t, onLink) {
     if (b) onLink(b.dataset.link, item);
   });
   openPopup = new maplibregl.Popup({ closeButton: true, maxWidth: "260px", focusAfterOpen: false }).setLngLat(at).setDOMContent(el).addTo(map);
-  document.body.dataset.popup = item.id;
+  status.set({ popup: item.id });
   openPopup.on("close", () => {
-    if (document.body.dataset.popup === item.id) delete document.body.dataset.popup;
+    if (status.state.popup === item.id) status.set({ popup: null });
   });
 }
 

@@ -1,19 +1,7 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { viewState } from "./viewstate.js";
-
-function memoryStorage() {
-  const m = new Map();
-  return {
-    get length() {
-      return m.size;
-    },
-    key: (i) => [...m.keys()][i] ?? null,
-    getItem: (k) => (m.has(k) ? m.get(k) : null),
-    setItem: (k, v) => m.set(k, String(v)),
-    removeItem: (k) => m.delete(k),
-  };
-}
+import { memoryStorage } from "../testing/fakes.js";
 
 const UUID = "3f0c9b1e-8d5a-4c2e-9f47-6a1b2c3d4e5f";
 

@@ -4,6 +4,9 @@
  * alternatives), their instructions, places and areas. Charging stations
  * come coloured by availability from the server (`color`, `state`, `detail`);
  * routing's alternatives (`alternative: true`) are plain secondary lines.
+ * Also the sketch drawn from partial tool input, and the selection's
+ * highlight. It touches the map only through the Scene (no DOM of its own),
+ * so draw.test.js runs it on a fake one.
  */
 import * as style from "../core/style.js";
 import { boundsOf } from "../core/bounds.js";
@@ -149,6 +152,7 @@ export function drawFeatures(scene, fc, { theme, l10n, select }) {
   scene.layer({ id: "selection-point", type: "circle", source: "selection", filter: ["==", ["geometry-type"], "Point"], paint: { "circle-radius": 15, "circle-color": "rgba(0,0,0,0)", "circle-stroke-color": ["get", "color"], "circle-stroke-width": 3 } }, "selection");
   for (const layer of ["points", "route-line", "area-fill"]) selectOnClick(scene, layer, select);
 
+  const stopColor = style.kindStyle("waypoint", t, theme).color;
   waypoints.forEach((f, i) => {
     const p = f.properties || {};
     const idx = Number.isInteger(p.index) ? p.index : i;
@@ -156,35 +160,19 @@ export function drawFeatures(scene, fc, { theme, l10n, select }) {
     const last = waypoints.length - 1;
     const label = p.label || (idx === 0 ? t("start") : idx === last ? t("end") : t("stopN", { n: idx }));
     const id = `stop-${i}`;
-    const el = document.createElement("div");
-    el.className = "tt-pin";
-    el.style.background = style.kindStyle("waypoint", t, theme).color;
-    el.textContent = letter;
-    el.addEventListener("click", () => select(id));
-    scene.marker(el, f.geometry.coordinates, { group: "places" });
-    items.stops.push({ id, kind: "waypoint", name: `${letter} · ${label}`, mark: { color: el.style.background, shape: "dot", text: letter }, position: f.geometry.coordinates });
+    scene.marker({ className: "tt-pin", color: stopColor, text: letter, onClick: () => select(id) }, f.geometry.coordinates, { group: "places" });
+    items.stops.push({ id, kind: "waypoint", name: `${letter} · ${label}`, mark: { color: stopColor, shape: "dot", text: letter }, position: f.geometry.coordinates });
   });
   points.forEach((f, i) => {
     const p = f.properties;
     const item = items.places[i];
     if (p.kind === "result" && points.length <= 99) {
-      const el = document.createElement("div");
-      el.className = "tt-num";
-      el.textContent = String(i + 1);
-      scene.marker(el, f.geometry.coordinates, { group: "places" });
+      scene.marker({ className: "tt-num", text: String(i + 1) }, f.geometry.coordinates, { group: "places" });
     } else if (p.kind === "marker" && item.name) {
-      const el = document.createElement("div");
-      el.className = "tt-chip";
-      el.textContent = item.name;
-      scene.marker(el, f.geometry.coordinates, { anchor: "bottom", offset: [0, -2], group: "places" });
+      scene.marker({ className: "tt-chip", text: item.name }, f.geometry.coordinates, { anchor: "bottom", offset: [0, -2], group: "places" });
     }
   });
-  for (const c of crossings) {
-    const el = document.createElement("div");
-    el.className = "tt-chip";
-    el.textContent = c.label;
-    scene.marker(el, c.coordinates, { anchor: "bottom", group: "sections" });
-  }
+  for (const c of crossings) scene.marker({ className: "tt-chip", text: c.label }, c.coordinates, { anchor: "bottom", group: "sections" });
 
   const legend = [];
   for (const r of routes) legend.push({ label: r.properties.label, color: r.properties.color, shape: "line", group: "routes" });
@@ -232,6 +220,22 @@ export function drawFeatures(scene, fc, { theme, l10n, select }) {
     warnings,
     routes: routes.map((r) => r.properties),
   };
+}
+
+/**
+ * The sketch of partial tool input (`partialFeatures`): pending pins for waypoints
+ * and markers, dashed outlines for areas.
+ */
+export function drawPartial(scene, features, { theme, t }) {
+  const pins = features.filter((f) => f.properties.kind !== "area" && f.properties.kind !== "bbox");
+  const areas = features.filter((f) => f.properties.kind === "area");
+  scene.source("partial-areas", areas);
+  scene.layer({ id: "partial-area", type: "line", source: "partial-areas", paint: { "line-color": style.kindStyle("area", t, theme).color, "line-width": 2, "line-dasharray": [2, 1] } }, "areas");
+  pins.forEach((f, i) => {
+    const color = style.kindStyle(f.properties.kind === "marker" ? "marker" : "waypoint", t, theme).color;
+    const text = f.properties.kind === "waypoint" ? String.fromCharCode(65 + (i % 26)) : "•";
+    scene.marker({ className: "tt-pin tt-pending", color, text }, f.geometry.coordinates);
+  });
 }
 
 /** Highlight the selected item: the route alternative stands out, the others fade; a ring marks a place. */

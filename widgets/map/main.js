@@ -7,7 +7,7 @@ import { partialFeatures } from "../core/partial.js";
 import { mapSession, links } from "../core/session.js";
 import * as style from "../core/style.js";
 import { startView } from "../core/view.js";
-import { drawFeatures, highlight } from "./draw.js";
+import { drawFeatures, drawPartial, highlight } from "./draw.js";
 
 const TITLES = {
   "tomtom-geocode": "geocode",
@@ -28,28 +28,14 @@ const session = mapSession(
   (theme, config) => (theme === "dark" && config.tiles.basemap_night ? ["basemap_night"] : ["basemap"]),
   ["basemap", "basemap_night"],
 );
-let shown = null; // {fc, env}: what is drawn, redrawn on a theme or locale change
-let drawn = null;
-let drawnFor = ""; // theme and locale the data was drawn in
 
 async function onPartial(args, ctx) {
   const { scene, map } = await session.open(ctx);
-  if (shown) return;
+  if (ctx.drawn()) return;
   const { features, routing } = partialFeatures(args);
   scene.clear();
-  const theme = ctx.theme();
-  const pins = features.filter((f) => f.properties.kind !== "area" && f.properties.kind !== "bbox");
-  const areas = features.filter((f) => f.properties.kind === "area");
-  scene.source("partial-areas", areas);
-  scene.layer({ id: "partial-area", type: "line", source: "partial-areas", paint: { "line-color": style.kindStyle("area", ctx.t, theme).color, "line-width": 2, "line-dasharray": [2, 1] } }, "areas");
-  pins.forEach((f, i) => {
-    const el = document.createElement("div");
-    el.className = "tt-pin tt-pending";
-    el.style.background = style.kindStyle(f.properties.kind === "marker" ? "marker" : "waypoint", ctx.t, theme).color;
-    el.textContent = f.properties.kind === "waypoint" ? String.fromCharCode(65 + (i % 26)) : "•";
-    scene.marker(el, f.geometry.coordinates);
-  });
-  document.body.dataset.partial = String(features.length);
+  drawPartial(scene, features, { theme: ctx.theme(), t: ctx.t });
+  ctx.status.set({ partial: features.length });
   ctx.hideMessage();
   ctx.setTitle(ctx.t(routing ? "computingRoute" : "working"), ctx.t("partialNote"));
   const box = boundsOf({ type: "FeatureCollection", features });
@@ -57,14 +43,13 @@ async function onPartial(args, ctx) {
   mapCore.describe(map, ctx.t(routing ? "computingRoute" : "working"));
 }
 
-function draw(ctx, stored) {
-  const { fc, env } = shown;
+/** Draw `fc` with its title, legend, list and notes; with `stored` (a result, not a redraw), restore or fit. */
+function show(ctx, { fc, env }, stored) {
   const { map, scene } = session.opened;
   scene.clear();
   ctx.clearNotes();
   const l10n = ctx.l10n;
-  drawnFor = `${ctx.theme()} ${l10n.locale}`;
-  drawn = drawFeatures(scene, fc, { theme: ctx.theme(), l10n, select: (id) => ctx.select(id, "map") });
+  const drawn = drawFeatures(scene, fc, { theme: ctx.theme(), l10n, select: (id) => ctx.select(id, "map") });
   const c = drawn.counts;
   const first = drawn.groups[0].items[0];
   const subtitle = first
@@ -83,9 +68,9 @@ function draw(ctx, stored) {
   if (ctx.tilesProblem()) ctx.addNote(ctx.tilesProblem());
   const what = drawn.groups.filter((g) => g.items.length).map((g) => `${g.items.length} ${g.title.toLowerCase()}`).join(", ");
   mapCore.describe(map, what ? ctx.t("summary", { what }) : ctx.t("summaryNone"));
-  mapCore.markIdle(map);
-  if (stored === undefined) return;
-  if (!session.restore(ctx, stored, (g, v) => scene.setVisible(g, v))) mapCore.fit(map, fc.bbox || boundsOf(fc));
+  mapCore.markIdle(map, ctx.status);
+  if (stored !== undefined && !session.restore(ctx, stored)) mapCore.fit(map, fc.bbox || boundsOf(fc));
+  return drawn;
 }
 
 async function onResult(result, ctx, stored) {
@@ -101,9 +86,8 @@ async function onResult(result, ctx, stored) {
     throw new envelope.ViewError("decode_failed", `The map data from ${env.tool} is not a FeatureCollection.`);
   }
   await session.open(ctx);
-  shown = { fc, env };
-  delete document.body.dataset.partial;
-  draw(ctx, stored);
+  ctx.status.set({ partial: null });
+  const drawn = ctx.draw((ctx, stored) => show(ctx, { fc, env }, stored), stored);
   const c = drawn.counts;
   const counts = {
     features: c.features,
@@ -125,6 +109,7 @@ startView({
   name: "tomtom-map",
   tool: "tomtom-map",
   links,
+  session,
   onPartial,
   onResult,
   onSelect(item, ctx, via) {
@@ -132,6 +117,4 @@ startView({
     highlight(session.opened.scene, item);
     session.show(ctx, item, via);
   },
-  ...session.hooks({ stale: (ctx) => shown && drawnFor !== `${ctx.theme()} ${ctx.l10n.locale}`, redraw: draw }),
-  onTeardown: () => session.remove(),
 });

@@ -1,0 +1,215 @@
+import test from "node:test";
+import assert from "node:assert/strict";
+import { addRaster, casingColor, createScene, dashedLines, describe, fit, flyTo, markIdle, refreshRaster, restoreCamera, selectOnClick, trackCamera } from "./map.js";
+import { createStatus } from "./status.js";
+import { createLocale } from "./i18n.js";
+import { fakeBody, fakeDocument, fakeMap, fakeMarker } from "../testing/fakes.js";
+
+const { t } = createLocale("en-US", "UTC");
+const statusOf = () => createStatus(fakeBody());
+const config = (tiles, more = {}) => ({ tiles, offline: false, reason: "", expiresIn: 0, ...more });
+
+/** Run `fn` with `document` parsed from `html` (node has none; the helpers read panels from it). */
+function withDocument(html, fn) {
+  globalThis.document = fakeDocument(html).document;
+  try {
+    return fn(globalThis.document);
+  } finally {
+    delete globalThis.document;
+  }
+}
+
+test("with no tile address the basemap stays alone and the view is told why", () => {
+  const failed = [];
+  const onFail = (...args) => failed.push(args);
+  const status = statusOf();
+  assert.equal(addRaster(fakeMap(), config({}, { offline: true }), ["basemap"], { onFail, t, status }), false);
+  assert.equal(addRaster(fakeMap(), config({}, { offline: true }), ["traffic_flow"], { onFail, t, status }), false);
+  assert.equal(addRaster(fakeMap(), { tiles: {}, error: "boom" }, ["basemap"], { onFail, t, status }), false);
+  assert.deepEqual(failed, [
+    ["Offline map (Natural Earth): no TomTom key, so no street tiles.", "none"],
+    [t("noLiveTraffic"), "none"],
+    ["No TomTom tiles: boom.", "none"],
+  ]);
+  assert.equal(status.state.tiles, undefined);
+});
+
+test("tiles the server serves become raster layers, requested; the first failing tile is reported with its HTTP status", () => {
+  const map = fakeMap();
+  const failed = [];
+  const status = statusOf();
+  const added = addRaster(map, config({ basemap: "https://x/tiles/basemap/{z}/{x}/{y}.png?t=1" }), ["basemap", "basemap_night"], { onFail: (...a) => failed.push(a), t, status });
+  assert.equal(added, true);
+  assert.deepEqual(map.sources.get("tiles-basemap").tiles, ["https://x/tiles/basemap/{z}/{x}/{y}.png?t=1"]);
+  assert.deepEqual([...map.layers.keys()], ["tiles-basemap"]);
+  assert.equal(status.state.tiles, "requested");
+  map.emit("error", { sourceId: "data", error: { status: 500 } });
+  map.emit("error", { sourceId: "tiles-basemap", error: { status: 429 } });
+  map.emit("error", { sourceId: "tiles-basemap", error: { status: 500 } });
+  assert.deepEqual(failed, [[`${t("tilesFailed")} (HTTP 429)`, "failed"]]);
+});
+
+test("the tile token is renewed at 80% of its life and the fresh addresses swapped in, counted", async (ctx) => {
+  ctx.mock.timers.enable({ apis: ["setTimeout"] });
+  const map = fakeMap();
+  const status = statusOf();
+  let asked = 0;
+  const renew = async () => config({ basemap: `https://x/b?t=${++asked + 1}` }, { expiresIn: 100, renew });
+  addRaster(map, config({ basemap: "https://x/b?t=1" }, { expiresIn: 100, renew }), ["basemap"], { onFail: () => {}, t, status });
+  ctx.mock.timers.tick(79_999);
+  assert.equal(asked, 0);
+  ctx.mock.timers.tick(1);
+  await new Promise(setImmediate);
+  assert.deepEqual(map.sources.get("tiles-basemap").tiles, ["https://x/b?t=2"]);
+  assert.equal(status.state.tilesRenewed, 1);
+  ctx.mock.timers.tick(80_000);
+  await new Promise(setImmediate);
+  assert.equal(status.state.tilesRenewed, 2);
+  map.emit("remove");
+  ctx.mock.timers.tick(80_000);
+  await new Promise(setImmediate);
+  assert.equal(asked, 2, "a removed map renews nothing");
+});
+
+test("refreshing live tiles busts the cache of raster sources only, replacing its own earlier buster", () => {
+  const map = fakeMap();
+  map.addSource("tiles-traffic_flow", { type: "raster", tiles: ["https://x/f/{z}?t=1&_=5"] });
+  map.addSource("data", { type: "geojson" });
+  assert.equal(refreshRaster(map), 1);
+  assert.match(map.sources.get("tiles-traffic_flow").tiles[0], /^https:\/\/x\/f\/\{z\}\?t=1&_=\d{13}$/);
+});
+
+test("a scene shows, hides and clears what was drawn through it, leaving the rest of the map", () => {
+  const map = fakeMap();
+  map.addSource("tiles-basemap", { type: "raster" });
+  const scene = createScene(map, fakeMarker);
+  scene.source("routes", []);
+  scene.layer({ id: "route-line", type: "line", source: "routes" }, "routes");
+  map.addLayer({ id: "caller", type: "circle", source: "routes" });
+  scene.adopt("caller", "layer-0");
+  scene.marker({ className: "tt-pin", text: "A" }, [1, 2], { group: "routes" });
+  scene.on("click", "route-line", () => {});
+  scene.setVisible("routes", false);
+  assert.equal(map.layers.get("route-line").layout.visibility, "none");
+  assert.equal(map.layers.get("caller").layout.visibility, undefined);
+  assert.equal(map.markers[0].element.style.display, "none");
+  scene.setVisible("routes", true);
+  assert.equal(map.markers[0].element.style.display, "");
+  scene.clear();
+  assert.deepEqual([...map.sources.keys()], ["tiles-basemap"]);
+  assert.deepEqual([...map.layers.keys()], []);
+  assert.equal(map.handlers.length, 0);
+  assert.ok(map.markers[0].removed);
+});
+
+test("dashed lines are one layer per dash pattern, filtered by the feature's dash", () => {
+  const map = fakeMap();
+  dashedLines(createScene(map, fakeMarker), "sections", "sections", "sections", 3, ["==", ["get", "route"], 0]);
+  assert.deepEqual([...map.layers.keys()], ["sections-solid", "sections-dash", "sections-dot", "sections-long"]);
+  assert.deepEqual(map.layers.get("sections-dot").filter, ["all", ["==", ["get", "dash"], "dot"], ["==", ["get", "route"], 0]]);
+  assert.deepEqual(map.layers.get("sections-dash").paint["line-dasharray"], [2, 1.2]);
+  assert.equal("line-dasharray" in map.layers.get("sections-solid").paint, false);
+});
+
+test("a click on a feature selects its item, and the pointer says so while over it", () => {
+  const map = fakeMap();
+  const picked = [];
+  selectOnClick(createScene(map, fakeMarker), "points", (id) => picked.push(id));
+  map.emit("mouseenter", {}, "points");
+  assert.equal(map.getCanvas().style.cursor, "pointer");
+  map.emit("click", { features: [{ properties: { item: "place-3" } }] }, "points");
+  map.emit("click", { features: [] }, "points");
+  map.emit("mouseleave", {}, "points");
+  assert.deepEqual(picked, ["place-3"]);
+  assert.equal(map.getCanvas().style.cursor, "");
+});
+
+test("idle is marked once the data sources are loaded and the camera rests, not before", () => {
+  const map = fakeMap();
+  const status = statusOf();
+  let loaded = false;
+  map.isSourceLoaded = () => loaded;
+  map.addSource("points", { type: "geojson" });
+  status.set({ idle: true });
+  markIdle(map, status);
+  assert.equal(status.state.idle, false);
+  map.emit("render");
+  map.emit("render");
+  assert.equal(status.state.idle, false);
+  loaded = true;
+  map.emit("render");
+  map.emit("render");
+  assert.equal(status.state.idle, true);
+  assert.equal(map.handlers.filter((h) => h.type === "render").length, 0);
+});
+
+test("the camera is in the status from the start, moving while in flight, and saved where it lands", () => {
+  const map = fakeMap();
+  const status = statusOf();
+  const saved = [];
+  trackCamera(map, status, (camera) => saved.push(camera));
+  assert.deepEqual(status.state.camera, { center: [0, 20], zoom: 1, bearing: 0 });
+  map.emit("movestart");
+  assert.equal(status.state.moving, true);
+  Object.assign(map.camera, { center: [4.1234567, 52.7654321], zoom: 12.34567, bearing: 10.04 });
+  map.emit("moveend");
+  const landed = { center: [4.123457, 52.765432], zoom: 12.346, bearing: 10 };
+  assert.equal(status.state.moving, false);
+  assert.deepEqual(status.state.camera, landed);
+  assert.deepEqual(saved, [landed]);
+});
+
+test("a stored camera is put back only when it is whole", () => {
+  const map = fakeMap();
+  assert.equal(restoreCamera(map, { center: [5, 52] }), false);
+  assert.equal(restoreCamera(map, null), false);
+  assert.equal(restoreCamera(map, { center: [5, 52], zoom: 9 }), true);
+  assert.deepEqual(map.camera, { center: [5, 52], zoom: 9, bearing: 0 });
+});
+
+test("fitting pads the frame and caps the zoom, closer for a single point", () => {
+  const map = fakeMap();
+  const fitted = [];
+  map.getContainer = () => ({ clientWidth: 800, clientHeight: 400 });
+  map.fitBounds = (box, options) => fitted.push([box, options]);
+  withDocument('<div id="title" hidden></div>', () => {
+    fit(map, [4, 52, 5, 53]);
+    fit(map, [4, 52, 4, 52], 24);
+    fit(map, null);
+  });
+  assert.deepEqual(fitted, [
+    [[[4, 52], [5, 53]], { padding: { top: 48, right: 48, bottom: 48, left: 48 }, maxZoom: 16, duration: 0 }],
+    [[[4, 52], [4, 52]], { padding: { top: 24, right: 24, bottom: 24, left: 24 }, maxZoom: 14, duration: 0 }],
+  ]);
+});
+
+test("flying to an item fits its box, or eases to its position no further out than street level", () => {
+  const map = fakeMap();
+  const moves = [];
+  map.fitBounds = (box, o) => moves.push(["fit", box, o.maxZoom]);
+  map.easeTo = (o) => moves.push(["ease", o.center, o.zoom]);
+  flyTo(map, { bbox: [4, 52, 5, 53] });
+  flyTo(map, { position: [4.9, 52.37] });
+  map.camera.zoom = 15;
+  flyTo(map, { position: [4.9, 52.37] });
+  assert.deepEqual(moves, [
+    ["fit", [[4, 52], [5, 53]], 15],
+    ["ease", [4.9, 52.37], 13],
+    ["ease", [4.9, 52.37], 15],
+  ]);
+});
+
+test("the canvas says in words what is drawn, for screen readers too", () => {
+  const map = fakeMap();
+  const summary = withDocument('<p id="map-summary"></p>', (document) => {
+    describe(map, "A map showing 3 results.");
+    return document.getElementById("map-summary").textContent;
+  });
+  assert.deepEqual(map.getCanvas().attributes, { "aria-label": "A map showing 3 results.", role: "img" });
+  assert.equal(summary, "A map showing 3 results.");
+});
+
+test("the casing follows the theme", () => {
+  assert.equal(casingColor("dark"), "#0d1117");
+  assert.equal(casingColor("sepia"), "#ffffff");
+});

@@ -1,0 +1,91 @@
+import test from "node:test";
+import assert from "node:assert/strict";
+import { createScene } from "../core/map.js";
+import { createLocale } from "../core/i18n.js";
+import { fakeMap, fakeMarker } from "../testing/fakes.js";
+import { ITEM, MAX_ITEMS, drawData, highlight, listItems, tagged, toLayer } from "./draw.js";
+
+const l10n = createLocale("en-US", "UTC");
+const point = (lon, lat, properties = {}) => ({ type: "Feature", properties, geometry: { type: "Point", coordinates: [lon, lat] } });
+const square = (properties = {}) => ({ type: "Feature", properties, geometry: { type: "Polygon", coordinates: [[[4, 52], [5, 52], [5, 53], [4, 53], [4, 52]]] } });
+const collection = (...features) => ({ type: "FeatureCollection", features });
+
+function drawn(geojson, data, map = fakeMap()) {
+  const selected = [];
+  const result = drawData(createScene(map, fakeMarker), geojson, data, { theme: "light", l10n, select: (id) => selected.push(id) });
+  return { map, result, selected };
+}
+
+test("without layers the data is drawn as fill, line and circle in the palette, each filtered to its geometries", () => {
+  const { map, result } = drawn(collection(point(4.9, 52.37), square()), {});
+  assert.deepEqual([...map.layers.keys()], ["data-0", "data-1", "data-2", "selection-line"]);
+  assert.deepEqual(map.layers.get("data-2").filter, ["in", ["geometry-type"], ["literal", ["Point", "MultiPoint"]]]);
+  assert.deepEqual(result.legend.map((r) => [r.label, r.color, r.shape, r.group]), [
+    ["Areas", "#0b57d0", "area", "layer-0"],
+    ["Lines", "#8250df", "line", "layer-1"],
+    ["Points", "#0a7d6e", "dot", "layer-2"],
+  ]);
+  assert.deepEqual({ n: result.n, drawnLayers: result.drawnLayers, labels: result.labels, problems: result.problems }, { n: 2, drawnLayers: 3, labels: 0, problems: [] });
+});
+
+test("the caller's data is tagged on copies, never changed", () => {
+  const doc = collection(point(1, 2, { name: "a" }));
+  const before = JSON.stringify(doc);
+  const { map } = drawn(doc, {});
+  assert.equal(JSON.stringify(doc), before);
+  assert.equal(map.sources.get("data").data.features[0].properties[ITEM], "feature-0");
+  assert.deepEqual(tagged({ type: "Point", coordinates: [1, 2] })[0].properties, { [ITEM]: "feature-0" });
+});
+
+test("the shorthand becomes paint, and full paint, filter and zooms pass through", () => {
+  const short = toLayer({ type: "circle", color: "#ff0000", radius: 9, opacity: 0.5 }, 0, "#000");
+  assert.deepEqual(short.layer.paint, { "circle-color": "#ff0000", "circle-radius": 9, "circle-opacity": 0.5, "circle-stroke-color": "#fff", "circle-stroke-width": 1 });
+  const full = toLayer({ type: "line", name: "Roads", paint: { "line-color": ["get", "c"] }, filter: [">", ["get", "v"], 1], minzoom: 3 }, 4, "#123456");
+  assert.equal(full.layer.id, "data-4");
+  assert.deepEqual(full.layer.filter, ["all", ["in", ["geometry-type"], ["literal", ["LineString", "MultiLineString", "Polygon", "MultiPolygon"]]], [">", ["get", "v"], 1]]);
+  assert.equal(full.layer.minzoom, 3);
+  assert.deepEqual([full.label, full.color], ["Roads", "#123456"], "a data-driven colour falls back to the palette's in the legend");
+  assert.throws(() => toLayer({ type: "raster" }, 2, "#000"), /layer 2: type "raster" is not one of/);
+});
+
+test("a layer MapLibre refuses is a problem reported beside the others; none drawn at all is bad_layers", () => {
+  const refuse = (layer) => (layer.paint["circle-radius"] === "big" ? "circle-radius: number expected" : null);
+  const { result } = drawn(collection(point(1, 2)), { layers: [{ type: "circle", radius: "big" }, { type: "circle" }] }, fakeMap({ refuse }));
+  assert.deepEqual(result.problems, ["layer 1 was refused: circle-radius: number expected"]);
+  assert.equal(result.drawnLayers, 1);
+  assert.throws(
+    () => drawn(collection(point(1, 2)), { layers: [{ type: "circle", radius: "big" }, { type: "nope" }] }, fakeMap({ refuse })),
+    (err) => err.reason === "bad_layers" && /layer 1 was refused.*type "nope"/.test(err.message),
+  );
+});
+
+test("a symbol layer labels features with HTML chips by the property it names, and names the list items", () => {
+  const { map, result } = drawn(collection(point(1, 2, { title: "Alpha" }), point(3, 4, { title: "Beta" }), point(5, 6)), { layers: [{ type: "symbol", label: "title" }] });
+  assert.deepEqual(map.markers.map((m) => [m.description.className, m.description.text, m.options.group]), [
+    ["tt-chip", "Alpha", "labels"],
+    ["tt-chip", "Beta", "labels"],
+  ]);
+  assert.deepEqual({ labels: result.labels, drawnLayers: result.drawnLayers }, { labels: 2, drawnLayers: 1 });
+  assert.deepEqual(result.items.map((i) => i.name), ["Alpha", "Beta", "Feature 3"]);
+});
+
+test("list items carry the feature's position, box, facts and model details, at most MAX_ITEMS", () => {
+  const [item] = listItems(tagged(collection(square({ name: "Zone", pop: 12, tags: { a: 1 }, "Bad Key": 1 }))), [], l10n, "light");
+  assert.deepEqual(item.position, [4.5, 52.5]);
+  assert.deepEqual(item.bbox, [4, 52, 5, 53]);
+  assert.deepEqual(item.facts, { name: "Zone", pop: "12", tags: '{"a":1}', "Bad Key": "1" });
+  assert.deepEqual(item.details, { name: "Zone", pop: 12 });
+  assert.equal(item.mark.shape, "area");
+  const many = collection(...Array.from({ length: MAX_ITEMS + 5 }, (_, i) => point(i / 1000, 0)));
+  assert.equal(listItems(tagged(many), [], l10n, "light").length, MAX_ITEMS);
+});
+
+test("a selected area is outlined, a selected point is not (its popup says it)", () => {
+  const features = tagged(collection(point(1, 2), square()));
+  const { map } = drawn(collection(point(1, 2), square()), {}, fakeMap({ features }));
+  const scene = { map };
+  highlight(scene, { id: "feature-1" });
+  assert.equal(map.sources.get("selection").data.features[0].geometry.type, "Polygon");
+  highlight(scene, { id: "feature-0" });
+  assert.deepEqual(map.sources.get("selection").data.features, []);
+});
