@@ -183,6 +183,25 @@ def test_a_long_line_ranks_exactly_as_geos_through_every_search_regime() -> None
         np.testing.assert_array_equal(xy[sig > tolerance], geos)
 
 
+@pytest.mark.parametrize(
+    ("n", "first"), [(21, 1), (1_001, 1), (5_001, 513)], ids=["scalar", "blocks", "pruned"]
+)
+def test_of_equally_far_vertices_the_first_splits_in_every_search_regime(
+    n: int, first: int
+) -> None:
+    """Exact ties (integers, one cross product for all): what GEOS comparisons leave open.
+
+    A flat start then a zigzag on the chord's side; wider steps in the second half give
+    its blocks the higher bounds, so the pruned search finds a later tie first.
+    """
+    i = np.arange(n)
+    x = np.cumsum(np.where(i > n // 2, 2.0, 1.0))
+    y = np.where(i >= first, i % 2, 0).astype(np.float64)
+    sig = _kernels.rank(x, y, np.array([0, n]), np.zeros(n, dtype=bool), -1.0)
+    assert sig[first] == 1.0
+    assert np.argmax(np.where(np.isfinite(sig), sig, -1.0)) == first
+
+
 @settings(max_examples=40, deadline=None)
 @given(step=steps, data=st.data())
 def test_a_cut_off_ranking_taken_deeper_is_the_ranking_cut_off_there(
