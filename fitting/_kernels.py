@@ -214,7 +214,8 @@ def rank(
     anchors would drop it: its distance to the segment of its split, clamped
     by its parent's. Keeping every vertex with significance > t is then
     exactly DP at tolerance t, and every threshold prefix is a DP result.
-    Distances are to the segment (as GEOS computes them), first farthest wins.
+    Distances are to the segment, first farthest wins, as in GEOS (which rounds
+    its distances differently: near-ties may go the other way there, ADR 0010).
 
     With `cutoff` >= 0 the splitting stops like DP at that tolerance: vertices
     of significance <= cutoff stay NaN (unranked), all others get their exact
