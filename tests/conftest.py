@@ -8,10 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from loadtest.topology import Service, free_port, serving
-from tests.processes import running
-
-TEST_KEY = "test-key"
-TILE_SECRET = "test-tile-secret-shared-by-every-replica-0123456789"
+from tests.processes import TEST_KEY, TILE_SECRET, running
 
 
 @pytest.fixture(scope="session")
