@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import httpx
+import pytest
 
 from loadtest.topology import free_port
 from loadtest.wire import call_tool
@@ -64,6 +65,7 @@ def test_without_a_virtualenv_run_topology_runs_the_python3_on_the_path(tmp_path
     assert called.read_text() == "-m loadtest.topology --help\n"
 
 
+@pytest.mark.process
 def test_run_topology_serves_mcp_through_nginx_and_ctrl_c_stops_every_process(
     tmp_path: Path,
 ) -> None:
