@@ -6,7 +6,7 @@ Cases (`--cases`, all by default):
   one route feature with 3 legs and a 300-vertex traffic section every 2,000
   vertices (their ends are anchors);
 - `recorded`, `recorded-94k`, `recorded-1m`: the recorded trip in
-  ../shared/data (65,270 vertices, 12 legs; OpenStreetMap contributors, ODbL),
+  tests/data (65,270 vertices, 12 legs; OpenStreetMap contributors, ODbL),
   the trip and 7 legs back (93,822), and the trip densified with 0.3 m jitter
   (978,882), each with `loadtest.recorded.route_envelope`'s anchors (legs,
   a section every 2,000 vertices, a progress point every 500).

@@ -1,8 +1,8 @@
-"""The recorded route in ../shared/data and longer recorded-like routes built from it.
+"""The recorded route in tests/data and longer recorded-like routes built from it.
 
-`recorded-route-12-legs.geojson` is a real trip (rail, bus and ferry legs,
+`recorded-route-12-legs.geojson.gz` is a real trip (rail, bus and ferry legs,
 65,270 points in 12 legs) routed on OpenStreetMap data: route geometry (c)
-OpenStreetMap contributors, ODbL 1.0 (see ../shared/data/README.md). Its
+OpenStreetMap contributors, ODbL 1.0 (see tests/data/README.md). Its
 texture differs from `server.offline.roads`' (long straight runs, dense
 clusters on curves and in stations, near-duplicate points), so tests and
 benchmarks use it beside the synthetic routes. Two longer cases are built
@@ -15,6 +15,7 @@ collinear runs).
 from __future__ import annotations
 
 import functools
+import gzip
 import json
 from pathlib import Path
 from typing import Any
@@ -25,13 +26,13 @@ import fitting
 from fitting.geo import M_PER_DEG
 
 ROOT = Path(__file__).resolve().parent.parent
-PATH = ROOT.parent / "shared" / "data" / "recorded-route-12-legs.geojson"
+PATH = ROOT / "tests" / "data" / "recorded-route-12-legs.geojson.gz"
 ATTRIBUTION = "route geometry (c) OpenStreetMap contributors, ODbL 1.0"
 
 
 @functools.cache
 def _load() -> tuple[np.ndarray, tuple[tuple[int, int], ...]]:
-    feature = json.loads(PATH.read_text())
+    feature = json.loads(gzip.decompress(PATH.read_bytes()))
     coords = np.array(feature["geometry"]["coordinates"], dtype=np.float64)
     legs = tuple((int(a), int(b)) for a, b in feature["properties"]["legs"])
     return coords, legs

@@ -17,6 +17,10 @@ from loadtest.topology import Service, cli, free_port, serving
 
 ROOT = Path(__file__).resolve().parent.parent
 START_TIMEOUT_S = 120.0
+TEST_KEY = "test-key"
+"""The TomTom key a test replica is started with (the separate upstream accepts any)."""
+TILE_SECRET = "test-tile-secret-shared-by-every-replica-0123456789"
+"""The tile-token secret every test replica shares, as a deployment's replicas do."""
 
 
 @contextlib.contextmanager

@@ -162,3 +162,28 @@ def test_no_tool_module_imports_another_only_the_private_helpers_they_share() ->
         for name in sorted(tool_modules_imported(path) & families)
     ]
     assert found == []
+
+
+def test_no_module_imports_a_test_module_or_a_conftest() -> None:
+    # What tests share lives in plain modules (`tests/processes.py`, `tests/server/harness.py`,
+    # `tests/fitting/support.py`...): a test module imported by another ties the two files
+    # together (and a test function imported by name is collected again there); a conftest
+    # is pytest's to load.
+    found = []
+    folders = ("server", "fitting", "widgets", "loadtest", "benchmarks", "tests")
+    paths = [p for f in folders for p in (ROOT / f).rglob("*.py") if "node_modules" not in p.parts]
+    for path in sorted(paths):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = [f"{node.module or ''}.{alias.name}" for alias in node.names]
+                names = [("." if node.level else "") + name for name in names]
+            else:
+                continue
+            for name in names:
+                parts = name.split(".")
+                ours = parts[0] in folders or not parts[0]  # relative imports are ours
+                if ours and any(p.startswith("test_") or p == "conftest" for p in parts):
+                    found.append(f"{path.relative_to(ROOT)} imports {name}")
+    assert found == []

@@ -5,7 +5,7 @@ Routed lines alternate curvy, densely sampled stretches (towns, hills: a vertex
 every 15 to 70 m) with straight, sparse ones (motorways: one every 100 to 300 m).
 Simplification speed and error depend on that mix, so benchmarks on straight or
 uniformly noisy lines would mislead. Recorded routes have a texture of their own
-(see `../shared/data/` and `benchmarks/fit_bench.py`), so tests use both.
+(see `tests/data/` and `benchmarks/fit_bench.py`), so tests use both.
 """
 
 from __future__ import annotations

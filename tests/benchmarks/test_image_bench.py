@@ -6,6 +6,8 @@ import pytest
 
 from benchmarks import image_bench
 
+pytestmark = pytest.mark.process
+
 
 def test_the_image_benchmark_renders_the_long_route_in_a_worker_and_prints_its_figures(
     capsys: pytest.CaptureFixture[str],

@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from benchmarks import tile_route
+
+pytestmark = pytest.mark.process
 
 
 def test_the_tile_route_benchmark_measures_both_paths_in_one_run() -> None:

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import re
+import shutil
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
 import httpx
+import pytest
 
 from loadtest.topology import free_port
 from loadtest.wire import call_tool
@@ -44,6 +48,24 @@ async def _map_config(url: str) -> dict:
         return await call_tool(client, url, "tomtom-get-map-config", {})
 
 
+def test_without_a_virtualenv_run_topology_runs_the_python3_on_the_path(tmp_path: Path) -> None:
+    # A copy of the script in a checkout with no .venv; `python3` on PATH is this interpreter
+    # (which has the package installed), behind a wrapper that notes it was run.
+    (tmp_path / "deploy").mkdir()
+    script = shutil.copy2(ROOT / "deploy" / "run-topology", tmp_path / "deploy")
+    bin_dir, called = tmp_path / "bin", tmp_path / "called"
+    bin_dir.mkdir()
+    wrapper = bin_dir / "python3"
+    wrapper.write_text(f'#!/bin/sh\necho "$@" > {called}\nexec {sys.executable} "$@"\n')
+    wrapper.chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run([script, "--help"], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "usage: python -m loadtest.topology" in done.stdout
+    assert called.read_text() == "-m loadtest.topology --help\n"
+
+
+@pytest.mark.process
 def test_run_topology_serves_mcp_through_nginx_and_ctrl_c_stops_every_process(
     tmp_path: Path,
 ) -> None:

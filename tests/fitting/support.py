@@ -1,4 +1,4 @@
-"""Helpers shared by the fitting tests: envelopes, decoding, and a metric frame."""
+"""Helpers shared by the fitting tests: envelopes, rings, decoding, and a metric frame."""
 
 from __future__ import annotations
 
@@ -36,6 +36,27 @@ def sent_features(app_data: str) -> list[dict[str, Any]]:
             feature["geometry"] = fitting.to_geojson(feature["geometry"])
         out.append(feature)
     return out
+
+
+def spiral(seed: int, n: int = 600, turns: float = 3.0) -> np.ndarray:
+    """A valid ring shaped like a thick spiral arm: DP's chords cut across its windings."""
+    rng = np.random.default_rng(seed)
+    theta = np.linspace(0.3, 2 * np.pi * turns, n)
+    r_in = 1 + theta / (2 * np.pi)
+    r_out = r_in + 0.25 + rng.uniform(0, 0.02, n)
+    outer = np.column_stack([r_out * np.cos(theta), r_out * np.sin(theta)])
+    inner = np.column_stack([r_in * np.cos(theta), r_in * np.sin(theta)])[::-1]
+    ring = np.vstack([outer, inner, outer[:1]])
+    return np.column_stack([5 + 0.01 * ring[:, 0], 52 + 0.006 * ring[:, 1]])
+
+
+def area(kind: str, coordinates: list) -> dict:
+    """A range feature (Polygon or MultiPolygon), as the reachable-range tool sends one."""
+    return {
+        "type": "Feature",
+        "properties": {"kind": "range"},
+        "geometry": {"type": kind, "coordinates": coordinates},
+    }
 
 
 def metres(lonlat: np.ndarray, lat0: float) -> np.ndarray:

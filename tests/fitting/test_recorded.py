@@ -1,4 +1,4 @@
-"""Fitting recorded routes: the trip in ../shared/data and lines built from it.
+"""Fitting recorded routes: the trip in tests/data and lines built from it.
 
 The trip's geometry is (c) OpenStreetMap contributors, ODbL 1.0 (see
 `loadtest.recorded`). Its texture (long straight runs, dense clusters,

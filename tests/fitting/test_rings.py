@@ -13,19 +13,7 @@ from hypothesis import strategies as st
 import fitting
 from fitting import _rings
 
-from .support import envelope, sent_features
-
-
-def spiral(seed: int, n: int = 600, turns: float = 3.0) -> np.ndarray:
-    """A valid ring shaped like a thick spiral arm: DP's chords cut across its windings."""
-    rng = np.random.default_rng(seed)
-    theta = np.linspace(0.3, 2 * np.pi * turns, n)
-    r_in = 1 + theta / (2 * np.pi)
-    r_out = r_in + 0.25 + rng.uniform(0, 0.02, n)
-    outer = np.column_stack([r_out * np.cos(theta), r_out * np.sin(theta)])
-    inner = np.column_stack([r_in * np.cos(theta), r_in * np.sin(theta)])[::-1]
-    ring = np.vstack([outer, inner, outer[:1]])
-    return np.column_stack([5 + 0.01 * ring[:, 0], 52 + 0.006 * ring[:, 1]])
+from .support import area, envelope, sent_features, spiral
 
 
 def circle(lon: float, lat: float, radius: float, n: int, seed: int = 0) -> np.ndarray:
@@ -35,14 +23,6 @@ def circle(lon: float, lat: float, radius: float, n: int, seed: int = 0) -> np.n
     ring = np.column_stack([lon + r * np.cos(t), lat + r * np.sin(t)])
     ring[-1] = ring[0]
     return ring
-
-
-def area(kind: str, coordinates: list) -> dict:
-    return {
-        "type": "Feature",
-        "properties": {"kind": "range"},
-        "geometry": {"type": kind, "coordinates": coordinates},
-    }
 
 
 def test_without_the_guard_dp_would_break_the_spiral_so_the_ring_tests_can_fail(

@@ -19,7 +19,7 @@ from fitting import _codec, _parts, _varint
 from fitting._huffman import BLOCK, SMALL, Section, bytes_within, lz77_pays
 from loadtest import recorded
 
-from .support import envelope, line_feature, sent_features
+from .support import area, envelope, line_feature, sent_features, spiral
 
 
 def wire(head: dict, lines: bytes | None = None) -> str:
@@ -337,8 +337,6 @@ def test_a_report_whose_count_cycles_still_counts_its_own_characters() -> None:
     """Found by hypothesis: for this ring at 400 characters, a report saying 300 deflates
     to 296 characters and one saying 296 to 300; only the four vertices that must be kept
     were left, and the fit said they needed 300 characters of a 400 budget: over."""
-    from .test_rings import area, spiral
-
     result = fitting.fit(envelope(area("Polygon", [spiral(229)])), 400)
     assert result.report is not None
     assert result.report["chars"] == len(result.app_data) <= 400

@@ -56,6 +56,7 @@ def test_every_scenario_calls_both_replicas_even_when_there_are_an_even_number()
     assert all(route.tool_url(i) != route.widget_url(i) for i in range(16))
 
 
+@pytest.mark.process
 async def test_a_replay_across_two_replicas_leaves_no_widget_without_data(
     topology: Topology, geojson_url: str
 ) -> None:
@@ -74,6 +75,7 @@ async def test_a_replay_across_two_replicas_leaves_no_widget_without_data(
     assert summary(outcomes).splitlines()[-1] == f"misses: 0/{2 * MIX_SIZE}"
 
 
+@pytest.mark.process
 def test_the_replay_through_nginx_reports_zero_misses_and_exits_zero(
     topology: Topology, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -94,6 +96,7 @@ def test_the_replay_through_nginx_reports_zero_misses_and_exits_zero(
     assert out.splitlines()[-1] == f"misses: 0/{MIX_SIZE}"
 
 
+@pytest.mark.process
 def test_fetches_without_app_data_count_as_misses_and_the_replay_exits_non_zero(
     topology: Topology, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -120,6 +123,7 @@ def test_fetches_without_app_data_count_as_misses_and_the_replay_exits_non_zero(
     ) in out
 
 
+@pytest.mark.process
 async def test_a_tool_that_answers_with_an_error_is_a_tool_error_not_a_miss(
     topology: Topology,
 ) -> None:
@@ -132,6 +136,7 @@ async def test_a_tool_that_answers_with_an_error_is_a_tool_error_not_a_miss(
     assert summary(outcomes).splitlines()[-1] == "misses: 0/2"
 
 
+@pytest.mark.process
 async def test_a_replica_killed_mid_replay_fails_calls_but_no_completed_fetch_misses(
     geojson_url: str,
 ) -> None:
@@ -154,6 +159,7 @@ async def test_a_replica_killed_mid_replay_fails_calls_but_no_completed_fetch_mi
     assert replay.exit_code(outcomes, failures_expected=False) == 2
 
 
+@pytest.mark.process
 async def test_a_rolling_restart_of_both_replicas_through_nginx_loses_no_call(
     geojson_url: str,
 ) -> None:

@@ -16,6 +16,7 @@ def test_memory_is_judged_after_warm_up_from_the_runs_first_and_last_tenths() ->
     assert memory.growth == pytest.approx(194.5 / 114.5 - 1)
 
 
+@pytest.mark.process
 def test_the_quick_soak_replays_across_two_replicas_and_reports_memory_and_misses(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

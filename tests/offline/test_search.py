@@ -216,7 +216,7 @@ async def test_a_gzipped_route_body_gets_the_same_answer_as_a_plain_one(
     ("content", "encoding", "says"),
     [
         (b"not gzip at all", "gzip", "not valid gzip"),
-        (gzip.compress(b'{"route": {"points": []}}')[:-12], "gzip", "truncated gzip"),
+        (gzip.compress(b'{"route": {"points": []}}', mtime=0)[:-12], "gzip", "truncated gzip"),
         (b"{}", "br", "Unsupported Content-Encoding 'br'"),
         (gzip.compress(b" " * (33 * 2**20)), "gzip", "over 32 MB once decoded"),
     ],

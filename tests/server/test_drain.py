@@ -17,8 +17,7 @@ import fitting
 from loadtest.topology import Service
 from loadtest.wire import CallFailed, call_tool, result_text
 from server.jobs import APP_DATA_KEY
-from tests.conftest import TEST_KEY, TILE_SECRET
-from tests.processes import running
+from tests.processes import TEST_KEY, TILE_SECRET, running
 from tests.server.harness import LISBON, WARSAW
 
 # Routes that need fitting (Madrid-Warsaw now goes as is: ADR 0018).

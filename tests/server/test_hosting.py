@@ -30,10 +30,9 @@ from server.jobs import DATA_SOURCE_KEY, MAX_RESULT_CHARS_KEY, OFFLINE_NOTE
 from server.tiles import TileTokens
 from server.tomtom._errors import key_forms
 from server.tools.app_only import MAP_CONFIG_KEY
-from tests.conftest import TILE_SECRET
-from tests.processes import running
+from tests.processes import TILE_SECRET, running
+from tests.server.calls import CALLS
 from tests.server.harness import BERLIN
-from tests.server.test_tools_e2e import CALLS
 from tests.standin import forget, recorded
 
 CALLER_KEY = "Cu5t0merKey0123456789abcdefABCDEF"

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
 
 import httpx2
 import orjson
@@ -17,10 +16,10 @@ import fitting
 from loadtest.topology import Service
 from server.jobs import APP_DATA_KEY
 from server.tools.app_only import MAP_CONFIG_KEY
-from tests.conftest import TEST_KEY
+from tests.processes import TEST_KEY
+from tests.server.calls import CALLS
 from tests.server.harness import (
     AMSTERDAM,
-    BERLIN,
     BUDGET,
     LISBON,
     MADRID,
@@ -32,28 +31,6 @@ from tests.server.harness import (
     features_of,
     wire_size,
 )
-
-CALLS: list[tuple[str, dict[str, Any]]] = [
-    ("tomtom-geocode", {"query": "Damrak 1, Amsterdam"}),
-    ("tomtom-reverse-geocode", {"position": AMSTERDAM}),
-    ("tomtom-fuzzy-search", {"query": "pizza", "position": AMSTERDAM}),
-    ("tomtom-poi-search", {"query": "cafe", "position": AMSTERDAM, "radius": 2000}),
-    ("tomtom-nearby", {"position": AMSTERDAM}),
-    ("tomtom-search-along-route", {"locations": [AMSTERDAM, BERLIN], "query": "petrol"}),
-    ("tomtom-routing", {"locations": [AMSTERDAM, UTRECHT, BERLIN]}),
-    ("tomtom-reachable-range", {"origin": AMSTERDAM, "distanceBudgetInMeters": 20_000}),
-    (
-        "tomtom-dynamic-map",
-        {"markers": [{"position": AMSTERDAM}], "routes": [{"locations": [AMSTERDAM, UTRECHT]}]},
-    ),
-    ("tomtom-data-viz", {"geojson": {"type": "Point", "coordinates": AMSTERDAM}}),
-    ("tomtom-ev-search", {"position": AMSTERDAM, "minPowerKW": 50}),
-    (
-        "tomtom-ev-routing",
-        {"locations": [AMSTERDAM, BERLIN], "maxChargeInkWh": 60, "currentChargeInkWh": 40},
-    ),
-    ("tomtom-area-search", {"query": "hotel", "polygons": [{"center": AMSTERDAM, "radius": 2000}]}),
-]
 
 
 @asynccontextmanager

@@ -24,8 +24,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from loadtest.topology import Service
 from loadtest.wire import call_tool, result_text
 from server.tools.app_only import MAP_CONFIG_KEY
-from tests.conftest import TEST_KEY, TILE_SECRET
-from tests.processes import running
+from tests.processes import TEST_KEY, TILE_SECRET, running
 from tests.server.harness import AMSTERDAM, LISBON, UTRECHT, WARSAW, tool_client
 
 WAIT_S = 60.0

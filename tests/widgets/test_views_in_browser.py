@@ -20,8 +20,7 @@ from playwright.sync_api import Browser, BrowserContext, Frame, Page, Playwright
 
 from loadtest.topology import Service
 from server.tomtom._errors import key_forms
-from tests.conftest import TILE_SECRET
-from tests.processes import ROOT, running
+from tests.processes import ROOT, TILE_SECRET, running
 
 pytestmark = pytest.mark.browser
 
