@@ -12,7 +12,7 @@ import pytest
 from PIL import Image
 
 from fitting.geo import haversine_m
-from tests.offline.support import route_points
+from tests.server.offline.support import route_points
 
 AMSTERDAM = (4.8897, 52.374)
 LDEVR = "/routing/1/calculateLongDistanceEVRoute/52.374,4.8897:40.4168,-3.7038/json"

@@ -13,7 +13,7 @@ import pytest
 
 from server.offline import build_upstream_app
 from server.offline._query import Query
-from tests.offline.support import BASE, NOW
+from tests.server.offline.support import BASE, NOW
 
 ROUTE = "/routing/1/calculateRoute/52.3676,4.9041:52.0907,5.1214/json"
 INCIDENTS = "/traffic/services/5/incidentDetails"

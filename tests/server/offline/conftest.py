@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from server.offline import build_upstream_app
-from tests.offline.support import BASE, NOW
+from tests.server.offline.support import BASE, NOW
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ import pytest
 from fitting.geo import haversine_m
 from server.offline import _routing, build_upstream_app
 from server.offline._geo import countries_of
-from tests.offline.support import BASE, route_points
+from tests.server.offline.support import BASE, route_points
 
 LISBON_WARSAW = "38.7223,-9.1393:52.2297,21.0122"
 AMSTERDAM_BERLIN_VIA_HANOVER = "52.3676,4.9041:52.3759,9.7320:52.52,13.405"
