@@ -10,19 +10,29 @@ from . import geo
 from ._codec import VERSION, decode, envelope, to_geojson
 from ._exceptions import DoesNotFit, FittingError, InvalidGeometry
 from ._fit import FitResult, fit, point_count
+from ._geojson_scan import SHAPES as GEOJSON_SHAPES
+from ._geojson_scan import Scan as GeoJsonScan
+from ._geojson_scan import check_shapes
+from ._geojson_scan import scan as scan_geojson
+from ._geojson_scan import values as scanned_values
 from ._warm import warm_up
 
 __all__ = [
+    "GEOJSON_SHAPES",
     "VERSION",
     "DoesNotFit",
     "FitResult",
     "FittingError",
+    "GeoJsonScan",
     "InvalidGeometry",
+    "check_shapes",
     "decode",
     "envelope",
     "fit",
     "geo",
     "point_count",
+    "scan_geojson",
+    "scanned_values",
     "to_geojson",
     "warm_up",
 ]
