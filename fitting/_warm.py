@@ -8,7 +8,8 @@ import ctypes.util
 import numpy as np
 import orjson
 
-from ._codec import envelope
+from ._codec import decode, envelope, pack
+from ._decimals import encode as decimal_section
 from ._fit import fit
 from ._geojson_scan import SHAPES, check_shapes, scan, values
 
@@ -25,8 +26,9 @@ def warm_up() -> None:
     """Runs one tiny fit that calls every kernel, so each is compiled or loaded from cache.
 
     A wavy ring that must be simplified reaches the ring kernels as well as the line ones;
-    the same data read as a caller's GeoJSON reaches the scan and the shape checks. Also
-    keeps freed memory in the process (`keep_freed_memory`).
+    the same data read as a caller's GeoJSON reaches the scan, the shape checks and the
+    exact decimals of data-viz pages. Also keeps freed memory in the process
+    (`keep_freed_memory`).
     """
     keep_freed_memory()
     t = np.linspace(0.0, 2.0 * np.pi, 200)
@@ -42,15 +44,23 @@ def warm_up() -> None:
     fit(envelope("warm-up", data), 1_500)
     for feature in features:  # as a caller writes them: a few decimals
         feature["geometry"]["coordinates"] = np.round(feature["geometry"]["coordinates"], 6)
-    _read(orjson.dumps(data, option=orjson.OPT_SERIALIZE_NUMPY))
+    _read_and_page(orjson.dumps(data, option=orjson.OPT_SERIALIZE_NUMPY))
 
 
-def _read(raw: bytes) -> None:
-    """A caller's GeoJSON scanned and checked, as data-viz reads it."""
+def _read_and_page(raw: bytes) -> None:
+    """A caller's GeoJSON scanned, checked and sent as a data-viz page, and read back."""
     found = scan(raw)
     kinds = ("Polygon", "LineString")
     segments = np.arange(len(found.segment_starts), dtype=np.int64)
     check_shapes(found, values(found, raw), segments, np.array([SHAPES[k] for k in kinds]))
+    depths = np.array([SHAPES[k][0] for k in kinds], dtype=np.int64)
+    section, decimals, dims = decimal_section(found, segments, depths)
+    features = [
+        {"type": "Feature", "geometry": {"type": k, "dv": [int(d), int(n)]}}
+        for k, d, n in zip(kinds, decimals, dims, strict=True)
+    ]
+    head = orjson.dumps({"v": 3, "tool": "warm-up", "data": {"features": features}})
+    decode(pack(head, section).text())
 
 
 def keep_freed_memory() -> bool:
