@@ -9,6 +9,8 @@ side, no MCP SDK, httpx or metrics client (`tests/test_import_rules.py` checks i
 - `_raw.py`: `RawBody`, a body as received with the cap on its decoded size, its
   bounded gzip decoding and `loads`; `request_body` gzips large POST bodies;
 - `_route_points.py`: `parse_route_body`, calculateRoute's points straight into numpy;
+- `_geojson_arrays.py`: `read_geojson` and `read_features`, a caller's GeoJSON with its
+  coordinates straight into numpy (`GeoJsonArrays`);
 - `_checks.py`: parsed answers checked as they are read: a malformed entry is dropped
   and counted (`Dropped`), a value the result depends on is a `BadAnswer` naming the
   field (ADR 0055).
@@ -33,6 +35,13 @@ from server.bodies._checks import (
     required_list,
     text,
 )
+from server.bodies._geojson_arrays import (
+    STAND_IN,
+    GeoJsonArrays,
+    read_features,
+    read_geojson,
+    segment,
+)
 from server.bodies._raw import ACCEPT_ENCODING, MAX_DECODED_BYTES, RawBody, loads, request_body
 from server.bodies._route_points import parse_route_body
 
@@ -40,7 +49,9 @@ __all__ = [
     "ACCEPT_ENCODING",
     "DROPPED_KEY",
     "MAX_DECODED_BYTES",
+    "STAND_IN",
     "Dropped",
+    "GeoJsonArrays",
     "RawBody",
     "count",
     "entries",
@@ -53,7 +64,10 @@ __all__ = [
     "parse_route_body",
     "plain",
     "position",
+    "read_features",
+    "read_geojson",
     "request_body",
     "required_list",
+    "segment",
     "text",
 ]
