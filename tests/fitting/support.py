@@ -122,3 +122,8 @@ def spanning_error(route: np.ndarray, sent: np.ndarray, q: int) -> tuple[float, 
     before = distance(np.maximum(start - 1, 0), start)
     after = distance(end, np.minimum(end + 1, len(at) - 1))
     return float(spanning.max()), float(np.minimum(spanning, np.minimum(before, after)).max())
+
+
+def bits(values: Any) -> list[int]:
+    """The float64 bit patterns of `values` (so -0.0 differs from 0.0)."""
+    return np.asarray(values, dtype=np.float64).view(np.int64).tolist()

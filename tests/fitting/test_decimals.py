@@ -13,7 +13,7 @@ import fitting
 from fitting import _decimals
 from fitting._geojson_scan import SIMPLE
 
-from .test_geojson_scan import bits
+from .support import bits
 
 digits = st.text("0123456789", min_size=1, max_size=15)
 

@@ -12,10 +12,7 @@ from hypothesis import strategies as st
 import fitting
 from fitting._geojson_scan import FAILED, HARD, NEGATIVE_ZERO, SIMPLE
 
-
-def bits(values: list[float] | np.ndarray) -> list[int]:
-    """The float64 bit patterns of `values` (so -0.0 differs from 0.0)."""
-    return np.asarray(values, dtype=np.float64).view(np.int64).tolist()
+from .support import bits
 
 
 def numbers_of(text: bytes) -> tuple[fitting.GeoJsonScan, np.ndarray]:
