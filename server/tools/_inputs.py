@@ -500,6 +500,16 @@ class DataVizArgs(BaseModel):
         return self
 
 
+class PageRange(BaseModel):
+    """One page of a data-viz plan, as the plan gave it: features `from` to `to` (excluded)
+    of the data whose digest the plan names."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    start: Annotated[int, Field(alias="from", ge=0, description="The page's first feature")]
+    stop: Annotated[int, Field(alias="to", ge=1, description="The feature after the page")]
+    digest: Annotated[str, Field(max_length=64, description="The plan's digest of the data")]
+
+
 def first_error(exc: ValueError) -> str:
     """A pydantic ValidationError's first message, without pydantic's boilerplate."""
     errors = getattr(exc, "errors", None)
