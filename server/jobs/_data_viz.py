@@ -3,7 +3,7 @@
 The data is never altered. A small dataset goes inline in the tool result as
 before (envelope v2, the GeoJSON as parsed); a larger one is read with its
 coordinates straight into arrays (`server.bodies.read_geojson`), checked
-(`summarize_arrays`, or `validate_geojson` to name a fault) and planned in
+(`check_arrays`, or `validate_geojson` to name a fault) and planned in
 pages of features that the view fetches with `tomtom-get-app-data`
 (`_pages.py`, ADR 0087): `data_viz_plan` gives a view the plan it lacks,
 `data_viz_features` one page. Each runs where `server.pool.Placement` puts it,
@@ -21,7 +21,7 @@ import orjson
 import fitting
 from server.bodies import read_features, read_geojson
 from server.errors import GeoJsonError, JobError
-from server.jobs._geojson import Summary, features_valid, summarize_arrays, validate_geojson
+from server.jobs._geojson import Summary, check_arrays, check_features, validate_geojson
 from server.jobs._pages import PAGES_KEY, Features, digest, page_result, plan, room
 from server.jobs._result import (
     APP_DATA_KEY,
@@ -83,14 +83,16 @@ def data_viz(
         inline = prepare(DATA_VIZ, answer, data, show_ui, budget)
         if inline.outcome != "omitted_too_large":
             return inline
-        features = Features(_as_features(data["geojson"]), None, None)
-        return _paged(answer, features, data["layers"], title, page_chars, geojson)
-    summary, features = _read(source, geojson)
-    layers = layers or _default_layers(summary)
-    answer = _answer(source, summary, layers, title)
-    if not show_ui:
-        return prepare(DATA_VIZ, answer, None, show_ui, budget)
-    return _paged(answer, features, layers, title, page_chars, geojson)
+        with collector_paused():
+            features = Features(_as_features(data["geojson"]), None, None, None)
+            return _paged(answer, features, data["layers"], title, page_chars, geojson)
+    with collector_paused():  # the read and the plan make an object per feature, or more
+        summary, features = _read(source, geojson)
+        layers = layers or _default_layers(summary)
+        answer = _answer(source, summary, layers, title)
+        if not show_ui:
+            return prepare(DATA_VIZ, answer, None, show_ui, budget)
+        return _paged(answer, features, layers, title, page_chars, geojson)
 
 
 def data_viz_plan(
@@ -102,9 +104,10 @@ def data_viz_plan(
 ) -> Prepared:
     """The page plan alone, for a view whose tool result lost it (`tomtom-get-app-data`
     with `plan`): what `data_viz` gives in `_meta`, whatever the data's size."""
-    summary, features = _read(source, geojson)
-    layers = layers or _default_layers(summary)
-    pages = _plan(features, layers, title, page_chars, geojson)
+    with collector_paused():
+        summary, features = _read(source, geojson)
+        layers = layers or _default_layers(summary)
+        pages = _plan(features, layers, title, summary.bbox, page_chars, geojson)
     count = len(pages["bounds"]) - 1
     text = {"tool": DATA_VIZ, "features": len(features), "pages": count}
     meta = {"tool": DATA_VIZ, PAGES_KEY: pages}
@@ -127,8 +130,8 @@ def data_viz_features(
         raise JobError(f"a page runs from a feature to a later one, not {start} to {stop}")
     with collector_paused():
         features = _page(source, geojson, start, stop)
-    with tracing.span("encode", attributes={"page.features": stop - start}):
-        text = features.member(start, stop).text()
+        with tracing.span("encode", attributes={"page.features": stop - start}):
+            text = features.member(start, stop).text()
     said, meta = page_result(text, start, stop, found)
     return Prepared(
         said,
@@ -172,30 +175,31 @@ def data_viz_page(
 def _read(source: str, geojson: bytes) -> tuple[Summary, Features]:
     """The whole document checked and summarised, its features ready for pages: read with
     its coordinates as arrays when it can be, the ordinary way otherwise (which also names
-    any fault)."""
-    with collector_paused():
-        with tracing.span("decode", attributes={"job.decoded_bytes": len(geojson)}):
-            doc = read_geojson(geojson)
-        summary = summarize_arrays(doc) if doc is not None else None
-        if doc is None or summary is None:
-            parsed = _loads(source, geojson)
-            return _validated(parsed), Features(_as_features(parsed), None, None)
+    any fault). Call it with the collector paused."""
+    with tracing.span("decode", attributes={"job.decoded_bytes": len(geojson)}):
+        doc = read_geojson(geojson)
+    checked = check_arrays(doc) if doc is not None else None
+    if doc is None or checked is None:
+        parsed = _loads(source, geojson)
+        return _validated(parsed), Features(_as_features(parsed), None, None, None)
     root = doc.document
     scan = doc.scan
+    summary = checked.summary
     if root.get("type") == "FeatureCollection" and len(scan.feature_starts) == summary.features:
         spans = np.column_stack((scan.feature_starts, scan.feature_ends))
-        return summary, Features(root["features"], doc, spans)
-    return summary, Features(_as_features(root), doc, None)
+        return summary, Features(root["features"], doc, spans, checked.geometries)
+    return summary, Features(_as_features(root), doc, None, checked.geometries)
 
 
 def _page(source: str, geojson: bytes, start: int, stop: int) -> Features:
     """Features `start` to `stop` read only that far when they can be; else the whole
     document, checked (a fault is named as `tomtom-data-viz` names it)."""
     doc = read_features(geojson, start, stop)
-    if doc is not None and features_valid(doc):
+    checked = check_features(doc) if doc is not None else None
+    if doc is not None and checked is not None:
         scan = doc.scan
         spans = np.column_stack((scan.feature_starts[start:stop], scan.feature_ends[start:stop]))
-        return Features(doc.document, doc, spans, start)
+        return Features(doc.document, doc, spans, checked.geometries, start)
     _, whole = _read(source, geojson)
     if stop > len(whole):
         raise JobError(
@@ -248,10 +252,12 @@ def _plan(
     features: Features,
     layers: list[dict[str, Any]],
     title: str | None,
+    bbox: list[float] | None,
     page_chars: int,
     geojson: bytes,
 ) -> dict[str, Any]:
-    """The page plan the view fetches by (`PAGES_KEY`)."""
+    """The page plan the view fetches by (`PAGES_KEY`), with the data's extent (its camera
+    before the pages are in)."""
     found = digest(geojson)
     with tracing.span("plan", attributes={"plan.features": len(features)}):
         bounds = plan(features, room(page_chars, len(features), found))
@@ -261,6 +267,7 @@ def _plan(
         "digest": found,
         "layers": layers,
         "title": title or "",
+        "bbox": bbox,
     }
 
 
@@ -273,7 +280,7 @@ def _paged(
     geojson: bytes,
 ) -> Prepared:
     """The result of data too large for it: the answer, and the plan the view pages by."""
-    pages = _plan(features, layers, title, page_chars, geojson)
+    pages = _plan(features, layers, title, answer["bbox"], page_chars, geojson)
     count = len(pages["bounds"]) - 1
     detail = f"{len(features):,} features in {count} pages of at most {page_chars:,} characters"
     text = {

@@ -6,8 +6,9 @@ fault is the array walked in Python to name the exact position, e.g.
 `features[3].geometry.coordinates[12]: longitude 200 is outside [-180, 180]`.
 
 A document read with its coordinates as arrays (`server.bodies.read_geojson`)
-is checked by `summarize_arrays`: the same rules, its coordinates checked by
-`fitting.check_shapes` in one pass over the arrays. It names no fault: a
+is checked by `check_arrays` (a page's features by `check_features`): the same
+rules, its coordinates checked by `fitting.check_shapes` in one pass over the
+arrays. It names no fault: a
 document it does not find plainly valid is checked by `validate_geojson`,
 whose messages are the only ones (and the tests hold the two to the same
 verdict and summary).
@@ -86,7 +87,17 @@ def validate_geojson(obj: Any) -> Summary:
     return summary
 
 
-def summarize_arrays(doc: GeoJsonArrays) -> Summary | None:
+@dataclass(frozen=True)
+class Checked:
+    """A document read as arrays, found plainly valid."""
+
+    summary: Summary
+    geometries: np.ndarray
+    """(segment, depth of its positions) of every feature's own geometry whose coordinates
+    are a scanned array, in the document's order: what may travel as exact decimals."""
+
+
+def check_arrays(doc: GeoJsonArrays) -> Checked | None:
     """`validate_geojson`'s summary of `doc.document`, or None when it is not plainly valid:
     check it with `validate_geojson` (parsed the ordinary way) for the fault."""
     walk = _Walk(doc)
@@ -97,16 +108,15 @@ def summarize_arrays(doc: GeoJsonArrays) -> Summary | None:
         return None
 
 
-def features_valid(doc: GeoJsonArrays) -> bool:
-    """Whether every feature of the list `doc.document` is plainly valid (a page's check)."""
+def check_features(doc: GeoJsonArrays) -> Checked | None:
+    """`check_arrays` of the list of features `doc.document` (a page)."""
     walk = _Walk(doc)
     try:
         for feature in doc.document:
             walk.feature(feature)
-        walk.finish()
+        return walk.finish()
     except _Unplain:
-        return False
-    return True
+        return None
 
 
 class _Unplain(Exception):
@@ -133,6 +143,8 @@ class _Walk:
         self.segments: list[int] = []
         self.shapes: list[str] = []
         """The type of each coordinates array in `segments`."""
+        self.own: list[int] = []
+        """Of `segments`, the indices of features' own geometries."""
         self._names: Any = None
 
     def root(self, obj: Any) -> None:
@@ -175,6 +187,7 @@ class _Walk:
         kind = geometry.get("type")
         coordinates = geometry.get("coordinates")
         if kind in _SHAPE_ROWS and type(coordinates) is str and coordinates[:1] == STAND_IN:
+            self.own.append(len(self.segments))
             self.kinds.append(kind)
             self.segments.append(int(coordinates[1:]))
             self.shapes.append(kind)
@@ -200,14 +213,11 @@ class _Walk:
         self.segments.append(found)
         self.shapes.append(kind)
 
-    def finish(self) -> Summary:
+    def finish(self) -> Checked:
         rows = np.fromiter(map(_SHAPE_ROWS.__getitem__, self.shapes), np.int64, len(self.shapes))
-        ok, extent = fitting.check_shapes(
-            self.doc.scan,
-            self.doc.values,
-            np.array(self.segments, dtype=np.int64),
-            _SHAPES[rows],
-        )
+        segments = np.array(self.segments, dtype=np.int64)
+        shapes = _SHAPES[rows]
+        ok, extent = fitting.check_shapes(self.doc.scan, self.doc.values, segments, shapes)
         if not ok.all():
             raise _Unplain
         summary = self.summary
@@ -217,7 +227,8 @@ class _Walk:
             summary.south = min(summary.south, float(extent[:, 1].min()))
             summary.east = max(summary.east, float(extent[:, 2].max()))
             summary.north = max(summary.north, float(extent[:, 3].max()))
-        return summary
+        own = np.array(self.own, dtype=np.int64)
+        return Checked(summary, np.column_stack((segments[own], shapes[own, 0])))
 
 
 _MISSING = object()

@@ -17,6 +17,7 @@ them, except that a geometry's coordinates travel as exact decimal varints
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,12 +26,12 @@ import orjson
 from isal import isal_zlib
 
 import fitting
-from server.bodies import STAND_IN, GeoJsonArrays
+from server.bodies import GeoJsonArrays
 from server.jobs._result import APP_DATA_KEY, call_tool_result, wire_size
 from server.tool_names import DATA_VIZ
 
 PAGES_KEY = "com.tomtom/app-data-pages"
-"""`_meta` key of the page plan: {"features", "bounds", "digest", "layers", "title"}."""
+"""`_meta` key of the page plan: {"features", "bounds", "digest", "layers", "title", "bbox"}."""
 PAGE_KEY = "com.tomtom/app-data-page"
 """`_meta` key of a page's place in the plan: {"from", "to", "digest"}."""
 _FILL = 0.9
@@ -63,6 +64,8 @@ class Features:
     items read the ordinary way (their coordinates travel as JSON)."""
     spans: np.ndarray | None
     """Byte span of each item in `doc.raw` ((n, 2)); None for a root that is one feature."""
+    geometries: np.ndarray | None
+    """(segment, depth) of the items' own geometries held as arrays (`Checked.geometries`)."""
     first: int = 0
 
     def __len__(self) -> int:
@@ -70,24 +73,53 @@ class Features:
 
     def member(self, start: int, stop: int) -> fitting.Member:
         """Dataset features `start` to `stop` (excluded) as an envelope v3 member."""
-        items = self.items[start - self.first : stop - self.first]
-        section = np.empty(0, dtype=np.uint8)
-        if self.doc is not None:
-            if self.spans is None:
-                low, high = 0, len(self.doc.raw)
-            else:
-                low = int(self.spans[start - self.first, 0])
-                high = int(self.spans[stop - self.first - 1, 1])
-            items, section = _with_decimals(items, self.doc, low, high)
         head = orjson.dumps(
             {
                 "v": fitting.DECIMAL_VERSION,
                 "tool": DATA_VIZ,
-                "data": {"features": items, "from": start, "to": stop},
+                "data": {
+                    "features": self.items[start - self.first : stop - self.first],
+                    "from": start,
+                    "to": stop,
+                },
                 "fitted": None,
             }
         )
-        return fitting.pack(head, section)
+        if self.doc is None:
+            return fitting.pack(head, np.empty(0, dtype=np.uint8))
+        return self._with_decimals(head, *self._span(start, stop))
+
+    def _span(self, start: int, stop: int) -> tuple[int, int]:
+        """The bytes of dataset features `start` to `stop` in `doc.raw`."""
+        if self.spans is None:
+            return 0, len(self.doc.raw)
+        return int(self.spans[start - self.first, 0]), int(self.spans[stop - self.first - 1, 1])
+
+    def _with_decimals(self, head: bytes, low: int, high: int) -> fitting.Member:
+        """`head` (JSON holding the stand-ins of `doc.raw[low:high]`) with each replaced: a
+        feature's own geometry's by `"dv"` where its numbers go in the section, every other
+        (a GeometryCollection's members, a property called coordinates) by the caller's text.
+
+        Every stand-in is the value of a `"coordinates"` key (the scan made it so), which
+        orjson writes as `"coordinates":"\\u0000<n>"`: replaced in the bytes, with no walk
+        over the features."""
+        inside = np.searchsorted(self.doc.scan.segment_starts, (low, high))
+        rows = slice(*np.searchsorted(self.geometries[:, 0], inside))
+        segments = self.geometries[rows, 0]
+        section, decimals, dims = fitting.decimal_section(
+            self.doc.scan, segments, self.geometries[rows, 1]
+        )
+        sent = {
+            s: b'"dv":[%d,%d]' % (d, n)
+            for s, d, n in zip(segments.tolist(), decimals.tolist(), dims.tolist(), strict=True)
+            if d != fitting.NOT_SENT
+        }
+
+        def replaced(match: re.Match[bytes]) -> bytes:
+            segment = int(match.group(1))
+            return sent.get(segment) or b'"coordinates":' + self.doc.segment_text(segment)
+
+        return fitting.pack(_STAND_IN.sub(replaced, head), section)
 
     def sizes(self) -> np.ndarray:
         """Bytes of each item as the caller wrote it (or as orjson writes it)."""
@@ -96,6 +128,9 @@ class Features:
         if self.doc is not None:
             return np.array([len(self.doc.raw)], dtype=np.int64)
         return np.array([len(orjson.dumps(f)) for f in self.items], dtype=np.int64)
+
+
+_STAND_IN = re.compile(rb'"coordinates":"\\u0000(\d+)"')
 
 
 def plan(features: Features, space: int) -> list[int]:
@@ -147,58 +182,3 @@ def _page_text(place: dict[str, Any]) -> dict[str, Any]:
 
 def _page_meta(place: dict[str, Any], text: str) -> dict[str, Any]:
     return {"tool": DATA_VIZ, PAGE_KEY: place, APP_DATA_KEY: text}
-
-
-# --- coordinates as decimals ---------------------------------------------------------------------
-
-
-def _with_decimals(
-    features: list[Any], doc: GeoJsonArrays, low: int, high: int
-) -> tuple[list[Any], np.ndarray]:
-    """`features` (lying in `doc.raw[low:high]`) with every stand-in replaced: a geometry's
-    coordinates by `"dv"` where its numbers go in the section, else (and anywhere else) by
-    the caller's JSON text."""
-    at: list[int] = []
-    segments: list[int] = []
-    depths: list[int] = []
-    for i, feature in enumerate(features):
-        geometry = feature.get("geometry") if type(feature) is dict else None
-        if type(geometry) is not dict:
-            continue
-        shape = fitting.GEOJSON_SHAPES.get(geometry.get("type"))
-        coordinates = geometry.get("coordinates")
-        if shape is not None and type(coordinates) is str and coordinates[:1] == STAND_IN:
-            at.append(i)
-            segments.append(int(coordinates[1:]))
-            depths.append(shape[0])
-    section, decimals, dims = fitting.decimal_section(
-        doc.scan, np.array(segments, dtype=np.int64), np.array(depths, dtype=np.int64)
-    )
-    out = list(features)
-    for i, segment, d, n in zip(at, segments, decimals.tolist(), dims.tolist(), strict=True):
-        geometry = features[i]["geometry"]
-        if d == fitting.NOT_SENT:
-            stand = orjson.Fragment(doc.segment_text(segment))
-            geometry = {k: stand if k == "coordinates" else v for k, v in geometry.items()}
-        else:
-            geometry = {
-                ("dv" if k == "coordinates" else k): ([d, n] if k == "coordinates" else v)
-                for k, v in geometry.items()
-            }
-        out[i] = {k: geometry if k == "geometry" else v for k, v in features[i].items()}
-    starts = doc.scan.segment_starts
-    inside = int(np.searchsorted(starts, high)) - int(np.searchsorted(starts, low))
-    if inside > len(segments):  # GeometryCollection members, a property called coordinates
-        out = [_restored(feature, doc) for feature in out]
-    return out, section
-
-
-def _restored(value: Any, doc: GeoJsonArrays) -> Any:
-    """`value` with every stand-in left in it replaced by the caller's JSON text."""
-    if type(value) is str and value[:1] == STAND_IN:
-        return orjson.Fragment(doc.segment_text(int(value[1:])))
-    if type(value) is dict:
-        return {k: _restored(v, doc) for k, v in value.items()}
-    if type(value) is list:
-        return [_restored(v, doc) for v in value]
-    return value

@@ -1,4 +1,4 @@
-"""GeoJSON read with its coordinates as arrays is checked by the same rules: `summarize_arrays`
+"""GeoJSON read with its coordinates as arrays is checked by the same rules: `check_arrays`
 agrees with `validate_geojson`, whose messages are the only ones, on valid documents and on
 every kind of fault (a property test over generated documents, valid and broken)."""
 
@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from server.bodies import read_features, read_geojson
 from server.errors import GeoJsonError
-from server.jobs._geojson import features_valid, summarize_arrays, validate_geojson
+from server.jobs._geojson import check_arrays, check_features, validate_geojson
 
 coordinate = st.one_of(
     st.integers(-180, 180),
@@ -115,15 +115,15 @@ def broken(doc: Any, choice: int, depth: int) -> Any:
 
 
 def verdicts(raw: bytes) -> tuple[Any, Any]:
-    """(`validate_geojson`'s summary or its error's message, `summarize_arrays`'s summary
-    or None)."""
+    """(`validate_geojson`'s summary or its error's message, `check_arrays`'s summary or
+    None)."""
     try:
         slow: Any = validate_geojson(orjson.loads(raw)).as_answer()
     except GeoJsonError as exc:
         slow = str(exc)
     doc = read_geojson(raw)
-    fast = summarize_arrays(doc) if doc is not None else None
-    return slow, fast.as_answer() if fast is not None else None
+    fast = check_arrays(doc) if doc is not None else None
+    return slow, fast.summary.as_answer() if fast is not None else None
 
 
 @settings(max_examples=800, deadline=None)
@@ -171,4 +171,4 @@ def test_a_page_of_features_is_valid_exactly_when_its_features_are(
         valid = True
     except GeoJsonError:
         valid = False
-    assert features_valid(page) is valid
+    assert (check_features(page) is not None) is valid
