@@ -11,7 +11,7 @@ import orjson
 from ._codec import decode, envelope, pack
 from ._decimals import encode as decimal_section
 from ._fit import fit
-from ._geojson_scan import SHAPES, check_shapes, scan, values
+from ._geojson_scan import SHAPES, check_shapes, hard_values, scan, values
 
 # glibc mallopt parameters (malloc.h) and the values set (ADR 0017): arrays up to 32 MiB
 # (the largest threshold glibc accepts) come from the heap, and up to 512 MiB of freed heap
@@ -53,6 +53,7 @@ def _read_and_page(raw: bytes) -> None:
     kinds = ("Polygon", "LineString")
     segments = np.arange(len(found.segment_starts), dtype=np.int64)
     check_shapes(found, values(found, raw), segments, np.array([SHAPES[k] for k in kinds]))
+    hard_values(b"0.12345678901234567", np.array([0]), np.array([19]))  # 17 digits
     depths = np.array([SHAPES[k][0] for k in kinds], dtype=np.int64)
     section, decimals, dims = decimal_section(found, segments, depths)
     features = [

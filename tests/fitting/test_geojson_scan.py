@@ -82,6 +82,19 @@ def test_numbers_keep_their_mantissa_and_power_of_ten() -> None:
     assert bits(values) == bits([4.9, -0.000123, 12000.0, 7.0, -0.0, 0.0, 52.379189123456789])
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(json_numbers, min_size=1, max_size=60))
+def test_many_numbers_of_every_kind_are_read_in_their_order(texts: list[str]) -> None:
+    # HARD ones are read together (`hard_values`), each must come back in its own place.
+    try:
+        expected = orjson.loads("[" + ",".join(texts) + "]")
+    except orjson.JSONDecodeError:
+        return
+    found, values = numbers_of(",".join(texts).encode())
+    if not found.failed:
+        assert bits(values) == bits([float(x) for x in expected])
+
+
 @pytest.mark.parametrize(
     "coordinates",
     [
