@@ -7,8 +7,9 @@ client, the tile pool, the fitting pool) for whichever transport serves it;
 `build_app()` wraps it for uvicorn, and its lifespan enters the session manager's
 (which enters the server's once). Any replica answers any request: nothing is kept
 between requests. With sign-in, `POST /mcp` answers only a verified bearer token
-(`server.auth`); `/health`, `/metrics` and `/tiles` (sealed tokens of its own) stay open. While the replica drains (`server.ops.drain`) `/health` answers 503
-and responses close their connections.
+(`server.auth`); `/health`, `/metrics` and `/tiles` (sealed tokens of its own) stay open.
+While the replica drains (`server.ops.drain`) `/health` answers 503 and responses close
+their connections.
 """
 
 from __future__ import annotations

@@ -100,7 +100,8 @@ class AuthorizationServer:
             jwk = self._find(kid)
         if jwk is None:
             raise TokenRefused(
-                "unknown_key", "the token is signed with a key the authorization server does not list"
+                "unknown_key",
+                "the token is signed with a key the authorization server does not list",
             )
         return self._parsed_key(kid, jwk, alg)
 
@@ -162,7 +163,9 @@ class AuthorizationServer:
         assert self._metadata is not None
         uri = self._metadata.get("jwks_uri")
         if not isinstance(uri, str) or not uri:
-            raise IssuerUnavailable(f"{self.issuer} publishes no jwks_uri: its JWTs cannot be checked")
+            raise IssuerUnavailable(
+                f"{self.issuer} publishes no jwks_uri: its JWTs cannot be checked"
+            )
         return uri
 
     async def _discover(self) -> dict[str, Any]:
@@ -173,10 +176,11 @@ class AuthorizationServer:
                 continue
             if metadata is None:
                 continue
-            if metadata.get("issuer") != self.issuer:
+            named = str(metadata.get("issuer"))[:200]
+            if named != self.issuer:
                 raise IssuerUnavailable(
-                    f"the metadata at {url} names the issuer {str(metadata.get('issuer'))[:200]!r}, "
-                    f"not OAUTH_ISSUER={self.issuer!r} (they must be equal, RFC 8414)"
+                    f"the metadata at {url} names the issuer {named!r}, not "
+                    f"OAUTH_ISSUER={self.issuer!r} (they must be equal, RFC 8414)"
                 )
             return metadata
         raise IssuerUnavailable(f"no authorization server metadata could be read for {self.issuer}")

@@ -39,6 +39,8 @@ def metadata_routes(resource: str, issuer: str, scopes: Sequence[str]) -> list[R
             "resource_name": RESOURCE_NAME,
         }
     )
-    endpoint = cors_middleware(ProtectedResourceMetadataHandler(metadata).handle, ["GET", "OPTIONS"])
+    endpoint = cors_middleware(
+        ProtectedResourceMetadataHandler(metadata).handle, ["GET", "OPTIONS"]
+    )
     paths = dict.fromkeys([urlsplit(metadata_url(resource)).path, WELL_KNOWN])
     return [Route(path, endpoint=endpoint, methods=["GET", "OPTIONS"]) for path in paths]

@@ -84,7 +84,9 @@ class JwtCheck:
             raise TokenRefused("malformed", "the token is not a JWT") from None
         alg = header.get("alg")
         if alg not in self._algorithms:
-            raise TokenRefused("algorithm", f"the token's algorithm {str(alg)[:20]!r} is not allowed")
+            raise TokenRefused(
+                "algorithm", f"the token's algorithm {str(alg)[:20]!r} is not allowed"
+            )
         kid = header.get("kid")
         key = await self._server.key(kid if isinstance(kid, str) else None, alg)
         try:
@@ -157,7 +159,9 @@ class IntrospectionCheck:
                 f"the introspection endpoint could not be reached ({type(exc).__name__})"
             ) from None
         if response.status_code != 200:
-            raise IssuerUnavailable(f"the introspection endpoint answered HTTP {response.status_code}")
+            raise IssuerUnavailable(
+                f"the introspection endpoint answered HTTP {response.status_code}"
+            )
         try:
             answer = orjson.loads(response.content)
         except orjson.JSONDecodeError:
@@ -199,9 +203,7 @@ class TokenCheck:
         when the authorization server is needed and does not answer."""
         if not token or len(token) > MAX_TOKEN_CHARS or not token.isascii():
             raise TokenRefused("malformed", "the token is empty, too long or not ASCII")
-        if self._introspection is not None and (
-            self._mode == "all" or not looks_like_jwt(token)
-        ):
+        if self._introspection is not None and (self._mode == "all" or not looks_like_jwt(token)):
             return await self._introspection.verify_token(token)
         return await self._jwts.verify_token(token)
 
@@ -231,4 +233,3 @@ def _access_token(token: str, claims: dict[str, Any], audience: str) -> AccessTo
         subject=str(claims["sub"]),
         claims={"iss": claims["iss"]},
     )
-

@@ -94,7 +94,9 @@ class Budgets:
     def _over(self, window: Window, now: float) -> UserQuotaError:
         metrics.USER_QUOTA_REFUSALS.labels(window.name).inc()
         retry = window.retry_in(now)
-        when = f"retry in {retry} s" if retry < 120 else f"retry in {_readable(retry)} (at 00:00 UTC)"
+        when = (
+            f"retry in {retry} s" if retry < 120 else f"retry in {_readable(retry)} (at 00:00 UTC)"
+        )
         log.info(
             "user over budget",
             extra={"event": "user_quota", "window": window.name, "retry_after": retry},

@@ -52,11 +52,12 @@ class MemoryCounts:
         """None when one request is taken in every window; else the first full window."""
         indices = [window.index(now) for window in windows]
         held = self._counts.pop(user, None) or [(index, 0) for index in indices]
-        counts = [count if seen == index else 0 for (seen, count), index in zip(held, indices)]
-        full = next((w for w, c in zip(windows, counts) if c >= w.limit), None)
+        pairs = zip(held, indices, strict=True)
+        counts = [count if seen == index else 0 for (seen, count), index in pairs]
+        full = next((w for w, c in zip(windows, counts, strict=True) if c >= w.limit), None)
         if full is None:
             counts = [count + 1 for count in counts]
-        self._counts[user] = list(zip(indices, counts))
+        self._counts[user] = list(zip(indices, counts, strict=True))
         if len(self._counts) > self._max_users:
             self._counts.popitem(last=False)
         return full

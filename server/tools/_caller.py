@@ -2,9 +2,9 @@
 
 A tool builds one `Caller` where it first needs the caller's key, and reads the
 key, the signed-in user (with sign-in: `server.auth`), the TomTom client, the runtime
-and whether the offline upstream answers through it. The runtime is what the server's lifespan yielded
-(`server.runtime.running`, the SDK's `lifespan_context`): tools are module-level
-functions and hold no state of their own.
+and whether the offline upstream answers through it. The runtime is what the server's
+lifespan yielded (`server.runtime.running`, the SDK's `lifespan_context`): tools are
+module-level functions and hold no state of their own.
 """
 
 from __future__ import annotations
