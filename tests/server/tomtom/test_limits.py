@@ -25,9 +25,9 @@ from server.errors import (
     BodyError,
     QuotaError,
     RateLimitError,
-    UserQuotaError,
     UpstreamTimeoutError,
     UpstreamUnavailableError,
+    UserQuotaError,
 )
 from server.ops import call_scope, metrics
 from server.quotas import Budgets, Window
