@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import json
 import time
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -185,11 +185,18 @@ def oauth(mcp_url: str, user: str, storage: MemoryTokens | None = None) -> OAuth
 
 @contextlib.asynccontextmanager
 async def signed_in(
-    mcp_url: str, user: str, *, mode: str = "auto", storage: MemoryTokens | None = None
+    mcp_url: str,
+    user: str,
+    *,
+    mode: str = "auto",
+    storage: MemoryTokens | None = None,
+    hook: Callable[[Any], Awaitable[None]] | None = None,
 ) -> AsyncIterator[Client]:
     """An MCP client signed in as `user` through the SDK's OAuth flow (`mode`: `auto` for
-    the 2026-07-28 era, `legacy` for 2025-11-25)."""
-    async with httpx2.AsyncClient(auth=oauth(mcp_url, user, storage), timeout=60) as http:
+    the 2026-07-28 era, `legacy` for 2025-11-25); `hook` sees every request it sends."""
+    hooks = {"request": [hook]} if hook is not None else {}
+    auth = oauth(mcp_url, user, storage)
+    async with httpx2.AsyncClient(auth=auth, timeout=60, event_hooks=hooks) as http:
         transport = streamable_http_client(mcp_url, http_client=http)
         async with Client(transport, mode=mode, cache=None) as client:  # type: ignore[arg-type]
             yield client
