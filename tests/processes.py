@@ -24,9 +24,12 @@ TILE_SECRET = "test-tile-secret-shared-by-every-replica-0123456789"
 
 
 @contextlib.contextmanager
-def running(args: list[str], env: Mapping[str, str] | None = None) -> Iterator[Service]:
-    """Run `tomtom-mcp-apps <args>` until the block ends, once its `/health` answers 200."""
-    port = free_port()
+def running(
+    args: list[str], env: Mapping[str, str] | None = None, *, port: int | None = None
+) -> Iterator[Service]:
+    """Run `tomtom-mcp-apps <args>` (on `port`, default a free one) until the block ends,
+    once its `/health` answers 200."""
+    port = port or free_port()
     full_env = {
         **{k: v for k, v in os.environ.items() if not k.startswith("TOMTOM_")},
         "LOG_FORMAT": "json",
