@@ -79,6 +79,9 @@ class AuthorizationServer:
         self._tried_at = -float("inf")
         """When they were last asked for, successfully or not."""
         self._lock = asyncio.Lock()
+        self.generation = 0
+        """Grows whenever the published keys change: what was verified under the old ones
+        is verified again."""
 
     async def metadata(self) -> dict[str, Any]:
         """The issuer's metadata (RFC 8414 / OpenID Connect Discovery), fetched once."""
@@ -150,6 +153,8 @@ class AuthorizationServer:
                     extra={"event": "issuer_unavailable"},
                 )
                 return
+            if keys != self._keys:
+                self.generation += 1
             if set(keys) != set(self._keys):
                 log.info(
                     "sign-in: the authorization server lists %d signing keys",

@@ -5,7 +5,9 @@ token into the SDK's `AccessToken`, or refuses it with `TokenRefused` (the reaso
 the 401 gives; the SDK's protocol says None, and `server.auth._gate` turns one into
 the other). A JWT is verified by PyJWT on this replica alone: signature under the
 issuer's key for an allowed, asymmetric algorithm, `iss` equal to the issuer, `aud`
-naming this server, `exp`/`nbf`/`iat` within the leeway, `sub` present. With
+naming this server, `exp`/`nbf`/`iat` within the leeway, `sub` present; a token once
+verified is remembered by its hash until it expires (a conversation sends the same
+token with every call), and verified again when the issuer's keys change. With
 `OAUTH_INTROSPECTION` a token is sent to the issuer's introspection endpoint (RFC
 7662) instead: for tokens that are not JWTs (`opaque`) or for every one (`all`); an
 active answer is checked for the same issuer, audience and times, and kept for a
@@ -29,6 +31,8 @@ from server.auth._issuer import AuthorizationServer
 from server.errors import IssuerUnavailable, TokenRefused
 
 REQUIRED_CLAIMS = ("exp", "iss", "aud", "sub")
+REMEMBERED_TOKENS = 10_000
+"""Verified tokens each check remembers (by hash), the least recently used forgotten first."""
 MAX_TOKEN_CHARS = 16_384
 """Longer bearer tokens are refused unread (real ones are a few kilobytes at most)."""
 _PYJWT_REASONS: tuple[tuple[type[jwt.PyJWTError], str, str], ...] = (
@@ -76,8 +80,25 @@ class JwtCheck:
         self._audiences = _spellings(audience)
         self._algorithms = tuple(algorithms)
         self._leeway = leeway_s
+        self._verified: OrderedDict[bytes, tuple[int, dict[str, Any]]] = OrderedDict()
+        """Token hash -> (the keys' generation, its claims)."""
 
     async def verify_token(self, token: str) -> AccessToken:
+        digest = hashlib.sha256(token.encode()).digest()  # never the token itself
+        seen = self._verified.get(digest)
+        if seen is not None:
+            generation, claims = seen
+            if generation == self._server.generation and claims["exp"] + self._leeway > time.time():
+                self._verified.move_to_end(digest)
+                return _access_token(token, claims, self._audiences[0])
+            del self._verified[digest]
+        claims = await self._verify(token)
+        self._verified[digest] = (self._server.generation, claims)
+        if len(self._verified) > REMEMBERED_TOKENS:
+            self._verified.popitem(last=False)
+        return _access_token(token, claims, self._audiences[0])
+
+    async def _verify(self, token: str) -> dict[str, Any]:
         try:
             header = jwt.get_unverified_header(token)
         except jwt.PyJWTError:
@@ -101,7 +122,7 @@ class JwtCheck:
             )
         except jwt.PyJWTError as exc:
             raise _refusal(exc) from None
-        return _access_token(token, claims, self._audiences[0])
+        return {name: claims[name] for name in _KEPT if name in claims}
 
 
 class IntrospectionCheck:
@@ -206,6 +227,10 @@ class TokenCheck:
         if self._introspection is not None and (self._mode == "all" or not looks_like_jwt(token)):
             return await self._introspection.verify_token(token)
         return await self._jwts.verify_token(token)
+
+
+_KEPT = ("iss", "sub", "exp", "scope", "scp", "client_id", "azp")
+"""The claims an `AccessToken` is made of (all a remembered token keeps)."""
 
 
 def _spellings(audience: str) -> list[str]:

@@ -169,6 +169,21 @@ async def test_a_rotated_key_is_fetched_and_accepted_at_once(issuer: Issuer) -> 
     assert issuer.hits["/jwks"] == 2
 
 
+async def test_a_remembered_token_is_verified_again_once_its_key_is_withdrawn(
+    issuer: Issuer,
+) -> None:
+    verifier = check(issuer, oauth_jwks_refetch_s=0)
+    token = KEY.sign(claims(ISSUER, MCP))
+    for _ in range(3):  # verified once, then remembered
+        assert (await verifier.verify_token(token)).subject == "alice"
+    assert issuer.hits["/jwks"] == 1
+    replacement = SigningKey.new("k2")
+    issuer.keys = [replacement]  # k1 withdrawn: a token under k2 makes the replica look
+    await verifier.verify_token(replacement.sign(claims(ISSUER, MCP, sub="bob")))
+    with pytest.raises(TokenRefused, match="does not list"):
+        await verifier.verify_token(token)
+
+
 async def test_unknown_key_ids_fetch_the_keys_at_most_once_per_interval(issuer: Issuer) -> None:
     verifier = check(issuer, oauth_jwks_refetch_s=3600)
     await verifier.verify_token(KEY.sign(claims(ISSUER, MCP)))
