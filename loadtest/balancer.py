@@ -94,8 +94,6 @@ http {{
             proxy_pass http://mcp_replicas;
             proxy_http_version 1.1;
             proxy_set_header Connection "";
-            proxy_set_header Host $http_host;
-            proxy_next_upstream error timeout;
         }}
 
         location = /health {{

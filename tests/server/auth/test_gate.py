@@ -52,6 +52,11 @@ async def client() -> AsyncIterator[httpx.AsyncClient]:
         yield c
 
 
+async def bearing(client: httpx.AsyncClient, token: str) -> httpx.Response:
+    """`POST /mcp` with `token` as its bearer token."""
+    return await client.post("/mcp", json={}, headers={"authorization": f"Bearer {token}"})
+
+
 def params(challenge: str) -> dict[str, str]:
     """`Bearer a="b", c="d"` -> {"a": "b", "c": "d"} (no commas inside these values)."""
     scheme, _, rest = challenge.partition(" ")
@@ -73,7 +78,7 @@ async def test_a_request_without_a_token_gets_401_pointing_at_the_metadata_with_
 
 async def test_a_bad_token_gets_401_invalid_token_saying_why(client: httpx.AsyncClient) -> None:
     token = KEY.sign(claims(ISSUER, "https://other.example.test/mcp"))
-    answer = await client.post("/mcp", json={}, headers={"authorization": f"Bearer {token}"})
+    answer = await bearing(client, token)
     assert answer.status_code == 401
     challenge = params(answer.headers["www-authenticate"])
     assert challenge["error"] == "invalid_token"
@@ -86,7 +91,7 @@ async def test_a_token_without_the_scope_gets_403_insufficient_scope_naming_it(
     client: httpx.AsyncClient,
 ) -> None:
     token = KEY.sign(claims(ISSUER, MCP, scope="openid"))
-    answer = await client.post("/mcp", json={}, headers={"authorization": f"Bearer {token}"})
+    answer = await bearing(client, token)
     assert answer.status_code == 403
     challenge = params(answer.headers["www-authenticate"])
     assert (challenge["error"], challenge["scope"]) == ("insufficient_scope", "maps")
@@ -97,7 +102,7 @@ async def test_a_good_token_reaches_the_endpoint_with_its_user_known_for_the_req
     client: httpx.AsyncClient,
 ) -> None:
     token = KEY.sign(claims(ISSUER, MCP, sub="alice"))
-    answer = await client.post("/mcp", json={}, headers={"authorization": f"Bearer {token}"})
+    answer = await bearing(client, token)
     assert answer.status_code == 200
     body = answer.json()
     assert body["subject"] == "alice" and len(body["user"]) == 32
@@ -110,7 +115,7 @@ async def test_with_the_issuer_unreachable_and_no_keys_the_answer_is_503_to_retr
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="https://maps.example.test") as c:
         token = KEY.sign(claims(ISSUER, MCP))
-        answer = await c.post("/mcp", json={}, headers={"authorization": f"Bearer {token}"})
+        answer = await bearing(c, token)
     assert answer.status_code == 503 and answer.headers["retry-after"] == "5"
     assert answer.json()["error"] == "temporarily_unavailable"
 
@@ -143,9 +148,9 @@ async def test_every_outcome_is_counted_with_bounded_labels_and_no_user(
     before = (count("ok"), count("no_token"), count("invalid_token", "expired"))
     await client.post("/mcp", json={})
     expired = KEY.sign(claims(ISSUER, MCP, exp=1))
-    await client.post("/mcp", json={}, headers={"authorization": f"Bearer {expired}"})
+    await bearing(client, expired)
     good = KEY.sign(claims(ISSUER, MCP, sub="alice"))
-    await client.post("/mcp", json={}, headers={"authorization": f"Bearer {good}"})
+    await bearing(client, good)
     after = (count("ok"), count("no_token"), count("invalid_token", "expired"))
     assert [b - a for a, b in zip(before, after, strict=True)] == [1, 1, 1]
     assert b"alice" not in generate_latest(metrics.REGISTRY)
