@@ -33,6 +33,9 @@ log = logging.getLogger(__name__)
 MAX_DOCUMENT_BYTES = 1024 * 1024
 """Metadata and key sets are a few kilobytes; more is not read."""
 SIGNING_KEY_TYPES = frozenset({"RSA", "EC", "OKP"})
+NO_KEYS_RETRY_S = 5.0
+"""With no keys yet and the last fetch failed, how long tokens are answered 503 at once
+before the issuer is asked again (a replica does not hammer an issuer that is down)."""
 
 
 def metadata_urls(issuer: str) -> list[str]:
@@ -95,8 +98,13 @@ class AuthorizationServer:
         """The public key `kid` names, for `alg`. `TokenRefused` when the issuer has no such
         key (after one bounded refetch) or it does not fit `alg`."""
         now = self._clock()
-        if not self._keys or now - self._fetched_at > self._cache_s:
-            await self._refresh(now, stale_ok=bool(self._keys))
+        never = self._fetched_at == -float("inf")  # not once fetched
+        if never and now - self._tried_at < NO_KEYS_RETRY_S:
+            raise IssuerUnavailable(f"the keys of {self.issuer} could not be fetched just now")
+        if never or now - self._fetched_at > self._cache_s:
+            await self._refresh(now, stale_ok=not never)
+        if self._fetched_at == -float("inf"):  # another request's fetch failed meanwhile
+            raise IssuerUnavailable(f"the keys of {self.issuer} could not be fetched")
         jwk = self._find(kid)
         if jwk is None and self._clock() - self._tried_at >= self._refetch_s:
             await self._refresh(self._clock(), stale_ok=True)  # a key rotated in?

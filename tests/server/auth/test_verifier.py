@@ -289,3 +289,14 @@ async def test_an_introspected_token_is_checked_like_a_jwt(
         oauth_client_secret="rs-secret",
     )
     assert refusal.reason == reason
+
+
+async def test_with_the_issuer_down_and_no_keys_it_is_asked_once_per_interval(
+    issuer: Issuer,
+) -> None:
+    issuer.down = True
+    verifier = check(issuer)
+    for _ in range(5):
+        with pytest.raises(IssuerUnavailable):
+            await verifier.verify_token(KEY.sign(claims(ISSUER, MCP)))
+    assert sum(issuer.hits.values()) == 2, "the two metadata locations, once"
