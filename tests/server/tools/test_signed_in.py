@@ -65,19 +65,22 @@ async def test_a_signed_in_callers_tile_token_carries_their_user() -> None:
 
 
 async def test_a_user_over_budget_gets_a_tool_error_with_the_retry_time_and_is_logged_as_a_hash(
-    caplog: pytest.LogCaptureFixture,
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with (
         caplog.at_level(logging.INFO),
         signed_in_as("alice") as alice,
     ):
         async with tool_client(key="configured-key-123", user_quota_per_min=1, **SIGNED_IN) as t:
+            assert t.runtime.budgets is not None
+            # 30 s into a minute for both calls: they cannot fall in two windows
+            monkeypatch.setattr(t.runtime.budgets, "_clock", lambda: 1_000_050.0)
             first = await t.call("tomtom-geocode", {"query": "Damrak 1, Amsterdam"})
             second = await t.call("tomtom-geocode", {"query": "Damrak 1, Amsterdam"})
     assert not first.is_error, first.text
     assert second.is_error
     assert "You have used your 1 TomTom requests per minute on this server" in second.text
-    assert "retry in" in second.text
+    assert "retry in 30 s" in second.text
     calls = [r for r in caplog.records if getattr(r, "event", "") == "tool_call"]
     assert [getattr(r, "user", None) for r in calls] == [alice.id, alice.id]
     assert "alice" not in caplog.text and "opaque-test-token" not in caplog.text
