@@ -91,6 +91,9 @@ def stretches(draw: st.DrawFn) -> tuple[int, int, list[int]]:
 @example(stretch=(144, 311, [0, 1, 2, 18, 125]), budget=400)
 # Kept segments of about 1.1 degrees: the fit's frame and the test's differ by 0.5%.
 @example(stretch=(16486, 1009, [1, 2, 3, 201]), budget=400)
+# The first grid point of a kept vertex is not where it was: measured that way, the error
+# came out 3% over the reported one (found by hypothesis in a quick-tier run).
+@example(stretch=(2585, 456, [6, 1, 2, 7]), budget=401)
 def test_any_stretch_of_the_trip_fits_with_anchors_kept_and_an_honest_error(
     stretch: tuple[int, int, list[int]], budget: int
 ) -> None:
