@@ -51,6 +51,7 @@ from loadtest.topology import (
     free_port,
     group_cpu_seconds,
     replica_env,
+    start,
     stop,
     wait_ready,
 )
@@ -117,18 +118,7 @@ def replica(name: str, tree: Path, workdir: Path) -> Iterator[Service]:
     env["LOG_LEVEL"] = os.environ.get("BENCH_LOG_LEVEL", "WARNING")
     command = [sys.executable, "-m", "server.cli", "serve", "--host", "127.0.0.1"]
     command += ["--port", str(port)]
-    log = workdir / f"{name}.log"
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            command,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            env=env,
-            cwd=tree,
-            start_new_session=True,
-        )
-    service = Service(name, process, f"http://127.0.0.1:{port}", log, command, env)
+    service = start(name, command, port, workdir, env, cwd=tree)
     try:
         wait_ready(service, READY_TIMEOUT_S)
         yield service
