@@ -266,16 +266,25 @@ async def test_bad_data_viz_inputs_get_a_specific_error(arguments: dict, message
     assert message in outcome.text
 
 
+BIG_SETTINGS = {"data_viz_allow_private": True, "budget": BIG_BUDGET, "page_chars": BIG_BUDGET}
+"""Results and pages of `BIG_BUDGET`, a data_url on this machine allowed."""
+
+
+async def too_large(tools: Any, arguments: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+    """`tomtom-data-viz` of BIG (too large for its result): (the outcome, the model's text)."""
+    outcome = await tools.call("tomtom-data-viz", arguments)
+    answer = assert_model_text(outcome, "tomtom-data-viz")
+    assert answer["features"] == len(BIG["features"])
+    assert APP_DATA_KEY not in outcome.meta and OMITTED_KEY in outcome.meta
+    return outcome, answer
+
+
 async def test_data_too_large_for_one_result_comes_in_pages_of_features_exactly_as_given(
     files_url: str,
 ) -> None:
     arguments = {"data_url": f"{files_url}/big.geojson", "title": "Many"}
-    settings = {"data_viz_allow_private": True, "budget": BIG_BUDGET, "page_chars": BIG_BUDGET}
-    async with tool_client(**settings) as tools:
-        outcome = await tools.call("tomtom-data-viz", arguments)
-        answer = assert_model_text(outcome, "tomtom-data-viz")
-        assert answer["features"] == len(BIG["features"])
-        assert APP_DATA_KEY not in outcome.meta and OMITTED_KEY in outcome.meta
+    async with tool_client(**BIG_SETTINGS) as tools:
+        outcome, answer = await too_large(tools, arguments)
         plan = outcome.meta[PAGES_KEY]
         assert plan["features"] == len(BIG["features"]) and plan["title"] == "Many"
         bounds = plan["bounds"]
@@ -306,12 +315,8 @@ async def test_a_view_of_the_previous_release_still_pages_the_envelope_by_offset
     files_url: str,
 ) -> None:
     arguments = {"data_url": f"{files_url}/big.geojson", "title": "Many"}
-    settings = {"data_viz_allow_private": True, "budget": BIG_BUDGET, "page_chars": BIG_BUDGET}
-    async with tool_client(**settings) as tools:
-        outcome = await tools.call("tomtom-data-viz", arguments)
-        answer = assert_model_text(outcome, "tomtom-data-viz")
-        assert answer["features"] == len(BIG["features"])
-        assert APP_DATA_KEY not in outcome.meta and OMITTED_KEY in outcome.meta
+    async with tool_client(**BIG_SETTINGS) as tools:
+        await too_large(tools, arguments)
         chunks: list[str] = []
         offset, pages = 0, 0
         while True:
@@ -337,8 +342,7 @@ async def test_a_view_of_the_previous_release_still_pages_the_envelope_by_offset
 
 async def test_a_view_without_the_plan_gets_it_from_get_app_data(files_url: str) -> None:
     arguments = {"data_url": f"{files_url}/big.geojson"}
-    settings = {"data_viz_allow_private": True, "budget": BIG_BUDGET, "page_chars": BIG_BUDGET}
-    async with tool_client(**settings) as tools:
+    async with tool_client(**BIG_SETTINGS) as tools:
         outcome = await tools.call("tomtom-data-viz", arguments)
         again = await tools.call(
             "tomtom-get-app-data", {"tool": "tomtom-data-viz", "arguments": arguments, "plan": True}
