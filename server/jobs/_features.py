@@ -18,7 +18,7 @@ from fitting.geo import haversine_m
 from server.bodies import (
     Dropped,
     entries,
-    indexed,
+    indexed_entries,
     integer,
     line_points,
     number,
@@ -153,18 +153,23 @@ def search_results(
 # --- routes ---------------------------------------------------------------------------------
 
 
-def checked_route(route: Any, where: str, dropped: Dropped) -> dict[str, Any]:
+def checked_route(
+    route: Any, where: str, dropped: Dropped, *, as_parsed: bool = False
+) -> dict[str, Any]:
     """`route` (TomTom's `routes[i]`, as parsed) with what the features and summaries use:
     leg points as float64 `[lon, lat]` arrays, and every index-bearing list (sections,
     progress, guidance instructions) holding only entries whose indices fall on the line.
 
     An empty leg adds no point, so it is dropped without moving any index; a malformed
-    point would move every index after it, so it raises `BadAnswer`."""
+    point would move every index after it, so it raises `BadAnswer`. Objects copied to the
+    widget are `plain` copies, or (`as_parsed`: the route was parsed from JSON that
+    `plain_json` found plain) the objects themselves."""
     if not isinstance(route, dict):
         raise BadAnswer(where, "expected a route object")
     legs_in = route.get("legs")
     if not isinstance(legs_in, list) or not legs_in:
         raise BadAnswer(f"{where}.legs", "expected a non-empty list of legs")
+    copy = obj if as_parsed else _plain_object
     legs: list[dict[str, Any]] = []
     for i, leg in enumerate(legs_in):
         if not isinstance(leg, dict):
@@ -173,23 +178,35 @@ def checked_route(route: Any, where: str, dropped: Dropped) -> dict[str, Any]:
         if not len(points):
             dropped.add(f"{where}.legs")
             continue
-        legs.append({"points": points, "summary": plain(obj(leg.get("summary")))})
+        legs.append({"points": points, "summary": copy(leg.get("summary"))})
     count = sum(len(leg["points"]) for leg in legs)
     if count < 2:
         raise BadAnswer(f"{where}.legs", f"the route has {count} point(s), a line needs 2")
-    checked: dict[str, Any] = {"summary": plain(obj(route.get("summary"))), "legs": legs}
     guidance = obj(route.get("guidance"))
-    for key, source, keys, required in (
-        ("sections", route.get("sections"), ("startPointIndex", "endPointIndex"), True),
-        ("progress", route.get("progress"), ("pointIndex",), True),
-        ("instructions", guidance.get("instructions"), ("pointIndex",), False),
-    ):
-        label = f"{where}.guidance.instructions" if key == "instructions" else f"{where}.{key}"
-        kept, left_out = indexed(entries(source, label, dropped), keys, count, required)
-        dropped.add(label, left_out)
-        checked[key] = kept
-    checked["guidance"] = {"instructions": checked.pop("instructions")}
-    return checked
+    return {
+        "summary": copy(route.get("summary")),
+        "legs": legs,
+        "sections": indexed_entries(
+            route.get("sections"), f"{where}.sections", dropped,
+            ("startPointIndex", "endPointIndex"), count, as_parsed=as_parsed,
+        ),
+        "progress": indexed_entries(
+            route.get("progress"), f"{where}.progress", dropped, ("pointIndex",), count,
+            as_parsed=as_parsed,
+        ),
+        "guidance": {
+            "instructions": indexed_entries(
+                guidance.get("instructions"), f"{where}.guidance.instructions", dropped,
+                ("pointIndex",), count, required=False, as_parsed=as_parsed,
+            )
+        },
+    }  # fmt: skip
+
+
+def _plain_object(value: Any) -> dict[str, Any]:
+    """`value` as a JSON-safe copy (`plain`) if it is an object, else an empty one."""
+    copied: dict[str, Any] = plain(obj(value))
+    return copied
 
 
 def route_line(route: dict[str, Any]) -> np.ndarray:
