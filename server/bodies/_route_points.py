@@ -22,6 +22,10 @@ import orjson
 _POINTS = b'"points":['
 _STRIP = b'{}":latitudeong'
 """Everything in a compact point object except the numbers and the commas."""
+_NUMERALS = b"0123456789.-"
+"""What a JSON number without an exponent is written with."""
+_POINT = b'{"latitude":,"longitude":}'
+"""A compact point object without its numbers."""
 
 
 def parse_route_body(raw: bytes) -> dict[str, Any]:
@@ -65,16 +69,12 @@ def split_route_body(raw: bytes) -> tuple[Any, bytes]:
 
 def _points(segment: bytes) -> np.ndarray | None:
     """`[{"latitude":a,"longitude":b},...]` as `[[b, a], ...]`, or None for any other shape."""
-    count = segment.count(b"{")
-    # Each object spells "e" twice (latitude, longitude); any other "e"/"E" is an exponent
-    # or a different key, which the strip below would corrupt.
-    if segment.count(b"e") != 2 * count or b"E" in segment:
-        return None
-    # Each object quotes its two keys and nothing else: a quoted value ("52.3") would lose
-    # its quotes below and pass for a number.
-    if segment.count(b'"') != 4 * count:
-        return None
-    if count and not segment.startswith(b'[{"latitude":'):
+    # Without its numbers the segment must read exactly `[P,P,...,P]`: both keys, in this
+    # order, and nothing else (no exponent, quoted value, null or other key), so that
+    # taking the keys out instead leaves `[a,b,a,b,...]`.
+    shape = segment.translate(None, _NUMERALS)
+    count = (len(shape) - 1) // (len(_POINT) + 1)
+    if shape != b"[" + b",".join([_POINT] * count) + b"]":
         return None
     try:
         flat = orjson.loads(segment.translate(None, _STRIP))
