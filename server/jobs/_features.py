@@ -304,16 +304,19 @@ def _duration(seconds: float) -> str:
 
 
 def _sections_summary(route: dict[str, Any]) -> dict[str, Any]:
-    """Per section type: how many, and how far (`_distance_lookup`)."""
-    distance_at = _distance_lookup(route)
+    """Per section type: how many, and how far (`_metres_at`)."""
+    sections = [
+        (kind, section)
+        for section in route["sections"]
+        if (kind := text(section.get("sectionType")) or "UNKNOWN") != "TRAVEL_MODE"
+    ]
+    ends = [section[key] for _, section in sections for key in _SECTION_ENDS]
+    metres = _metres_at(route, ends)
     out: dict[str, Any] = {}
-    for section in route["sections"]:
-        kind = text(section.get("sectionType")) or "UNKNOWN"
-        if kind == "TRAVEL_MODE":
-            continue
+    for n, (kind, section) in enumerate(sections):
         entry = out.setdefault(kind, {"count": 0})
         entry["count"] += 1
-        length = distance_at(section["endPointIndex"]) - distance_at(section["startPointIndex"])
+        length = metres[2 * n + 1] - metres[2 * n]
         entry["length_km"] = round(entry.get("length_km", 0) + length / 1000, 2)
         country = text(section.get("countryCode"))
         if kind == "COUNTRY" and country:
@@ -328,33 +331,38 @@ def _sections_summary(route: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _distance_lookup(route: dict[str, Any]) -> Any:
-    """A function from point index to metres along the route.
+_SECTION_ENDS = ("startPointIndex", "endPointIndex")
+
+
+def _metres_at(route: dict[str, Any], indices: list[int]) -> list[float]:
+    """Metres along the route at each of the point `indices`, all at once.
 
     TomTom's own `progress` distances are used where they reach; past its last entry (or
     before its first, or without any) the line's great-circle length carries on from
-    there, so a `progress` that ends early no longer makes later sections 0 km long."""
-    line = route_line(route)
-    along = _cumulative_metres(line)
+    there, so a `progress` that ends early no longer makes later sections 0 km long. The
+    line is measured only then."""
+    if not indices:
+        return []
+    at = np.array(indices, dtype=np.int64)
     points: dict[int, float] = {}
     for entry in route["progress"]:
         metres = number(entry.get("distanceInMeters"))
         if metres is not None:
             points.setdefault(entry["pointIndex"], metres)
     if not points:
-        return lambda i: float(along[i])
+        along_all: list[float] = _cumulative_metres(route_line(route))[at].tolist()
+        return along_all
     index = np.array(sorted(points), dtype=np.float64)
     metres = np.array([points[int(i)] for i in index], dtype=np.float64)
     first, last = int(index[0]), int(index[-1])
-
-    def distance_at(i: int) -> float:
-        if i < first:
-            return float(metres[0] - (along[first] - along[i]))
-        if i > last:
-            return float(metres[-1] + (along[i] - along[last]))
-        return float(np.interp(i, index, metres))
-
-    return distance_at
+    found = np.interp(at, index, metres)
+    before, after = at < first, at > last
+    if before.any() or after.any():
+        along = _cumulative_metres(route_line(route))
+        found[before] = metres[0] - (along[first] - along[at[before]])
+        found[after] = metres[-1] + (along[at[after]] - along[last])
+    measured: list[float] = found.tolist()
+    return measured
 
 
 def _cumulative_metres(line: np.ndarray) -> np.ndarray:
