@@ -103,8 +103,13 @@ class Server:
     label: str
     urls: dict[str, str]
     """The `/mcp` URL that answers each case."""
+    pids: dict[str, int] = field(default_factory=dict)
+    """The process that answers each case (its children count with it)."""
     samples: dict[str, list[list[float]]] = field(default_factory=dict)
     """Milliseconds per call, by case, one list per round."""
+    cpu_ms: dict[str, float] = field(default_factory=dict)
+    """CPU milliseconds per timed call, by case, of the answering process and its children:
+    what the server spends, whatever else the shared machine runs meanwhile."""
 
     def record(self, case: str, rnd: int, ms: float) -> None:
         rounds = self.samples.setdefault(case, [])
@@ -188,7 +193,7 @@ def services(releases: list[str], home: Path) -> Iterator[tuple[list[Server], Se
             replicas.append((label, route, geocode))
         wait_ready(standin, 60)
         wait_listening(bare, 60)
-        servers = [Server("bare SDK tool", {"tool": f"{bare.url}/mcp"})]
+        servers = [Server("bare SDK tool", {"tool": f"{bare.url}/mcp"}, {"tool": bare.process.pid})]
         for label, route, geocode in replicas:
             try:
                 for service in (route, geocode):
@@ -197,7 +202,8 @@ def services(releases: list[str], home: Path) -> Iterator[tuple[list[Server], Se
                 print(f"{label} left out: it did not start\n{exc}", flush=True)
                 continue
             urls = {"geocode": f"{geocode.url}/mcp", "short route": f"{route.url}/mcp"}
-            servers.append(Server(label, urls))
+            pids = {"geocode": geocode.process.pid, "short route": route.process.pid}
+            servers.append(Server(label, urls, pids))
         yield servers, standin
 
 
@@ -220,6 +226,9 @@ async def measure(servers: list[Server], rounds: int, calls: int) -> dict[str, s
                     result = await _call(clients[url], url, CASES[case])
                 if case == "short route":
                     shapes[server.label] = _shape(result)
+        cpu_before = {
+            (s.label, case): _tree_cpu_s(pid) for s in servers for case, pid in s.pids.items()
+        }
         for rnd in range(rounds):
             order = servers[rnd % len(servers) :] + servers[: rnd % len(servers)]
             for case, call in CASES.items():
@@ -229,7 +238,33 @@ async def measure(servers: list[Server], rounds: int, calls: int) -> dict[str, s
                         started = time.perf_counter()
                         await _call(clients[url], url, call)
                         server.record(case, rnd, (time.perf_counter() - started) * 1000)
+    for server in servers:
+        for case, pid in server.pids.items():
+            spent = _tree_cpu_s(pid) - cpu_before[server.label, case]
+            server.cpu_ms[case] = spent * 1000 / len(server.pooled(case))
     return shapes
+
+
+def _tree_cpu_s(pid: int) -> float:
+    """CPU seconds (user and system) so far of process `pid` and its live descendants."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    parent: dict[int, int] = {}
+    spent: dict[int, float] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rpartition(")")[2].split()
+        except OSError:
+            continue  # gone meanwhile
+        child = int(stat.parent.name)
+        parent[child] = int(fields[1])
+        spent[child] = (int(fields[11]) + int(fields[12])) / ticks
+
+    def descends(child: int) -> bool:
+        while child != pid and child in parent and child > 1:
+            child = parent[child]
+        return child == pid
+
+    return sum(cpu for child, cpu in spent.items() if descends(child))
 
 
 async def _call(client: httpx.AsyncClient, url: str, call: Call) -> dict[str, Any]:
@@ -307,10 +342,20 @@ def report(servers: list[Server], shapes: dict[str, str], split: tuple[float, fl
                     len(pooled),
                     percentile(pooled, 50),
                     percentile(pooled, 99),
+                    server.cpu_ms.get(case, float("nan")),
                     " ".join(f"{percentile(r, 50):.1f}" for r in server.samples.get(case, [])),
                 ]
             )
-    headers = ["server", "case", "route result", "calls", "p50 ms", "p99 ms", "p50 by round"]
+    headers = [
+        "server",
+        "case",
+        "route result",
+        "calls",
+        "p50 ms",
+        "p99 ms",
+        "CPU ms",
+        "p50 by round",
+    ]
     print(format_table(headers, rows))
     print()
     by_label = {s.label: s for s in servers}
