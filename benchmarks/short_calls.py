@@ -227,7 +227,7 @@ async def measure(servers: list[Server], rounds: int, calls: int) -> dict[str, s
                 if case == "short route":
                     shapes[server.label] = _shape(result)
         cpu_before = {
-            (s.label, case): _tree_cpu_s(pid) for s in servers for case, pid in s.pids.items()
+            (s.label, case): tree_cpu_s(pid) for s in servers for case, pid in s.pids.items()
         }
         for rnd in range(rounds):
             order = servers[rnd % len(servers) :] + servers[: rnd % len(servers)]
@@ -240,12 +240,12 @@ async def measure(servers: list[Server], rounds: int, calls: int) -> dict[str, s
                         server.record(case, rnd, (time.perf_counter() - started) * 1000)
     for server in servers:
         for case, pid in server.pids.items():
-            spent = _tree_cpu_s(pid) - cpu_before[server.label, case]
+            spent = tree_cpu_s(pid) - cpu_before[server.label, case]
             server.cpu_ms[case] = spent * 1000 / len(server.pooled(case))
     return shapes
 
 
-def _tree_cpu_s(pid: int) -> float:
+def tree_cpu_s(pid: int) -> float:
     """CPU seconds (user and system) so far of process `pid` and its live descendants."""
     ticks = os.sysconf("SC_CLK_TCK")
     parent: dict[int, int] = {}
