@@ -26,6 +26,11 @@ turn, call by call, in an order that rotates from round to round, so a shared ma
 drift falls on all alike (ADR 0052); the table pools the rounds and gives each round's
 p50 beside.
 
+Beside each server's wall times, its CPU per call: the answering process and its
+children (`/proc`), less what they spend idle (measured for `IDLE_S` before the rounds),
+which a shared machine's load does not change; its ratios are printed too, for reading
+the wall-time targets on a busy machine (they are not targets themselves).
+
 Then, in this process and in CPU time (so other processes on the machine do not count),
 the route job of this checkout as the replica runs it and its answer checks alone, on the
 stand-in's very body.
@@ -89,6 +94,9 @@ CASES: dict[str, Call] = {
 }
 WARM_UP = 3
 """Untimed calls of each case on each server before the first round."""
+IDLE_S = 2.0
+"""How long each server's CPU is measured idle (its timers, its workers), before the
+rounds: that rate times the rounds' length is taken off its CPU per call."""
 
 TARGET_ROUTE_VS_START = 0.7
 TARGET_ROUTE_VS_BEFORE = 1.0
@@ -108,8 +116,9 @@ class Server:
     samples: dict[str, list[list[float]]] = field(default_factory=dict)
     """Milliseconds per call, by case, one list per round."""
     cpu_ms: dict[str, float] = field(default_factory=dict)
-    """CPU milliseconds per timed call, by case, of the answering process and its children:
-    what the server spends, whatever else the shared machine runs meanwhile."""
+    """CPU milliseconds per timed call, by case, of the answering process and its children,
+    less what it spends idle (`IDLE_S`): what the server spends on a call, whatever else
+    the shared machine runs meanwhile."""
 
     def record(self, case: str, rnd: int, ms: float) -> None:
         rounds = self.samples.setdefault(case, [])
@@ -226,9 +235,11 @@ async def measure(servers: list[Server], rounds: int, calls: int) -> dict[str, s
                     result = await _call(clients[url], url, CASES[case])
                 if case == "short route":
                     shapes[server.label] = _shape(result)
-        cpu_before = {
-            (s.label, case): tree_cpu_s(pid) for s in servers for case, pid in s.pids.items()
-        }
+        idle = _cpu_by_process(servers)
+        await asyncio.sleep(IDLE_S)
+        idle = {k: (v - idle[k]) / IDLE_S for k, v in _cpu_by_process(servers).items()}
+        cpu_before = _cpu_by_process(servers)
+        started_all = time.perf_counter()
         for rnd in range(rounds):
             order = servers[rnd % len(servers) :] + servers[: rnd % len(servers)]
             for case, call in CASES.items():
@@ -238,11 +249,16 @@ async def measure(servers: list[Server], rounds: int, calls: int) -> dict[str, s
                         started = time.perf_counter()
                         await _call(clients[url], url, call)
                         server.record(case, rnd, (time.perf_counter() - started) * 1000)
-    for server in servers:
-        for case, pid in server.pids.items():
-            spent = tree_cpu_s(pid) - cpu_before[server.label, case]
-            server.cpu_ms[case] = spent * 1000 / len(server.pooled(case))
+    measuring = time.perf_counter() - started_all
+    for (label, case), cpu in _cpu_by_process(servers).items():
+        spent = cpu - cpu_before[label, case] - idle[label, case] * measuring
+        server = next(s for s in servers if s.label == label)
+        server.cpu_ms[case] = spent * 1000 / len(server.pooled(case))
     return shapes
+
+
+def _cpu_by_process(servers: list[Server]) -> dict[tuple[str, str], float]:
+    return {(s.label, case): tree_cpu_s(pid) for s in servers for case, pid in s.pids.items()}
 
 
 def tree_cpu_s(pid: int) -> float:
@@ -384,12 +400,18 @@ def report(servers: list[Server], shapes: dict[str, str], split: tuple[float, fl
             if label not in ("this checkout", "bare SDK tool", "b087c95", "4eabb7b"):
                 ratio = route / server.p50("short route")
                 print(f"  {'short route: this checkout / ' + label:<44} {ratio:.2f}x")
+        for commit in ("b087c95", "4eabb7b"):
+            if commit in by_label:
+                ratio = ours.cpu_ms["short route"] / by_label[commit].cpu_ms["short route"]
+                print(f"  {'short route CPU: this checkout / ' + commit:<44} {ratio:.2f}x")
         target("geocode: this checkout / bare SDK tool", geocode / bare.p50("tool"),
                TARGET_GEOCODE_VS_BARE)  # fmt: skip
         for label, server in by_label.items():
             if label not in ("this checkout", "bare SDK tool"):
                 ratio = server.p50("geocode") / bare.p50("tool")
                 print(f"  {'geocode: ' + label + ' / bare SDK tool':<44} {ratio:.2f}x")
+        ratio = ours.cpu_ms["geocode"] / bare.cpu_ms["tool"]
+        print(f"  {'geocode CPU: this checkout / bare SDK tool':<44} {ratio:.2f}x")
     job_ms, checks_ms = split
     print(f"\nroute job of this checkout, CPU ms (median): {job_ms:.2f}; its answer checks: "
           f"{checks_ms:.2f}")  # fmt: skip
