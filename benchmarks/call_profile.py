@@ -51,20 +51,28 @@ COSTS: list[tuple[str, list[tuple[str, str]]]] = [
     (" the tool call (SDK's MCPServer.call_tool)", [(f"{SDK}.server", "MCPServer.call_tool")]),
     ("  argument validation", [(META, "FuncMetadata.validate_arguments")]),
     ("  the tool's function", [(META, "FuncMetadata.call_fn")]),
-    ("   TomTom request (made, sent, read)", [("server.tomtom._client", "TomTomClient._fetch")]),
+    ("   TomTom request (made, sent, read)", [("server.tomtom._client", "TomTomClient._fetch"),
+                                             ("server.tomtom", "TomTomClient._fetch")]),
     ("    its URL", [("server.tomtom._client", "request_url")]),
-    ("    httpx send and read", [("server.tomtom._client", "TomTomClient._send")]),
+    ("    httpx send and read", [("server.tomtom._client", "TomTomClient._send"),
+                                 ("server.tomtom", "TomTomClient._send")]),
     ("   the job (Placement.run)", [("server.pool._placement", "Placement.run")]),
+    ("    the route job (jobs.routing)", [("server.jobs._routes", "routing"),
+                                          ("server.route_job", "routing")]),
     ("    body inflated", [("server.bodies._raw", "RawBody.decoded"),
-                           ("server.tomtom._body", "RawBody.decoded")]),
+                           ("server.tomtom._body", "RawBody.decoded"),
+                           ("server.upstream_body", "RawBody.decoded")]),
     ("    route body parsed (points as arrays)", [
         ("server.bodies._route_points", "split_route_body"),
-        ("server.tomtom._route_body", "parse_route_body")]),
+        ("server.tomtom._route_body", "parse_route_body"),
+        ("server.route_body", "parse_route_body")]),
     ("    answer checks of the routes", [("server.jobs._routes", "checked_routes"),
                                          ("server.jobs._features", "checked_route")]),
-    ("    result assembly (jobs.prepare)", [("server.jobs._result", "prepare")]),
+    ("    result assembly (jobs.prepare)", [("server.jobs._result", "prepare"),
+                                            ("server.app_data", "prepare")]),
     ("     map data fitted and encoded", [("fitting", "fit")]),
-    ("   logs and metrics of the result", [("server.tools._delivery", "_record")]),
+    ("   logs and metrics of the result", [("server.tools._delivery", "_record"),
+                                           ("server.delivery", "_record")]),
     ("  the result converted (SDK)", [(META, "FuncMetadata.convert_result")]),
     ("logging, wherever (Logger._log)", [("logging", "Logger._log")]),
     ("tracing spans, wherever", [("server.ops.tracing", "span")]),
@@ -85,7 +93,11 @@ def child(case: str, calls: int, standin: str) -> dict[str, float | None]:
 
     from server.app import build_app
     from server.config import Settings
-    from server.ops.logs import configure_logging
+
+    try:
+        from server.ops.logs import configure_logging
+    except ModuleNotFoundError:  # before the package layout of ADR 0053
+        from server.logs import configure as configure_logging  # type: ignore[no-redef]
 
     spent: dict[str, float | None] = {}
     for label, candidates in COSTS:
