@@ -310,9 +310,9 @@ def start(
     append: bool = False,
     cwd: Path = _ROOT,
 ) -> Service:
-    """Launch `command` in a process group of its own, from `cwd` (this tree unless told),
-    its output to `workdir/<name>.log` (added to it when `append`: a restarted service
-    keeps one log)."""
+    """Launch `command` in a process group of its own, in `cwd` (this checkout unless said:
+    an earlier release runs from its own), its output to `workdir/<name>.log` (added to it
+    when `append`: a restarted service keeps one log)."""
     log = workdir / f"{name}.log"
     with log.open("ab" if append else "wb") as out:
         process = subprocess.Popen(
