@@ -26,6 +26,7 @@ from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp_types import CallToolResult, InputRequiredResult
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from pydantic import ValidationError
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
@@ -43,6 +44,7 @@ from server.ops.heap import freeze_startup_heap
 from server.ops.loop_lag import watch_loop_lag
 from server.runtime import Runtime, build_runtime, running
 from server.tools import (
+    explain_arguments,
     register_earlier_views,
     register_plain_tools,
     register_tools,
@@ -73,12 +75,18 @@ MCP_HEADERS = [
 class TomTomServer(MCPServer[Any]):
     """The `MCPServer`, whose tools may end in this project's errors for the model.
 
-    Those (`server.errors.ToolCallError`) are plain exceptions, so that fitting workers
-    raise them without loading the MCP SDK. The SDK takes any exception that is not its
-    `ToolError` for a crash and withholds the message; here, the one place, such an
-    error becomes the `ToolError` it stands for: the model reads exactly what the SDK
-    writes for a `ToolError` ("Error executing tool <name>: <message>") in an `is_error`
-    result, and the SDK logs it as a tool failure, not as a crash."""
+    Two kinds of error reach the model here, each worded in this one place:
+
+    - Arguments the SDK refused (its `ToolError` caused by pydantic's `ValidationError`):
+      the model reads `explain_arguments`' plain sentence, never pydantic's report.
+    - This project's errors for the model (`server.errors.ToolCallError`): plain
+      exceptions, so that fitting workers raise them without loading the MCP SDK. The SDK
+      takes any exception that is not its `ToolError` for a crash and withholds the
+      message; here such an error becomes the `ToolError` it stands for.
+
+    Either way the model reads what the SDK writes for a `ToolError` ("Error executing
+    tool <name>: <message>") in an `is_error` result, and the SDK logs a tool failure
+    (only the refused fields' names, for arguments), not a crash."""
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
@@ -91,6 +99,13 @@ class TomTomServer(MCPServer[Any]):
                 raise
             # `exc` says "Error executing tool <name>", the SDK's own prefix of both kinds.
             raise ToolError(f"{exc}: {cause}") from cause
+        except ToolError as exc:
+            refused = exc.__cause__
+            if not isinstance(refused, ValidationError):
+                raise
+            raise ToolError(
+                f"Error executing tool {name}: {explain_arguments(refused)}"
+            ) from refused
 
 
 def build_server(runtime: Runtime, *, start_pool: bool = True) -> MCPServer[Runtime]:

@@ -56,12 +56,14 @@ from server.tools import (
     search,
     traffic,
 )
+from server.tools._arguments import explain_arguments
 from server.tools._views import register_earlier_views, register_views
 from widgets import DATA_VIZ_URI, MAP_URI, TRAFFIC_URI
 
 __all__ = [
     "TOOLS",
     "ToolSpec",
+    "explain_arguments",
     "register_earlier_views",
     "register_plain_tools",
     "register_tools",

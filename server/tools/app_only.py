@@ -24,9 +24,10 @@ from pydantic import Field, ValidationError
 from server.ops import metrics
 from server.tiles import LAYER_NAMES
 from server.tool_names import DATA_VIZ, GET_APP_DATA, MODEL_TOOLS
+from server.tools._arguments import explain_arguments
 from server.tools._caller import Caller, runtime_of
 from server.tools._data_viz import deliver_data_viz_page
-from server.tools._inputs import DataVizArgs, first_error
+from server.tools._inputs import DataVizArgs
 from server.tools._reports import HostInfo, host_label, platform_label, reason_label
 
 logger = logging.getLogger(__name__)
@@ -53,7 +54,7 @@ async def get_app_data(
     try:
         args = DataVizArgs.model_validate(arguments)
     except ValidationError as exc:
-        raise ToolError(f"arguments: {first_error(exc)}") from None
+        raise ToolError(explain_arguments(exc, under="arguments")) from None
     return await deliver_data_viz_page(runtime_of(ctx), args, offset)
 
 
