@@ -20,6 +20,7 @@ from typing import Any
 
 from mcp.server import MCPServer
 from mcp.server.apps import Apps
+from mcp.server.caching import CacheHint
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
@@ -42,8 +43,11 @@ from server.ops.call_log import ToolCallLog
 from server.ops.drain import CloseWhileDraining, Drain
 from server.ops.heap import freeze_startup_heap
 from server.ops.loop_lag import watch_loop_lag
+from server.product import NAME, VERSION
+from server.protocol import ProtocolSurface, TrimmedHeaders
 from server.runtime import Runtime, build_runtime, running
 from server.tools import (
+    TOOLS,
     explain_arguments,
     register_earlier_views,
     register_plain_tools,
@@ -70,6 +74,14 @@ MCP_HEADERS = [
     "last-event-id",
     "tomtom-api-key",
 ]
+CACHED_LISTS = (
+    "tools/list",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+)
+"""Answers the same for every caller until the next release, which 2026-07-28 clients may
+keep for `MCP_CACHE_TTL_S` (view documents are content-versioned; docs/adr/0094)."""
 
 
 class TomTomServer(MCPServer[Any]):
@@ -121,12 +133,21 @@ def build_server(runtime: Runtime, *, start_pool: bool = True) -> MCPServer[Runt
     apps = Apps()
     register_tools(apps)
     register_views(apps, runtime.settings)
+    hint = CacheHint(ttl_ms=runtime.settings.cache_ttl_s * 1000, scope="public")
     mcp = TomTomServer(
-        "tomtom-mcp-apps",
+        NAME,
+        version=VERSION,
         instructions=INSTRUCTIONS,
         extensions=[apps],
-        middleware=[ToolCallLog(runtime.settings.call_deadline_s)],
+        middleware=[
+            ProtocolSurface((tool.name for tool in TOOLS), {apps.identifier: apps.settings()}),
+            ToolCallLog(runtime.settings.call_deadline_s),
+        ],
         lifespan=lifespan,
+        cache_hints=dict.fromkeys(CACHED_LISTS, hint),
+        # Change notifications need a stream this stateless JSON server never keeps open:
+        # no `subscriptions/listen`, and `listChanged` false in both eras.
+        subscriptions=False,
     )
     register_plain_tools(mcp)
     register_earlier_views(mcp, runtime.settings)
@@ -183,7 +204,7 @@ def build_app(settings: Settings, drain: Drain | None = None) -> Starlette:
         return await runtime.tiles.serve(request)
 
     routes = [
-        Route("/mcp", mcp_endpoint, methods=["POST"]),
+        Route("/mcp", TrimmedHeaders(mcp_endpoint), methods=["POST"]),
         Route("/tiles/{layer}/{z:int}/{x:int}/{y:int}.{ext}", tiles, methods=["GET"]),
         Route("/health", health, methods=["GET"]),
         Route("/metrics", metrics_endpoint, methods=["GET"]),

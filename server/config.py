@@ -146,6 +146,10 @@ class Settings(BaseSettings):
     tile_burst: int = Field(200, ge=1, validation_alias="TILE_BURST")
     tile_max_bytes: int = Field(MIB, ge=1024, validation_alias="TILE_MAX_BYTES")
 
+    # --- issue 24: hosts (a view's second request, cache hints) ---------------------------
+    cache_ttl_s: int = Field(300, ge=0, le=86_400, validation_alias="MCP_CACHE_TTL_S")
+    """How long 2026-07-28 clients may keep tool and resource lists and view documents."""
+
     @property
     def serves_keyed(self) -> bool:
         """Whether requests with a key reach TomTom (false only with `OFFLINE=always`)."""
