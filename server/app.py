@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import re
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -65,15 +66,8 @@ INSTRUCTIONS = (
     "dynamic-map also attach a PNG with image=true); its text answer is for you. Pass "
     "show_ui=false when the user does not need to see a map."
 )
-MCP_HEADERS = [
-    "content-type",
-    "accept",
-    "authorization",
-    "mcp-protocol-version",
-    "mcp-session-id",
-    "last-event-id",
-    "tomtom-api-key",
-]
+LOOPBACK_ORIGINS = ("http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*")
+"""Browser origins always accepted: pages on this machine (the MCP Apps reference host)."""
 CACHED_LISTS = (
     "tools/list",
     "resources/list",
@@ -225,17 +219,7 @@ def build_app(settings: Settings, drain: Drain | None = None) -> Starlette:
     middleware = [Middleware(CloseWhileDraining, drain=drain)]
     if settings.traces_exporter != "none":
         middleware.insert(0, _traced())
-    if settings.allowed_origins:
-        middleware.append(
-            Middleware(
-                CORSMiddleware,
-                allow_origins=list(settings.allowed_origins),
-                allow_methods=["POST"],
-                allow_headers=MCP_HEADERS,
-                expose_headers=["mcp-session-id"],
-                max_age=600,
-            )
-        )
+    middleware.append(_cors(settings))
     app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
     app.state.drain = drain
     return app
@@ -286,13 +270,38 @@ def _log_modes(settings: Settings) -> None:
         )
 
 
+def _browser_origins(settings: Settings) -> list[str]:
+    """Origins of the browser pages allowed to call `/mcp`: loopback on any port, and
+    `ALLOWED_ORIGINS`; exact, or `scheme://host:*` for any port. The Origin check and CORS
+    both read this list, so a page the check lets in can also read the answer."""
+    return [*LOOPBACK_ORIGINS, *settings.allowed_origins]
+
+
 def _transport_security(settings: Settings) -> TransportSecuritySettings:
     """Host/Origin checks against DNS rebinding; `ALLOWED_HOSTS=*` turns them off."""
     if "*" in settings.allowed_hosts:
         return TransportSecuritySettings(enable_dns_rebinding_protection=False)
-    local_origins = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"]
     return TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
         allowed_hosts=[*settings.allowed_hosts, "127.0.0.1", "localhost"],
-        allowed_origins=[*local_origins, *settings.allowed_origins],
+        allowed_origins=_browser_origins(settings),
+    )
+
+
+def _cors(settings: Settings) -> Middleware:
+    """CORS for the browser origins (preflight included), matched as the SDK's Origin check
+    matches them: the MCP Apps reference host runs on another loopback port than the
+    server. Any request header may be sent (hosts add their own: `tomtom-api-key`,
+    `authorization`, the 2026-07-28 `mcp-*` headers)."""
+    patterns = [
+        re.escape(origin[:-2]) + r":\d+" if origin.endswith(":*") else re.escape(origin)
+        for origin in _browser_origins(settings)
+    ]
+    return Middleware(
+        CORSMiddleware,
+        allow_origin_regex="|".join(patterns),
+        allow_methods=["POST"],
+        allow_headers=["*"],
+        expose_headers=["mcp-session-id"],
+        max_age=600,
     )
