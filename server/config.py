@@ -145,8 +145,12 @@ class Settings(BaseSettings):
     tile_rate_per_s: _Positive = Field(20.0, validation_alias="TILE_RATE_PER_S")
     tile_burst: int = Field(200, ge=1, validation_alias="TILE_BURST")
     tile_max_bytes: int = Field(MIB, ge=1024, validation_alias="TILE_MAX_BYTES")
-
     # --- issue 24: hosts (a view's second request, cache hints) ---------------------------
+    view_refetch: bool = Field(False, validation_alias="VIEW_REFETCH")
+    """`VIEW_REFETCH=on`: a view whose host dropped `_meta` may have its TomTom request run
+    again (`tomtom-refetch-app-data`, billed again; docs/adr/0096)."""
+    view_refetch_per_min: int = Field(10, ge=1, le=600, validation_alias="VIEW_REFETCH_PER_MIN")
+    """Refetches one user or client may make per minute on one replica."""
     cache_ttl_s: int = Field(300, ge=0, le=86_400, validation_alias="MCP_CACHE_TTL_S")
     """How long 2026-07-28 clients may keep tool and resource lists and view documents."""
 

@@ -3,7 +3,8 @@
 `ToolCallLog` enters a scope for every `tools/call`; code deeper down (the TomTom
 client's pacing and its one retry after a 429) reads it to queue callers fairly and
 to decide whether waiting still fits the call. Work outside any tool call gets a
-scope of its own.
+scope of its own. A view's refetch (`VIEW_REFETCH`) runs a TomTom tool again inside
+`refetch()`, so that every request it makes says so (`refetching()`).
 """
 
 from __future__ import annotations
@@ -45,3 +46,21 @@ def entered(tool: str, seconds: float) -> Iterator[CallScope]:
 def current(default_s: float) -> CallScope:
     """The current call's scope, or a fresh one of `default_s` outside any call."""
     return _CURRENT.get() or CallScope("", time.monotonic() + default_s)
+
+
+_REFETCH: ContextVar[bool] = ContextVar("tomtom_mcp_refetch", default=False)
+
+
+@contextlib.contextmanager
+def refetch() -> Iterator[None]:
+    """A view's second run of a TomTom tool: its requests are marked as such."""
+    token = _REFETCH.set(True)
+    try:
+        yield
+    finally:
+        _REFETCH.reset(token)
+
+
+def refetching() -> bool:
+    """Whether the work in hand is a view's refetch (`refetch()`)."""
+    return _REFETCH.get()

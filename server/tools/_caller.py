@@ -31,6 +31,16 @@ def runtime_of(ctx: Context[Any, Any]) -> Runtime:
     return runtime
 
 
+def caller_identity(ctx: Context[Any, Any]) -> str:
+    """Whom a per-user allowance counts against (the view refetch cap): the client's
+    address over HTTP (behind a proxy, the address it forwards), `stdio` for the one local
+    host of a stdio server. The one seam for identity: with sign-in (issue 20) the user
+    comes first."""
+    client = getattr(ctx.request_context.request, "client", None)
+    host = getattr(client, "host", None)
+    return f"client:{host}" if host else "stdio"
+
+
 @dataclass(frozen=True)
 class Caller:
     """One tool call's caller: their TomTom key and what serves them."""

@@ -45,7 +45,12 @@ MODEL_TOOLS = {  # what the tests expect, written out independently of server.to
 }
 PLAIN_TOOLS = {"tomtom-poi-categories"}
 """Model tools without a view (docs/adr/0026)."""
-APP_TOOLS = {"tomtom-get-app-data", "tomtom-report-app-status", "tomtom-get-map-config"}
+APP_TOOLS = {
+    "tomtom-get-app-data",
+    "tomtom-report-app-status",
+    "tomtom-get-map-config",
+    "tomtom-refetch-app-data",
+}
 AMSTERDAM = [4.8897, 52.3740]
 UTRECHT = [5.1214, 52.0907]
 BERLIN = [13.4050, 52.5200]

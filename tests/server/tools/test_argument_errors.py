@@ -88,6 +88,11 @@ BAD_ARGUMENTS = [
         "status: use 'ok' or 'error'; got 'maybe'",
     ),
     ("tomtom-get-map-config", {"layers": ["satellite"]}, "layers.0: use 'basemap'"),
+    (
+        "tomtom-refetch-app-data",
+        {"tool": "tomtom-routing"},
+        "arguments: required, but not given",
+    ),
 ]
 PYDANTIC = re.compile(
     r"validation error|input_value|input_type|type=|pydantic|https?://|Arguments\b|Value error"
