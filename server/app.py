@@ -1,5 +1,5 @@
 """The Starlette app: stateless MCP on `POST /mcp`, plus `/tiles`, `/health`, `/metrics`,
-`/preview`.
+`/preview`; and the same server over stdio for local hosts (`build_stdio_server`).
 
 `build_server()` makes the `MCPServer` (tools and views), whose lifespan owns the
 long-lived resources (`server.runtime.running`: the TomTom HTTP client, the download
@@ -146,6 +146,13 @@ def build_server(runtime: Runtime, *, start_pool: bool = True) -> MCPServer[Runt
     register_plain_tools(mcp)
     register_earlier_views(mcp, runtime.settings)
     return mcp
+
+
+def build_stdio_server(settings: Settings) -> MCPServer[Runtime]:
+    """The server for a local host over stdio: the same tools, views and fitting pool as a
+    replica's, kept alive by the same lifespan (`running`), which `run_stdio_async` enters;
+    no HTTP app around it."""
+    return build_server(build_runtime(settings))
 
 
 def build_app(settings: Settings, drain: Drain | None = None) -> Starlette:

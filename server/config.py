@@ -193,16 +193,23 @@ class Settings(BaseSettings):
         return self.ui_domain
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
+    def from_env(
+        cls, env: Mapping[str, str] | None = None, *, tiles: bool = True, **overrides: Any
+    ) -> Settings:
         """Read every setting from `env` (default `os.environ`); `overrides` that are not
-        None win (CLI flags). A value the server cannot use raises `ConfigError`."""
+        None win (CLI flags). A value the server cannot use raises `ConfigError`.
+        `tiles=False`: a server with no HTTP listener (stdio) serves no tiles, so it needs
+        no `TILE_TOKEN_SECRET` and ignores one."""
         given = {name: value for name, value in overrides.items() if value is not None}
+        if not tiles:
+            given["tile_token_secrets"] = ()
         try:
             with _reading(os.environ if env is None else env):
                 settings = cls(**given)
         except ValidationError as exc:
             raise _readable(exc) from None
-        settings._require_tile_secret()
+        if tiles:
+            settings._require_tile_secret()
         return settings
 
     @classmethod
