@@ -310,5 +310,8 @@ def _cors(settings: Settings) -> Middleware:
         allow_methods=["POST"],
         allow_headers=["*"],
         expose_headers=["mcp-session-id"],
+        # Chromium asks before a page reaches a more private address than its own (Private
+        # Network Access): a web host's page reaching a server on loopback or the intranet.
+        allow_private_network=True,
         max_age=600,
     )

@@ -91,6 +91,13 @@ def test_a_keyless_demo_server_starts_without_a_tile_secret_and_serves_no_tiles(
     assert always.offline_mode == "always" and not always.serves_keyed
 
 
+def test_a_stdio_server_needs_no_tile_secret_and_serves_no_tiles_even_given_one() -> None:
+    keyed = Settings.from_env({"TOMTOM_API_KEY": "k"}, tiles=False)
+    given = Settings.from_env({"TOMTOM_API_KEY": "k", "TILE_TOKEN_SECRET": SECRET}, tiles=False)
+    assert keyed.api_key == given.api_key == "k"
+    assert not keyed.tiles_enabled and not given.tiles_enabled
+
+
 def test_view_refetch_is_off_unless_the_operator_turns_it_on() -> None:
     assert Settings.from_env({}).view_refetch is False
     on = Settings.from_env({"VIEW_REFETCH": "on", "VIEW_REFETCH_PER_MIN": "3"})
