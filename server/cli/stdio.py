@@ -14,12 +14,10 @@ from __future__ import annotations
 
 import argparse
 import logging
-import sys
 
 import anyio
 
-from server.config import Settings
-from server.errors import ConfigError
+from server.cli._settings import settings_of
 from server.ops.logs import configure_logging
 
 log = logging.getLogger(__name__)
@@ -38,13 +36,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.fit_workers is not None and args.fit_workers < 1:
-        print("tomtom-mcp-apps: --fit-workers must be at least 1", file=sys.stderr)
-        return 2
-    try:
-        settings = Settings.from_env(tiles=False, fit_workers=args.fit_workers)
-    except ConfigError as exc:
-        print(f"tomtom-mcp-apps: {exc}", file=sys.stderr)
+    settings = settings_of(args, tiles=False)
+    if settings is None:
         return 2
     configure_logging(settings.log_level, settings.log_json)
 
