@@ -115,9 +115,9 @@ class TomTomServer(MCPServer[Any]):
 
 
 def build_server(runtime: Runtime, *, start_pool: bool = True) -> MCPServer[Runtime]:
-    """The MCP server: every tool and view, and the middleware that logs each call. Its
-    lifespan keeps `runtime` alive (`running`; `start_pool` is passed on) and yields it
-    to the tools."""
+    """The MCP server: every tool and view, the middleware that keeps its protocol surface
+    strict (`server.protocol`) and logs each call, and its cache hints. Its lifespan keeps
+    `runtime` alive (`running`; `start_pool` is passed on) and yields it to the tools."""
 
     @contextlib.asynccontextmanager
     async def lifespan(_: MCPServer[Runtime]) -> AsyncIterator[Runtime]:
