@@ -6,9 +6,13 @@ wrote to stdout would break the protocol."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import selectors
+import signal
 import subprocess
 import sys
+import time
 import zipfile
 from pathlib import Path
 
@@ -68,6 +72,50 @@ def test_stdio_refuses_a_bad_setting_on_stderr_before_speaking() -> None:
     assert done.returncode == 2
     assert done.stdout == ""
     assert "FIT_WORKERS='none': expected a whole number" in done.stderr
+
+
+def read_until(proc: subprocess.Popen[bytes], marker: bytes, timeout_s: float) -> bytes:
+    """What `proc` wrote to stderr up to `marker`, within `timeout_s`."""
+    assert proc.stderr is not None
+    seen = b""
+    deadline = time.monotonic() + timeout_s
+    with selectors.DefaultSelector() as selector:
+        selector.register(proc.stderr, selectors.EVENT_READ)
+        while marker not in seen:
+            left = deadline - time.monotonic()
+            assert left > 0 and selector.select(left), seen.decode(errors="replace")[-2000:]
+            chunk = os.read(proc.stderr.fileno(), 65536)
+            assert chunk, seen.decode(errors="replace")[-2000:]
+            seen += chunk
+    return seen
+
+
+def test_a_stdio_server_killed_outright_takes_its_fitting_workers_with_it() -> None:
+    """A local host ends a server it started with SIGTERM, then SIGKILL, soon after
+    closing its stdin; workers ignore SIGTERM, so without their parent they would wait
+    forever, holding the host's pipes open (the host never sees the server close)."""
+    env = {**os.environ, "TOMTOM_API_KEY": "", "LOG_LEVEL": "INFO"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "server.cli", "stdio", "--fit-workers", "1"],
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    children: list[int] = []
+    try:
+        read_until(proc, b"fitting pool warm", START_S)
+        children_file = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
+        children = [int(pid) for pid in children_file.read_text().split()]
+        assert children, "the fitting pool has its workers"
+        proc.kill()
+        # Every writer of the server's stdout and stderr gone: the streams end.
+        proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+        for pid in children:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)  # only left over when the test fails
 
 
 @pytest.fixture(scope="module")
