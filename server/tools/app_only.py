@@ -7,8 +7,9 @@
   empty map is never silent (counted per host with bounded labels, `_reports.py`).
 - `tomtom-get-map-config` gives the widget URL templates on this server's tile
   route (`server.tiles`) with a sealed, short-lived token; the TomTom key never
-  leaves the server (docs/adr/0061). It also tells the view whether
-  `tomtom-refetch-app-data` serves here (`refetch`).
+  leaves the server (docs/adr/0061). With sign-in it answers signed-in callers only,
+  and the token carries the user, whose budget the tiles spend (docs/adr/0077). It
+  also tells the view whether `tomtom-refetch-app-data` serves here (`refetch`).
 - `tomtom-refetch-app-data`, with `VIEW_REFETCH=on` only, runs a TomTom tool again from
   its tool input for a view whose host dropped the result's `_meta`: the operator's
   choice to pay for a second request, which says so everywhere (docs/adr/0096).
@@ -28,7 +29,14 @@ from pydantic import Field, ValidationError
 from server.jobs import REFETCHED_KEY
 from server.ops import call_scope, metrics
 from server.tiles import LAYER_NAMES
-from server.tool_names import DATA_VIZ, GET_APP_DATA, MODEL_TOOLS, REFETCH_APP_DATA, REFETCHABLE
+from server.tool_names import (
+    DATA_VIZ,
+    GET_APP_DATA,
+    GET_MAP_CONFIG,
+    MODEL_TOOLS,
+    REFETCH_APP_DATA,
+    REFETCHABLE,
+)
 from server.tools._arguments import explain_arguments
 from server.tools._caller import Caller, caller_identity, runtime_of
 from server.tools._data_viz import deliver_data_viz_page
@@ -109,6 +117,11 @@ async def get_map_config(
     ] = None,
 ) -> CallToolResult:
     caller = Caller.of(ctx)
+    if caller.runtime.settings.sign_in and caller.user is None:
+        raise ToolError(
+            f"{GET_MAP_CONFIG} answers signed-in callers only on this server: sign in "
+            "(OAuth) and call it again."
+        )
     tiles = caller.runtime.tiles
     refetch = caller.runtime.settings.view_refetch
     config: dict[str, Any] = {"tiles": {}, "refetch": refetch}
@@ -120,7 +133,8 @@ async def get_map_config(
     else:
         effective = caller.tomtom.key_for(caller.key)
         assert effective is not None  # serves_offline is false only with a key
-        granted = tiles.map_tiles(effective, layers or LAYER_NAMES)
+        user = caller.user.id if caller.user is not None else None
+        granted = tiles.map_tiles(effective, layers or LAYER_NAMES, user)
         config["tiles"] = granted.templates
         config["expires_at"] = granted.expires
         config["expires_in"] = tiles.tokens.ttl_s
