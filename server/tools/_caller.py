@@ -33,10 +33,13 @@ def runtime_of(ctx: Context[Any, Any]) -> Runtime:
 
 
 def caller_identity(ctx: Context[Any, Any]) -> str:
-    """Whom a per-user allowance counts against (the view refetch cap): the client's
-    address over HTTP (behind a proxy, the address it forwards), `stdio` for the one local
-    host of a stdio server. The one seam for identity: with sign-in (issue 20) the user
-    comes first."""
+    """Whom a per-user allowance counts against (the view refetch cap), the one seam for
+    identity: the signed-in user (`server.auth`), else the client's address over HTTP
+    (behind a proxy, the address it forwards), else `stdio` for the one local host of a
+    stdio server."""
+    user = current_user()
+    if user is not None:
+        return f"user:{user.id}"
     client = getattr(ctx.request_context.request, "client", None)
     host = getattr(client, "host", None)
     return f"client:{host}" if host else "stdio"

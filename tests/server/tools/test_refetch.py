@@ -13,6 +13,7 @@ from server.ops import metrics
 from server.product import VERSION
 from server.tools.app_only import MAP_CONFIG_KEY
 from tests.server.harness import AMSTERDAM, UTRECHT, tool_client
+from tests.server.tools.test_signed_in import SIGNED_IN, signed_in_as
 
 ROUTE = {"locations": [AMSTERDAM, UTRECHT]}
 
@@ -109,3 +110,18 @@ async def test_refetches_are_capped_per_user_or_client() -> None:
     assert "capped at 2 a minute per user" in outcomes[2].text
     assert APP_DATA_KEY in outcomes[1].meta
     assert refetches("tomtom-geocode", "capped") == before + 1
+
+
+async def test_a_signed_in_users_refetches_count_against_that_user_alone() -> None:
+    call = {"tool": "tomtom-geocode", "arguments": {"query": "Amsterdam"}}
+    settings = {"view_refetch": True, "view_refetch_per_min": 1, **SIGNED_IN}
+    with signed_in_as("alice"):
+        async with tool_client(key="configured-key-123", **settings) as alice:
+            allowance = alice.runtime.refetches
+            hers = [await alice.call("tomtom-refetch-app-data", call) for _ in range(2)]
+    with signed_in_as("bob"):
+        async with tool_client(key="configured-key-123", **settings) as bob:
+            bob.runtime.refetches = allowance  # one replica's allowance, both users' calls
+            his = await bob.call("tomtom-refetch-app-data", call)
+    assert [outcome.is_error for outcome in hers] == [False, True]
+    assert not his.is_error, his.text
