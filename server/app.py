@@ -356,7 +356,8 @@ def _cors(settings: Settings) -> Middleware:
         allow_origin_regex="|".join(patterns),
         allow_methods=["POST"],
         allow_headers=["*"],
-        expose_headers=["mcp-session-id"],
+        # A browser host reads the sign-in challenge of a 401 (the metadata to sign in with).
+        expose_headers=["mcp-session-id", "www-authenticate"],
         # Chromium asks before a page reaches a more private address than its own (Private
         # Network Access): a web host's page reaching a server on loopback or the intranet.
         allow_private_network=True,

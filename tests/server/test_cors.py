@@ -41,3 +41,24 @@ async def test_the_preflight_passes_exactly_for_the_origins_the_origin_check_acc
         response = await client.options("/mcp", headers=headers)
     assert (response.status_code == 200) is allowed
     assert (response.headers.get("access-control-allow-origin") == origin) is allowed
+
+
+async def test_a_browser_host_reads_the_sign_in_challenge_of_a_401() -> None:
+    settings = Settings(
+        oauth_issuer="https://as.example.test",
+        public_url="https://maps.example.test/mcp",
+        allowed_hosts=("127.0.0.1:*",),
+        fit_inline=True,
+    )
+    origin = "http://localhost:6274"
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=build_app(settings)), base_url="http://127.0.0.1:8000"
+    ) as client:
+        response = await client.post(
+            "/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "ping"}, headers={"origin": origin}
+        )
+    assert response.status_code == 401
+    assert "resource_metadata=" in response.headers["www-authenticate"]
+    assert response.headers["access-control-allow-origin"] == origin
+    exposed = response.headers["access-control-expose-headers"].lower()
+    assert "www-authenticate" in exposed
