@@ -12,8 +12,7 @@ from server.offline import build_upstream_app
 from server.ops import metrics
 from server.product import VERSION
 from server.tools.app_only import MAP_CONFIG_KEY
-from tests.server.harness import AMSTERDAM, UTRECHT, tool_client
-from tests.server.tools.test_signed_in import SIGNED_IN, signed_in_as
+from tests.server.harness import AMSTERDAM, SIGNED_IN, UTRECHT, signed_in_as, tool_client
 
 ROUTE = {"locations": [AMSTERDAM, UTRECHT]}
 
