@@ -516,4 +516,3 @@ class PageRange(BaseModel):
     start: Annotated[int, Field(alias="from", ge=0, description="The page's first feature")]
     stop: Annotated[int, Field(alias="to", ge=1, description="The feature after the page")]
     digest: Annotated[str, Field(max_length=64, description="The plan's digest of the data")]
-
