@@ -10,6 +10,8 @@ side, no MCP SDK, httpx or metrics client (`tests/test_import_rules.py` checks i
   bounded gzip decoding and `loads`; `request_body` gzips large POST bodies;
 - `_route_points.py`: `parse_route_body`, calculateRoute's points straight into numpy
   (`split_route_body`: and the text the rest was parsed from);
+- `_geojson_arrays.py`: `read_geojson` and `read_features`, a caller's GeoJSON with its
+  coordinates straight into numpy (`GeoJsonArrays`);
 - `_checks.py`: parsed answers checked as they are read: a malformed entry is dropped
   and counted (`Dropped`), a value the result depends on is a `BadAnswer` naming the
   field (ADR 0055); `plain_json` finds on the bytes when parsed objects need no copy
@@ -36,6 +38,13 @@ from server.bodies._checks import (
     required_list,
     text,
 )
+from server.bodies._geojson_arrays import (
+    STAND_IN,
+    GeoJsonArrays,
+    read_features,
+    read_geojson,
+    segment,
+)
 from server.bodies._raw import (
     ACCEPT_ENCODING,
     MAX_DECODED_BYTES,
@@ -51,7 +60,9 @@ __all__ = [
     "ACCEPT_ENCODING",
     "DROPPED_KEY",
     "MAX_DECODED_BYTES",
+    "STAND_IN",
     "Dropped",
+    "GeoJsonArrays",
     "RawBody",
     "count",
     "entries",
@@ -67,8 +78,11 @@ __all__ = [
     "plain",
     "plain_json",
     "position",
+    "read_features",
+    "read_geojson",
     "request_body",
     "required_list",
+    "segment",
     "split_route_body",
     "text",
 ]
