@@ -17,6 +17,7 @@ import { fileURLToPath } from "node:url";
 import path from "node:path";
 import * as esbuild from "esbuild";
 import { imageBasemap } from "./basemap/image.mjs";
+import { basemapParts, packParts } from "./basemap/parts.mjs";
 import { basemapTopology } from "./basemap/topology.mjs";
 
 const ROOT = path.dirname(fileURLToPath(import.meta.url));
@@ -44,13 +45,17 @@ const zodEnglishOnly = {
   },
 };
 
-/** `import topology from "basemap:topology"`: Natural Earth land and borders, simplified at build time. */
+/** The basemap topology, made once per build (the views and the image basemap share it). */
+let topology = null;
+const sharedTopology = () => (topology ??= basemapTopology());
+
+/** `import packed from "basemap:data"`: Natural Earth land and borders, simplified and packed at build time. */
 const basemapData = {
   name: "basemap-data",
   setup(build) {
-    build.onResolve({ filter: /^basemap:topology$/ }, (args) => ({ path: args.path, namespace: "basemap" }));
+    build.onResolve({ filter: /^basemap:data$/ }, (args) => ({ path: args.path, namespace: "basemap" }));
     build.onLoad({ filter: /.*/, namespace: "basemap" }, async () => ({
-      contents: JSON.stringify(await basemapTopology()),
+      contents: JSON.stringify(packParts(basemapParts(await sharedTopology()))),
       loader: "json",
     }));
   },
@@ -60,7 +65,7 @@ const basemapData = {
 function basemapBytes(metafile) {
   const output = Object.values(metafile.outputs)[0];
   return Object.entries(output.inputs)
-    .filter(([input]) => /basemap|topojson-client/.test(input))
+    .filter(([input]) => /basemap/.test(input))
     .reduce((sum, [, { bytesInOutput }]) => sum + bytesInOutput, 0);
 }
 
@@ -113,7 +118,7 @@ async function main() {
       console.log(`dist/${spec.file}: ${bytes(Buffer.byteLength(html))} bytes${base}`);
     }
   }
-  const basemap = imageBasemap(await basemapTopology());
+  const basemap = imageBasemap(await sharedTopology());
   const imageFile = path.relative(ROOT, IMAGE_BASEMAP);
   if (check) {
     const committed = await readFile(IMAGE_BASEMAP, "utf8").catch(() => null);
