@@ -13,11 +13,12 @@ from loadtest import recorded
 from tests.processes import ROOT
 
 WIDGETS = ROOT / "widgets"
-# The shared code, the basemap and every view's folder (one with a main.js): each
+# The shared code, the basemap, the bundling and every view's folder (one with a main.js): each
 # has unit tests beside it.
 UNIT_FOLDERS = (
     "core",
     "basemap",
+    "bundle",
     *sorted(p.parent.name for p in WIDGETS.glob("*/main.js")),
 )
 
