@@ -71,8 +71,9 @@ export function messageHtml(kind, title, text, progress) {
 export function createShell(doc, t, on) {
   const $ = (id) => doc.getElementById(id);
   const list = createList($("list"), { label: t("list"), onSelect: (id) => on.select(id) });
-  // The offline-data note; with no key, the offline map's reason shares its panel.
-  const notes = { offline: null };
+  // The offline-data note (with no key, the offline map's reason shares its panel), and
+  // the notes a redraw keeps: what they say holds for the view, not for one drawing.
+  const notes = { offline: null, kept: new Set() };
   const legend = { rows: [] };
 
   $("legend").addEventListener("click", (e) => {
@@ -113,17 +114,18 @@ export function createShell(doc, t, on) {
     messageText() {
       return $("message").innerText;
     },
-    /** A note panel of its own. */
-    addNote(text) {
+    /** A note panel of its own; `keep`: a redraw keeps it. */
+    addNote(text, keep = false) {
       const note = doc.createElement("div");
       note.className = "tt-panel";
       note.textContent = text;
       $("notes").append(note);
+      if (keep) notes.kept.add(note);
       return note;
     },
-    /** Every note but the offline-data one (a redraw writes its notes again). */
+    /** Every note but the offline-data one and those kept (a redraw writes its notes again). */
     clearNotes() {
-      for (const note of [...$("notes").children]) if (note !== notes.offline) note.remove();
+      for (const note of [...$("notes").children]) if (note !== notes.offline && !notes.kept.has(note)) note.remove();
     },
     /** The offline-data note, led by `lead`: the panel whose text is `join` when there is one, else its own. */
     markOffline(lead, join) {

@@ -61,6 +61,14 @@ test("notes are panels a redraw clears, all but the offline-data note", () => {
   assert.equal($("notes").firstElementChild.firstElementChild.className, "tt-offline");
 });
 
+test("a note kept for the view outlives a redraw", () => {
+  const { s, $ } = shell();
+  s.addNote("Fetched again.", true);
+  s.addNote("Fitted: 1,200 points.");
+  s.clearNotes();
+  assert.deepEqual([...$("notes").children].map((n) => n.textContent), ["Fetched again."]);
+});
+
 test("with no key the offline map's reason and the offline-data note share one panel", () => {
   const { s, $ } = shell();
   assert.equal(s.joinOffline("No key."), false, "no offline note yet");
