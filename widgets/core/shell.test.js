@@ -158,3 +158,16 @@ test("the host's look: theme, safe areas, height, language and the full-screen b
   click($("fullscreen"));
   assert.deepEqual(heard, [["fullscreen"]]);
 });
+
+test("a folded legend shows only its button, which says what it holds; without rows neither shows", () => {
+  const { s, $ } = shell();
+  const rows = [{ label: "Route", color: "#0b57d0", shape: "line", group: "routes" }, { label: "Stops (2)", color: "#333", shape: "dot" }];
+  s.setLegend(rows, () => false, true);
+  assert.deepEqual([$("legend").hidden, $("legend-fold").hidden], [true, false]);
+  assert.equal($("legend-fold").textContent, "▸ Layers (2)");
+  assert.equal($("legend-fold").getAttribute("aria-expanded"), "false");
+  s.foldLegend(false);
+  assert.deepEqual([$("legend").hidden, $("legend-fold").getAttribute("aria-expanded")], [false, "true"]);
+  s.setLegend([], () => false, false);
+  assert.deepEqual([$("legend").hidden, $("legend-fold").hidden], [true, true]);
+});

@@ -60,8 +60,14 @@ export async function startView(spec, app = createApp(spec.name)) {
     addNote,
     clearNotes: () => shell.clearNotes(),
     setTitle: (title, subtitle) => shell.setTitle(title, subtitle),
-    /** rows: {label, color, shape "line"|"dot"|"area", dash, under, group}; rows with a group toggle it (persisted). */
-    setLegend: (rows) => shell.setLegend(rows, isHidden),
+    /**
+     * rows: {label, color, shape "line"|"dot"|"area", dash, under, group}; rows with a
+     * group toggle it (persisted). Folded on a small map until the user opens it.
+     */
+    setLegend(rows) {
+      shell.setLegend(rows, isHidden, legendFolded());
+      status.set({ legend: rows.length ? (legendFolded() ? "folded" : "open") : null });
+    },
     isHidden,
     tilesProblem: () => status.state.tilesProblem,
     callTool: async (name, args) => app.callServerTool({ name, arguments: args }),
@@ -100,6 +106,7 @@ export async function startView(spec, app = createApp(spec.name)) {
     setItems(groups) {
       status.set({ items: shell.list.setGroups(groups) });
       shell.hideDetails();
+      relayout();
     },
     /** Select `id` as the user did (`via` "list" or "map"): list, map, model, stored state. */
     select(id, via = "map") {
@@ -157,6 +164,11 @@ export async function startView(spec, app = createApp(spec.name)) {
   const shell = createShell(document, ctx.t, {
     select: (id) => ctx.select(id, "list"),
     toggle,
+    fold: () => {
+      const open = legendFolded();
+      status.set({ legendOpen: open, legend: open ? "open" : "folded" });
+      shell.foldLegend(!open);
+    },
     details: (kind, id) => {
       const item = shell.list.item(id);
       if (item) openLink(spec.links?.[kind]?.(item, ctx));
@@ -170,6 +182,24 @@ export async function startView(spec, app = createApp(spec.name)) {
     if (!(status.state.toolNamed || spec.oneTool)) return false;
     const opened = await spec.session?.open(ctx);
     return opened?.refetch === true;
+  }
+
+  /**
+   * Lay the panels out for the map's size now (a new display mode, a resized
+   * frame, a list that appeared): the legend folded or open, the notes over a
+   * map wide enough for them, else at the top of the list.
+   */
+  function relayout() {
+    shell.placeNotes(Number(status.state.items) > 0 && shell.narrow());
+    if (!status.state.legend) return;
+    shell.foldLegend(legendFolded());
+    status.set({ legend: legendFolded() ? "folded" : "open" });
+  }
+
+  /** The user's choice, else folded where the map is too small for it open. */
+  function legendFolded() {
+    const chosen = status.state.legendOpen;
+    return chosen === undefined ? shell.cramped() : !chosen;
   }
 
   function isHidden(group) {
@@ -261,10 +291,12 @@ export async function startView(spec, app = createApp(spec.name)) {
       status.set({ toolNamed: true });
     }
     if (hc.theme) spec.session?.restyle(hc.theme);
+    relayout();
     const selected = status.state.selected;
     if (redraw.again(ctx) && selected) ctx.restoreSelection(selected);
   }
 
+  window.addEventListener("resize", relayout);
   // Offscreen, the view stops refreshing tiles and animating (ADR 0045).
   const observer = shell.observeVisibility((visible) => {
     if (visible !== ctx.visible) status.set({ paused: !visible });

@@ -346,3 +346,15 @@ test("a refetch the server refuses is a fetch failure that says why", async (t) 
   assert.equal(body.dataset.reason, "fetch_failed");
   assert.match($("message").textContent, /refetch limit reached: 10 a minute/);
 });
+
+test("on a small map the legend starts folded; the user's choice holds across redraws", async (t) => {
+  const rows = [{ label: "Route", color: "#0b57d0", shape: "line", group: "routes" }];
+  const { app, body, $, ctx } = await started(t, { onResult: async (result, ctx) => ctx.setLegend(rows) });
+  await app.emit("toolresult", { content: [] });
+  assert.equal(body.dataset.legend, "folded", "linkedom lays nothing out: a map of 0 px is small");
+  assert.equal($("legend").hidden, true);
+  $("legend-fold").dispatchEvent(new globalThis.window.Event("click", { bubbles: true }));
+  assert.deepEqual([body.dataset.legend, $("legend").hidden], ["open", false]);
+  ctx.setLegend(rows);
+  assert.deepEqual([body.dataset.legend, $("legend").hidden], ["open", false], "opened by the user, it stays open");
+});
