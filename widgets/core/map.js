@@ -223,9 +223,17 @@ export function restoreCamera(map, camera) {
 }
 
 /** What floats over the map: the view's panels and MapLibre's controls (the data is fitted clear of them). */
-const PANELS = "#title, #legend, #notes > *, #fullscreen, .maplibregl-ctrl-top-right .maplibregl-ctrl, .maplibregl-ctrl-bottom-right .maplibregl-ctrl";
-/** Room left between a panel and the data, in px. */
-const GAP = 8;
+const PANELS = [
+  "#title",
+  "#legend",
+  "#legend-fold",
+  "#stage #notes > *",
+  "#fullscreen",
+  ".maplibregl-ctrl-top-right .maplibregl-ctrl",
+  ".maplibregl-ctrl-bottom-right .maplibregl-ctrl",
+].join(", ");
+/** Room left between a panel and a position of the data, in px: half a stop pin, and a little. */
+const GAP = 14;
 
 /**
  * Padding for a `width` x `height` frame that keeps the data clear of every
@@ -238,11 +246,13 @@ export function padFor(width, height, boxes, base) {
   const pad = { top: base, right: base, bottom: base, left: base };
   const area = (p) => Math.max(0, width - p.left - p.right) * Math.max(0, height - p.top - p.bottom);
   const roomy = (p) => width - p.left - p.right >= width / 3 && height - p.top - p.bottom >= height / 3;
-  const big = [...boxes].sort((a, b) => (b.right - b.left) * (b.bottom - b.top) - (a.right - a.left) * (a.bottom - a.top));
+  // A position at the edge of the padded frame is drawn as a pin around it: keep GAP from each panel.
+  const grown = boxes.map((b) => ({ left: b.left - GAP, top: b.top - GAP, right: b.right + GAP, bottom: b.bottom + GAP }));
+  const big = grown.sort((a, b) => (b.right - b.left) * (b.bottom - b.top) - (a.right - a.left) * (a.bottom - a.top));
   for (const b of big) {
     const clear = b.right <= pad.left || b.left >= width - pad.right || b.bottom <= pad.top || b.top >= height - pad.bottom;
     if (clear) continue;
-    const sides = { top: b.bottom + GAP, bottom: height - b.top + GAP, left: b.right + GAP, right: width - b.left + GAP };
+    const sides = { top: b.bottom, bottom: height - b.top, left: b.right, right: width - b.left };
     const options = Object.entries(sides)
       .map(([side, room]) => ({ ...pad, [side]: Math.max(pad[side], Math.ceil(room)) }))
       .filter(roomy)

@@ -190,9 +190,10 @@ test("the data is fitted clear of every panel, each on the side that costs the l
   const notes = { left: 500, top: 84, right: 790, bottom: 130 };
   const attribution = { left: 700, top: 370, right: 790, bottom: 392 };
   const pad = padFor(800, 400, [title, legend, notes, attribution], 48);
-  assert.deepEqual(pad, { top: 138, right: 48, bottom: 48, left: 158 });
-  for (const b of [title, legend, notes]) {
-    const clear = b.right <= pad.left || b.left >= 800 - pad.right || b.bottom <= pad.top || b.top >= 400 - pad.bottom;
+  assert.deepEqual(pad, { top: 144, right: 48, bottom: 48, left: 164 });
+  const gap = 14; // half a pin, and a little
+  for (const b of [title, legend, notes, attribution]) {
+    const clear = b.right + gap <= pad.left || b.left - gap >= 800 - pad.right || b.bottom + gap <= pad.top || b.top - gap >= 400 - pad.bottom;
     assert.ok(clear, JSON.stringify(b));
   }
 });

@@ -314,16 +314,17 @@ export async function startView(spec, app = createApp(spec.name)) {
     ctx.state = viewState(uuid);
     const stored = ctx.state.load();
     status.set({ resulted: true, hidden: Array.isArray(stored?.hidden) ? [...new Set(stored.hidden)] : [], stored: Boolean(stored) });
+    // Noted before drawing, so that the camera fits the data clear of the note.
+    if (meta[DATA_SOURCE] === "offline" && status.state.dataSource !== "offline") {
+      const { tiles, tilesProblem } = status.state;
+      status.set({ dataSource: "offline" });
+      shell.markOffline(ctx.t("offlineData"), tiles === "none" ? tilesProblem : null);
+    }
     try {
       await spec.onResult(result, ctx, stored);
     } catch (err) {
       ctx.fail(err.reason || "render_failed", err.reason ? err.message : `Drawing failed: ${err.message}`);
       console.error(err);
-    }
-    if (meta[DATA_SOURCE] === "offline" && status.state.dataSource !== "offline") {
-      const { tiles, tilesProblem } = status.state;
-      status.set({ dataSource: "offline" });
-      shell.markOffline(ctx.t("offlineData"), tiles === "none" ? tilesProblem : null);
     }
   };
 
