@@ -634,6 +634,22 @@ def test_the_view_renews_its_tile_token_before_it_expires(
 
 
 ROUTE_ARGS = {"locations": [AMSTERDAM, [6.5665, 53.2194], [13.405, 52.52]]}
+# A data-viz layer: a canal walk and the Dam.
+CANAL_WALK = {
+    "type": "FeatureCollection",
+    "features": [
+        {
+            "type": "Feature",
+            "properties": {"name": "Canal walk"},
+            "geometry": {"type": "LineString", "coordinates": [[4.884, 52.367], [4.893, 52.376]]},
+        },
+        {
+            "type": "Feature",
+            "properties": {"name": "Dam"},
+            "geometry": {"type": "Point", "coordinates": [4.8932, 52.3731]},
+        },
+    ],
+}
 SEARCH_ARGS = {"query": "coffee", "position": AMSTERDAM}
 LAND = {"light": (242, 239, 233), "dark": (43, 48, 54)}
 WATER = {"light": (169, 200, 220), "dark": (15, 26, 38)}
@@ -714,17 +730,21 @@ def test_links_go_through_the_host_and_never_open_a_window_themselves(
     assert frame.locator("a[target=_blank]").count() == 0
 
 
-def test_partial_input_draws_the_waypoints_before_the_route_arrives(
-    page: Page, preview_server: Service
-) -> None:
+def open_partial_route(page: Page, base: str) -> Frame:
+    """The routing view given ROUTE_ARGS as partial input, its result held back by the host:
+    the three waypoints drawn pending."""
     qs = urllib.parse.urlencode({"tool": "tomtom-routing", "partial": "1", "hold": "1"})
-    page.goto(
-        f"{preview_server.url}/preview?{qs}#"
-        + urllib.parse.urlencode({"args": json.dumps(ROUTE_ARGS)})
-    )
+    page.goto(f"{base}/preview?{qs}#" + urllib.parse.urlencode({"args": json.dumps(ROUTE_ARGS)}))
     page.wait_for_function("window.previewHost && previewHost.status === 'held'")
     frame = view_frame(page)
     frame.wait_for_function("document.body.dataset.partial === '3'")
+    return frame
+
+
+def test_partial_input_draws_the_waypoints_before_the_route_arrives(
+    page: Page, preview_server: Service
+) -> None:
+    frame = open_partial_route(page, preview_server.url)
     assert frame.locator(".tt-pin.tt-pending").count() == 3
     assert "Computing route" in frame.inner_text("#title")
     assert "routePoints" not in frame.evaluate("({...document.body.dataset})")
@@ -820,31 +840,7 @@ def test_scrolled_out_of_sight_the_view_pauses(page: Page, preview_server: Servi
         ("routing", "tomtom-routing", ROUTE_ARGS),
         ("search", "tomtom-fuzzy-search", SEARCH_ARGS),
         ("traffic", "tomtom-traffic", {"bbox": [4.82, 52.33, 4.96, 52.41]}),
-        (
-            "data-viz",
-            "tomtom-data-viz",
-            {
-                "title": "Dam and a canal walk",
-                "geojson": {
-                    "type": "FeatureCollection",
-                    "features": [
-                        {
-                            "type": "Feature",
-                            "properties": {"name": "Canal walk"},
-                            "geometry": {
-                                "type": "LineString",
-                                "coordinates": [[4.884, 52.367], [4.893, 52.376]],
-                            },
-                        },
-                        {
-                            "type": "Feature",
-                            "properties": {"name": "Dam"},
-                            "geometry": {"type": "Point", "coordinates": [4.8932, 52.3731]},
-                        },
-                    ],
-                },
-            },
-        ),
+        ("data-viz", "tomtom-data-viz", {"title": "Dam and a canal walk", "geojson": CANAL_WALK}),
     ],
 )
 def test_every_view_is_shot_in_both_themes(
@@ -958,30 +954,7 @@ I24A_REFETCH = "needs the server half of issue 24 (branch i24a): VIEW_REFETCH"
 PROFILE_VIEWS = [
     ("routing", "tomtom-routing", {"locations": [AMSTERDAM, [5.1214, 52.0907]]}),
     ("traffic", "tomtom-traffic", {"bbox": [4.82, 52.33, 4.96, 52.41]}),
-    (
-        "data-viz",
-        "tomtom-data-viz",
-        {
-            "geojson": {
-                "type": "FeatureCollection",
-                "features": [
-                    {
-                        "type": "Feature",
-                        "properties": {"name": "Canal walk"},
-                        "geometry": {
-                            "type": "LineString",
-                            "coordinates": [[4.884, 52.367], [4.893, 52.376], [4.9, 52.377]],
-                        },
-                    },
-                    {
-                        "type": "Feature",
-                        "properties": {"name": "Dam"},
-                        "geometry": {"type": "Point", "coordinates": [4.8932, 52.3731]},
-                    },
-                ],
-            }
-        },
-    ),
+    ("data-viz", "tomtom-data-viz", {"geojson": CANAL_WALK}),
 ]
 
 
@@ -1227,14 +1200,7 @@ PENDING_CENTRES = """() => [...document.querySelectorAll('.tt-pin.tt-pending')].
 def test_markers_drawn_from_partial_input_sit_on_their_positions_mid_pulse_and_after_a_resize(
     page: Page, preview_server: Service
 ) -> None:
-    qs = urllib.parse.urlencode({"tool": "tomtom-routing", "partial": "1", "hold": "1"})
-    page.goto(
-        f"{preview_server.url}/preview?{qs}#"
-        + urllib.parse.urlencode({"args": json.dumps(ROUTE_ARGS)})
-    )
-    page.wait_for_function("window.previewHost && previewHost.status === 'held'")
-    frame = view_frame(page)
-    frame.wait_for_function("document.body.dataset.partial === '3'")
+    frame = open_partial_route(page, preview_server.url)
     frame.wait_for_function("!document.body.dataset.moving")
 
     def assert_on_their_positions() -> None:
