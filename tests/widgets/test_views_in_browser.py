@@ -8,7 +8,9 @@ whose JSON log the tests read. Screenshots of each view land in test-artifacts/.
 
 from __future__ import annotations
 
+import functools
 import json
+import subprocess
 import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,7 +18,15 @@ from typing import Any
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Frame, Page, Playwright, sync_playwright
+from playwright.sync_api import (
+    Browser,
+    BrowserContext,
+    Frame,
+    Page,
+    Playwright,
+    Route,
+    sync_playwright,
+)
 
 import fitting
 from fitting.geo import mercator
@@ -990,6 +1000,54 @@ def test_in_a_host_that_drops_meta_tomtom_views_say_why_and_data_viz_fetches_its
         )
         frame.wait_for_function("document.body.dataset.reported === 'error'")
     shoot(page, f"profile-drop-meta-{name}")
+
+
+MCP_UI_HOST = ROOT / "tests" / "widgets" / "mcp_ui_host"
+
+
+@pytest.fixture(scope="module")
+def mcp_ui_host_page(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The host page built on @mcp-ui/client's AppRenderer (tests/widgets/mcp_ui_host/),
+    bundled from its locked packages."""
+    assert (MCP_UI_HOST / "node_modules").is_dir(), "run scripts/install (npm ci there)"
+    out = tmp_path_factory.mktemp("mcp-ui-host") / "host.html"
+    subprocess.run(["node", "build.mjs", str(out)], cwd=MCP_UI_HOST, check=True, timeout=120)
+    return out.read_text()
+
+
+def answer_html(body: str, route: Route) -> None:
+    route.fulfill(body=body, content_type="text/html")
+
+
+@pytest.mark.parametrize(("name", "tool", "args"), PROFILE_VIEWS, ids=[v[0] for v in PROFILE_VIEWS])
+def test_in_mcp_uis_app_renderer_a_host_library_others_wrote_every_view_draws(
+    page: Page, preview_server: Service, mcp_ui_host_page: str, name: str, tool: str, args: dict
+) -> None:
+    # The page is answered on the server's own origin (Playwright answers its one URL), so it
+    # calls /mcp as a host page does. Chromium counts a page Playwright answers as public and
+    # blocks its frames on loopback (Local Network Access), so the sandbox proxy, on the other
+    # loopback name, is answered too: with the body the server serves there.
+    host_url = f"{preview_server.url}/mcp-ui-host"
+    sandbox_url = f"{preview_server.url.replace('127.0.0.1', 'localhost')}/preview/sandbox"
+    sandbox = httpx.get(f"{preview_server.url}/preview/sandbox", timeout=10).text
+    for url, body in ((host_url, mcp_ui_host_page), (sandbox_url, sandbox)):
+        page.route(url, functools.partial(answer_html, body))
+    fragment = urllib.parse.urlencode({"tool": tool, "args": json.dumps(args)})
+    page.goto(f"{host_url}#{fragment}")
+    proxy = page.wait_for_selector("#app iframe").content_frame()
+    assert proxy is not None
+    inner = proxy.wait_for_selector("iframe").content_frame()
+    assert inner is not None
+    inner.wait_for_function("document.body && document.body.dataset.view")
+    inner.wait_for_function(SETTLED)
+    drawn = inner.evaluate("({...document.body.dataset})")
+    assert drawn["status"] == "ok" and drawn["reason"] == "drawn", drawn
+    assert inner.evaluate(INK) > 0.0005
+    assert page.evaluate("mcpUiHost.errors") == []
+    events = app_status_events(preview_server, tool)
+    assert events[-1]["status"] == "ok", events[-1]
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.locator("#app").screenshot(path=str(ARTIFACTS / f"view-mcp-ui-{name}.png"))
 
 
 @pytest.mark.xfail(reason=I24A_CORS, strict=True)
