@@ -18,6 +18,7 @@ import httpx
 
 from server.config import OFFLINE_BASE_URL, Settings
 from server.pool import FitPool, Placement
+from server.quotas import Budgets, build_budgets
 from server.tiles import Tiles, build_tiles
 from server.tomtom import Bounds, Pacer, TomTomClient
 
@@ -38,6 +39,9 @@ class Runtime:
     tiles: Tiles | None = None
     """The tile route's tokens, limits and upstream pool; None when this server serves no
     tiles."""
+    budgets: Budgets | None = None
+    """Signed-in users' budgets of TomTom requests (API and tiles); None without
+    `USER_QUOTA_*`."""
 
 
 @contextlib.asynccontextmanager
@@ -57,6 +61,8 @@ async def running(runtime: Runtime, *, start_pool: bool = True) -> AsyncIterator
         await runtime.downloads.aclose()
         if runtime.tiles is not None:
             await runtime.tiles.aclose()
+        if runtime.budgets is not None:
+            await runtime.budgets.aclose()
 
 
 def build_runtime(
@@ -93,6 +99,7 @@ def build_runtime(
     placement = Placement(
         pool, inline_points=settings.inline_points, inline_only=settings.fit_inline
     )
+    budgets = build_budgets(settings)
     return Runtime(
         settings=settings,
         tomtom=TomTomClient(
@@ -103,12 +110,14 @@ def build_runtime(
             bounds=bounds_of(settings),
             pacer=pacer_of(settings),
             offline_mode=settings.offline_mode,
+            budgets=budgets,
         ),
         http=http,
         downloads=downloads,
         pool=pool,
         placement=placement,
-        tiles=build_tiles(settings),
+        tiles=build_tiles(settings, budgets),
+        budgets=budgets,
     )
 
 

@@ -12,6 +12,7 @@ Decisions: docs/adr/0061-tile-route.md.
 from __future__ import annotations
 
 from server.config import Settings
+from server.quotas import Budgets
 from server.tiles._layers import LAYER_NAMES, LAYERS, MAX_ZOOM, Layer, tile_problem
 from server.tiles._limiter import RateLimiter
 from server.tiles._service import MapTiles, Tiles
@@ -32,9 +33,10 @@ __all__ = [
 ]
 
 
-def build_tiles(settings: Settings) -> Tiles | None:
+def build_tiles(settings: Settings, budgets: Budgets | None = None) -> Tiles | None:
     """The tile route's state, or None when this server serves no tiles (offline only,
-    or no `TILE_TOKEN_SECRET`: then `/tiles` answers 404)."""
+    or no `TILE_TOKEN_SECRET`: then `/tiles` answers 404); tiles of signed-in users spend
+    their `budgets`."""
     if not settings.tiles_enabled or settings.tiles_base_url is None:
         return None
     return Tiles(
@@ -45,4 +47,5 @@ def build_tiles(settings: Settings) -> Tiles | None:
         max_bytes=settings.tile_max_bytes,
         timeout_s=settings.upstream_timeout_s,
         connections=settings.upstream_connections,
+        budgets=budgets,
     )

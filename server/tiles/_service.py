@@ -2,9 +2,10 @@
 
 The views never hold a TomTom key: `tomtom-get-map-config` seals the caller's key
 into a short-lived token (`_tokens.py`) and hands out URL templates on this route.
-Any replica opens the token, checks the tile and the token's rate (`_limiter.py`),
-fetches the tile from TomTom with the key, and answers with TomTom's body and cache
-headers. A refusal is a status with a one-line reason, never a broken image.
+Any replica opens the token, checks the tile and the token's rate (`_limiter.py`), takes
+the tile from the budget of the user the token was minted for (`server.quotas`, with
+sign-in), fetches the tile from TomTom with the key, and answers with TomTom's body and
+cache headers. A refusal is a status with a one-line reason, never a broken image.
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ import aiohttp
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
-from server.errors import TokenError
+from server.errors import TokenError, UserQuotaError
 from server.ops import metrics
+from server.quotas import Budgets
 from server.tiles._layers import LAYER_NAMES, LAYERS, Layer, tile_problem
 from server.tiles._limiter import RateLimiter
 from server.tiles._tokens import TileTokens
@@ -62,8 +64,10 @@ class Tiles:
         max_bytes: int,
         timeout_s: float = 10.0,
         connections: int = 200,
+        budgets: Budgets | None = None,
     ) -> None:
         self.tokens = tokens
+        self._budgets = budgets
         self._limiter = limiter
         self._api = api_base_url.rstrip("/")
         self._public = public_base_url.rstrip("/")
@@ -94,10 +98,11 @@ class Tiles:
         if self._session is not None:
             await self._session.close()
 
-    def map_tiles(self, key: str, layers: Iterable[str]) -> MapTiles:
-        """Templates for `layers`, with a token sealing `key`; never the key itself."""
+    def map_tiles(self, key: str, layers: Iterable[str], user: str | None = None) -> MapTiles:
+        """Templates for `layers`, with a token sealing `key` (never the key itself) and the
+        signed-in `user` whose budget the tiles spend."""
         names = [name for name in LAYER_NAMES if name in set(layers)]
-        token, expires = self.tokens.seal(key, names)
+        token, expires = self.tokens.seal(key, names, user)
         templates = {
             name: f"{self._public}/{name}/{{z}}/{{x}}/{{y}}.png?t={token}" for name in names
         }
@@ -136,6 +141,12 @@ class Tiles:
                 "too many tile requests for this token; slow down",
                 {"retry-after": str(wait)},
             )
+        if grant.user is not None and self._budgets is not None:
+            try:
+                await self._budgets.spend(grant.user)
+            except UserQuotaError as exc:
+                retry = {"retry-after": str(int(exc.retry_after or 1))}
+                return _refused(name, 429, "over_budget", str(exc), retry)
         conditional = {h: request.headers[h] for h in PASSED_ON if h in request.headers}
         return await self._fetch(layer, (z, x, y, ext), grant.key, conditional)
 

@@ -1,10 +1,12 @@
 """Sealed, short-lived tile tokens: the caller's key travels to the view encrypted.
 
 A token is AES-256-GCM (authenticated encryption, from `cryptography`) of the key,
-the layers it may load and its expiry, under a key derived from `TILE_TOKEN_SECRET`
-with HKDF. Every replica derives the same key, so a token minted on one opens on
+the layers it may load, its expiry and the signed-in user it was minted for (their
+`User.id`, so the tiles count against that user's budget), under a key derived from
+`TILE_TOKEN_SECRET` with HKDF. Every replica derives the same key, so a token minted on one opens on
 any other with no shared store; the view can read nothing in it, and changing one
-bit makes it fail to open. Several secrets rotate: the first seals, all open.
+bit makes it fail to open. Several secrets rotate: the first seals, all open. Tokens
+of the layout before the user (v1) still open, with no user, for as long as they last.
 """
 
 from __future__ import annotations
@@ -26,21 +28,26 @@ from server.errors import TokenError
 from server.tiles._layers import LAYER_NAMES
 
 _INFO = b"tomtom-mcp-apps/tile-token/v1"
-_AAD = b"tile-token-v1"
+_AAD = b"tile-token-v2"
+_V1_AAD = b"tile-token-v1"
 _NONCE = 12
 _TAG = 16
-_HEADER = struct.Struct(">IB")  # expiry (unix seconds), layer bit mask
+_HEADER = struct.Struct(">IB16s")  # expiry (unix seconds), layer bit mask, user id
+_V1_HEADER = struct.Struct(">IB")
+_NO_USER = bytes(16)
 MAX_TOKEN_CHARS = 512
 """Longer `t` values are refused before any decoding (keys are capped well below)."""
 
 
 @dataclass(frozen=True)
 class Grant:
-    """What an opened token allows: tiles of `layers`, fetched with `key`, until `expires`."""
+    """What an opened token allows: tiles of `layers`, fetched with `key`, until `expires`,
+    counted against `user` (a `User.id`) when one was signed in."""
 
     key: str
     layers: frozenset[str]
     expires: int
+    user: str | None = None
 
 
 class TileTokens:
@@ -58,13 +65,14 @@ class TileTokens:
         self.ttl_s = ttl_s
         self._clock = clock
 
-    def seal(self, key: str, layers: Iterable[str]) -> tuple[str, int]:
-        """A token for `key` and `layers`, and the unix time it expires."""
+    def seal(self, key: str, layers: Iterable[str], user: str | None = None) -> tuple[str, int]:
+        """A token for `key`, `layers` and `user` (32 hex digits), and when it expires."""
         expires = int(self._clock()) + self.ttl_s
         mask = sum(1 << LAYER_NAMES.index(name) for name in set(layers))
+        who = bytes.fromhex(user) if user is not None else _NO_USER
         nonce = os.urandom(_NONCE)
         sealed = self._ciphers[0].encrypt(
-            nonce, _HEADER.pack(expires, mask) + key.encode("utf-8"), _AAD
+            nonce, _HEADER.pack(expires, mask, who) + key.encode("utf-8"), _AAD
         )
         return base64.urlsafe_b64encode(nonce + sealed).rstrip(b"=").decode("ascii"), expires
 
@@ -78,22 +86,29 @@ class TileTokens:
             raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
         except (binascii.Error, ValueError):
             raise TokenError("malformed tile token") from None
-        if len(raw) < _NONCE + _TAG + _HEADER.size + 1:
+        if len(raw) < _NONCE + _TAG + _V1_HEADER.size + 1:
             raise TokenError("malformed tile token")
         nonce, sealed = raw[:_NONCE], raw[_NONCE:]
-        for cipher in self._ciphers:
-            try:
-                plain = cipher.decrypt(nonce, sealed, _AAD)
-                break
-            except InvalidTag:
-                continue
-        else:
+        opened = self._decrypt(nonce, sealed)
+        if opened is None:
             raise TokenError("invalid tile token (forged, altered or sealed under another secret)")
-        expires, mask = _HEADER.unpack_from(plain)
+        plain, header = opened
+        expires, mask, *who = header.unpack_from(plain)
         if expires <= self._clock():
             raise TokenError("tile token expired: the view asks tomtom-get-map-config again")
         layers = frozenset(name for i, name in enumerate(LAYER_NAMES) if mask >> i & 1)
-        return Grant(plain[_HEADER.size :].decode("utf-8"), layers, expires)
+        user = who[0].hex() if who and who[0] != _NO_USER else None
+        return Grant(plain[header.size :].decode("utf-8"), layers, expires, user)
+
+    def _decrypt(self, nonce: bytes, sealed: bytes) -> tuple[bytes, struct.Struct] | None:
+        """The plain text and its layout, under any secret, of this layout or the last."""
+        for aad, header in ((_AAD, _HEADER), (_V1_AAD, _V1_HEADER)):
+            for cipher in self._ciphers:
+                try:
+                    return cipher.decrypt(nonce, sealed, aad), header
+                except InvalidTag:
+                    continue
+        return None
 
 
 def _derive(secret: str) -> bytes:
