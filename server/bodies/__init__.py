@@ -8,10 +8,12 @@ side, no MCP SDK, httpx or metrics client (`tests/test_import_rules.py` checks i
 
 - `_raw.py`: `RawBody`, a body as received with the cap on its decoded size, its
   bounded gzip decoding and `loads`; `request_body` gzips large POST bodies;
-- `_route_points.py`: `parse_route_body`, calculateRoute's points straight into numpy;
+- `_route_points.py`: `parse_route_body`, calculateRoute's points straight into numpy
+  (`split_route_body`: and the text the rest was parsed from);
 - `_checks.py`: parsed answers checked as they are read: a malformed entry is dropped
   and counted (`Dropped`), a value the result depends on is a `BadAnswer` naming the
-  field (ADR 0055).
+  field (ADR 0055); `plain_json` finds on the bytes when parsed objects need no copy
+  (ADR 0090).
 
 Pure and picklable, no I/O. A body that cannot be used raises `server.errors.BodyError`.
 """
@@ -23,18 +25,27 @@ from server.bodies._checks import (
     Dropped,
     count,
     entries,
-    indexed,
+    indexed_entries,
     integer,
     line_points,
     number,
     obj,
     plain,
+    plain_json,
     position,
     required_list,
     text,
 )
-from server.bodies._raw import ACCEPT_ENCODING, MAX_DECODED_BYTES, RawBody, loads, request_body
-from server.bodies._route_points import parse_route_body
+from server.bodies._raw import (
+    ACCEPT_ENCODING,
+    MAX_DECODED_BYTES,
+    RawBody,
+    json_object,
+    loads,
+    parsed,
+    request_body,
+)
+from server.bodies._route_points import parse_route_body, split_route_body
 
 __all__ = [
     "ACCEPT_ENCODING",
@@ -44,16 +55,20 @@ __all__ = [
     "RawBody",
     "count",
     "entries",
-    "indexed",
+    "indexed_entries",
     "integer",
+    "json_object",
     "line_points",
     "loads",
     "number",
     "obj",
     "parse_route_body",
+    "parsed",
     "plain",
+    "plain_json",
     "position",
     "request_body",
     "required_list",
+    "split_route_body",
     "text",
 ]
