@@ -19,7 +19,7 @@ import httpx
 from server.config import OFFLINE_BASE_URL, Settings
 from server.pool import FitPool, Placement
 from server.quotas import Budgets, build_budgets
-from server.tiles import Tiles, build_tiles
+from server.tiles import RateLimiter, Tiles, build_tiles
 from server.tomtom import Bounds, Pacer, TomTomClient
 
 
@@ -39,6 +39,9 @@ class Runtime:
     tiles: Tiles | None = None
     """The tile route's tokens, limits and upstream pool; None when this server serves no
     tiles."""
+    refetches: RateLimiter | None = None
+    """Each user's or client's allowance of view refetches (`VIEW_REFETCH_PER_MIN`, per
+    replica); None with `VIEW_REFETCH` off."""
     budgets: Budgets | None = None
     """Signed-in users' budgets of TomTom requests (API and tiles); None without
     `USER_QUOTA_*`."""
@@ -118,7 +121,16 @@ def build_runtime(
         placement=placement,
         tiles=build_tiles(settings, budgets),
         budgets=budgets,
+        refetches=refetches_of(settings),
     )
+
+
+def refetches_of(settings: Settings) -> RateLimiter | None:
+    """`VIEW_REFETCH_PER_MIN` refetches a minute per user or client, in bursts of as many."""
+    if not settings.view_refetch:
+        return None
+    per_min = settings.view_refetch_per_min
+    return RateLimiter(per_min / 60.0, per_min)
 
 
 def bounds_of(settings: Settings) -> Bounds:

@@ -5,7 +5,9 @@
 - `error_for` and `scrub` (`_errors.py`): TomTom's failed answers as `TomTomError`s
   (`server.errors`), scrubbed of the key;
 - `family_of` (`_families.py`): the API family, and so the rate limit, of a request;
-- `Pacer` (`_pacing.py`): TomTom's rate limits kept per key and family, fair between calls.
+- `Pacer` (`_pacing.py`): TomTom's rate limits kept per key and family, fair between calls;
+- `user_agent` (`_user_agent.py`): the product and version on every request, marked on a
+  view's refetch.
 
 Fitting workers never import this package: what they need of a TomTom answer is
 `server.bodies`.
@@ -17,9 +19,11 @@ from server.tomtom._client import Bounds, Params, TomTomClient, coordinate
 from server.tomtom._errors import scrub
 from server.tomtom._families import FAMILIES, Family, family_of
 from server.tomtom._pacing import Pacer
+from server.tomtom._user_agent import REFETCH_MARK, user_agent
 
 __all__ = [
     "FAMILIES",
+    "REFETCH_MARK",
     "Bounds",
     "Family",
     "Pacer",
@@ -28,4 +32,5 @@ __all__ = [
     "coordinate",
     "family_of",
     "scrub",
+    "user_agent",
 ]

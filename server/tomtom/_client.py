@@ -57,6 +57,7 @@ from server.quotas import Budgets
 from server.tomtom._errors import OUTCOMES, error_for, scrub
 from server.tomtom._families import Family, family_of
 from server.tomtom._pacing import Pacer
+from server.tomtom._user_agent import user_agent
 
 logger = logging.getLogger(__name__)
 
@@ -382,7 +383,10 @@ class TomTomClient:
         family = family_of(path)
         scope = call_scope.current(self._bounds.call_deadline_s)
         query = list(params) + ([("key", key)] if key else [])
-        headers = {"accept-encoding": ACCEPT_ENCODING}
+        headers = {
+            "accept-encoding": ACCEPT_ENCODING,
+            "user-agent": user_agent(refetch=call_scope.refetching()),
+        }
         if content is not None:
             headers["content-type"] = "application/json"
             if content.encoding:

@@ -32,22 +32,12 @@ import fitting
 from fitting.geo import mercator
 from loadtest.topology import Service
 from server.tomtom._errors import key_forms
+from tests.browser import CHROMIUM, CHROMIUM_ARGS
 from tests.processes import ROOT, TILE_SECRET, running
 from tests.standin import forget, recorded
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 ARTIFACTS = ROOT / "test-artifacts"
 WAIT_MS = 45_000
 AMSTERDAM = [4.8897, 52.374]
