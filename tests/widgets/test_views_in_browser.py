@@ -949,8 +949,6 @@ def test_alternatives_are_drawn_as_secondary_lines(page: Page, preview_server: S
 
 # --- host profiles: hosts that keep, drop or replace `_meta`, and one on another origin -------
 
-I24A_CORS = "needs the server half of issue 24 (branch i24a): CORS for POST /mcp"
-I24A_REFETCH = "needs the server half of issue 24 (branch i24a): VIEW_REFETCH"
 PROFILE_VIEWS = [
     ("routing", "tomtom-routing", {"locations": [AMSTERDAM, [5.1214, 52.0907]]}),
     ("traffic", "tomtom-traffic", {"bbox": [4.82, 52.33, 4.96, 52.41]}),
@@ -1040,7 +1038,6 @@ def test_in_mcp_uis_app_renderer_a_host_library_others_wrote_every_view_draws(
     page.locator("#app").screenshot(path=str(ARTIFACTS / f"view-mcp-ui-{name}.png"))
 
 
-@pytest.mark.xfail(reason=I24A_CORS, strict=True)
 def test_a_host_page_on_another_origin_speaks_mcp_through_cors_and_its_view_draws(
     page: Page, preview_server: Service
 ) -> None:
@@ -1065,7 +1062,6 @@ def refetching_preview_server(standin: Service) -> Iterator[Service]:
         yield process
 
 
-@pytest.mark.xfail(reason=I24A_REFETCH, strict=True)
 @pytest.mark.parametrize(
     ("name", "tool", "args", "path"),
     [
