@@ -1,8 +1,9 @@
 """A stand-in TomTom upstream for integration tests: the offline upstream, recording.
 
 `python -m tests.standin --port N` serves `server.offline`'s TomTom shapes (tiles
-included) and remembers the method, path and `key` of every request it receives,
-so a test can see exactly what reached "TomTom" and with which key:
+included) and remembers the method, path, `key` and User-Agent of every request it
+receives, so a test can see exactly what reached "TomTom", with which key, and which
+request ran again for a view (VIEW_REFETCH marks its User-Agent):
 `GET /_recorded` lists them, `DELETE /_recorded` forgets them. `record(url)` and
 `forget(url)` do that over HTTP. `--clock` fixes the moment it answers as of: its clocked
 answers (routes, traffic) then never change, so a benchmark's every call after the first
@@ -44,16 +45,26 @@ class Recording:
             await send({"type": "http.response.body", "body": body})
             return
         query = dict(parse_qsl(scope.get("query_string", b"").decode("latin-1")))
+        headers = dict(scope.get("headers", []))
         if scope["path"] != "/health":
             self.seen.append(
-                {"method": scope["method"], "path": scope["path"], "key": query.get("key")}
+                {
+                    "method": scope["method"],
+                    "path": scope["path"],
+                    "key": query.get("key"),
+                    "user_agent": headers.get(b"user-agent", b"").decode("latin-1"),
+                }
             )
         await self.app(scope, receive, send)
 
 
-def recorded(url: str) -> list[dict[str, Any]]:
-    """Every request the stand-in at `url` has received since it was last cleared."""
-    return httpx.get(f"{url}/_recorded", timeout=5).json()
+def recorded(url: str, *, user_agents: bool = False) -> list[dict[str, Any]]:
+    """Every request the stand-in at `url` has received since it was last cleared: method,
+    path and key, and with `user_agents` the User-Agent too."""
+    seen = httpx.get(f"{url}/_recorded", timeout=5).json()
+    if user_agents:
+        return seen
+    return [{k: v for k, v in r.items() if k != "user_agent"} for r in seen]
 
 
 def forget(url: str) -> None:

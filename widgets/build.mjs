@@ -3,10 +3,13 @@
  *
  * esbuild bundles each view's ES-module entry (with ext-apps, MapLibre and the
  * basemap data from node_modules, pinned by package-lock.json) into one script
- * and the view CSS into one stylesheet; both are inlined into shell.html.
- * The server only reads dist/, so it never needs Node. The build also writes
- * the same basemap as a JSON file the server's map images read with Python
- * (IMAGE_BASEMAP, basemap/image.mjs, ADR 0027).
+ * and the view CSS into one stylesheet; both are inlined into shell.html. The
+ * plugins of bundle/plugins.mjs keep only what a view uses, and each view
+ * document must fit its size budget (bundle/budget.mjs, ADR 0098): the build
+ * prints each size beside it and fails past it. The server only reads dist/,
+ * so it never needs Node. The build also writes the same basemap as a JSON
+ * file the server's map images read with Python (IMAGE_BASEMAP,
+ * basemap/image.mjs, ADR 0027).
  *
  *   node build.mjs           write dist/ and IMAGE_BASEMAP
  *   node build.mjs --check   exit 1 when a committed file in dist/, or IMAGE_BASEMAP,
@@ -17,14 +20,17 @@ import { fileURLToPath } from "node:url";
 import path from "node:path";
 import * as esbuild from "esbuild";
 import { imageBasemap } from "./basemap/image.mjs";
+import { basemapParts, packParts } from "./basemap/parts.mjs";
 import { basemapTopology } from "./basemap/topology.mjs";
+import { BUDGET, overBudget, sizeLine, sizeOf } from "./bundle/budget.mjs";
+import { maplibreCss, sideEffectFree, zodEnglishOnly, zodNamespaceImports } from "./bundle/plugins.mjs";
 
 const ROOT = path.dirname(fileURLToPath(import.meta.url));
 const DIST = path.join(ROOT, "dist");
 /** The basemap of the server's map images (server/jobs/_basemap.py reads it). */
 const IMAGE_BASEMAP = path.join(ROOT, "..", "server", "jobs", "basemap.json");
 
-/** page file, document title, data-view, script entry, stylesheet entry, template */
+/** page file, document title, data-view (a view: within BUDGET), script entry, stylesheet entry, template */
 const PAGES = [
   { file: "map.html", title: "TomTom map", view: "map", script: "map/main.js", style: "core/view.css" },
   { file: "data-viz.html", title: "TomTom data map", view: "data-viz", script: "data_viz/main.js", style: "core/view.css" },
@@ -33,24 +39,17 @@ const PAGES = [
   { file: "preview-sandbox.html", title: "preview sandbox", script: "preview/sandbox.js", template: "preview/sandbox.html" },
 ];
 
-/** zod re-exports ~60 translated error-message locales; the views only ever show English. */
-const zodEnglishOnly = {
-  name: "zod-english-only",
-  setup(build) {
-    build.onLoad({ filter: /zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, () => ({
-      contents: 'export { default as en } from "./en.js";',
-      loader: "js",
-    }));
-  },
-};
+/** The basemap topology, made once per build (the views and the image basemap share it). */
+let topology = null;
+const sharedTopology = () => (topology ??= basemapTopology());
 
-/** `import topology from "basemap:topology"`: Natural Earth land and borders, simplified at build time. */
+/** `import packed from "basemap:data"`: Natural Earth land and borders, simplified and packed at build time. */
 const basemapData = {
   name: "basemap-data",
   setup(build) {
-    build.onResolve({ filter: /^basemap:topology$/ }, (args) => ({ path: args.path, namespace: "basemap" }));
+    build.onResolve({ filter: /^basemap:data$/ }, (args) => ({ path: args.path, namespace: "basemap" }));
     build.onLoad({ filter: /.*/, namespace: "basemap" }, async () => ({
-      contents: JSON.stringify(await basemapTopology()),
+      contents: JSON.stringify(packParts(basemapParts(await sharedTopology()))),
       loader: "json",
     }));
   },
@@ -60,7 +59,7 @@ const basemapData = {
 function basemapBytes(metafile) {
   const output = Object.values(metafile.outputs)[0];
   return Object.entries(output.inputs)
-    .filter(([input]) => /basemap|topojson-client/.test(input))
+    .filter(([input]) => /basemap/.test(input))
     .reduce((sum, [, { bytesInOutput }]) => sum + bytesInOutput, 0);
 }
 
@@ -74,7 +73,8 @@ async function bundle(entry, kind, sizes = {}) {
     legalComments: "eof",
     target: "es2022",
     metafile: true,
-    ...(kind === "js" ? { format: "iife", platform: "browser", plugins: [zodEnglishOnly, basemapData] } : {}),
+    plugins: kind === "js" ? [sideEffectFree, zodNamespaceImports, zodEnglishOnly, basemapData] : [maplibreCss],
+    ...(kind === "js" ? { format: "iife", platform: "browser" } : {}),
     logLevel: "error",
   });
   const text = result.outputFiles[0].text;
@@ -99,21 +99,23 @@ async function main() {
   const check = process.argv.includes("--check");
   await mkdir(DIST, { recursive: true });
   const stale = [];
+  const over = [];
   for (const spec of PAGES) {
     const sizes = {};
     const html = await page(spec, sizes);
     const out = path.join(DIST, spec.file);
+    const budget = spec.view ? BUDGET : null;
+    const size = sizeOf(html);
+    if (budget) over.push(...overBudget(size, budget).map((what) => `dist/${spec.file}: ${what}`));
     if (check) {
       const committed = await readFile(out, "utf8").catch(() => null);
       if (committed !== html) stale.push(`dist/${spec.file}`);
     } else {
       await writeFile(out, html);
-      const bytes = (n) => n.toLocaleString("en-US");
-      const base = sizes.basemap ? `, of which the offline basemap ${bytes(sizes.basemap)}` : "";
-      console.log(`dist/${spec.file}: ${bytes(Buffer.byteLength(html))} bytes${base}`);
+      console.log(sizeLine(`dist/${spec.file}`, size, budget, sizes.basemap));
     }
   }
-  const basemap = imageBasemap(await basemapTopology());
+  const basemap = imageBasemap(await sharedTopology());
   const imageFile = path.relative(ROOT, IMAGE_BASEMAP);
   if (check) {
     const committed = await readFile(IMAGE_BASEMAP, "utf8").catch(() => null);
@@ -121,6 +123,10 @@ async function main() {
   } else {
     await writeFile(IMAGE_BASEMAP, basemap);
     console.log(`${imageFile}: ${Buffer.byteLength(basemap).toLocaleString("en-US")} bytes`);
+  }
+  if (over.length) {
+    console.error(`widgets: a view is over its size budget (bundle/budget.mjs, ADR 0098):\n  ${over.join("\n  ")}`);
+    process.exit(1);
   }
   if (stale.length) {
     console.error(

@@ -13,8 +13,14 @@ from loadtest import recorded
 from tests.processes import ROOT
 
 WIDGETS = ROOT / "widgets"
-# The shared code and every view's folder (one with a main.js): each has unit tests beside it.
-UNIT_FOLDERS = ("core", *sorted(p.parent.name for p in WIDGETS.glob("*/main.js")))
+# The shared code, the basemap, the bundling and every view's folder (one with a main.js): each
+# has unit tests beside it.
+UNIT_FOLDERS = (
+    "core",
+    "basemap",
+    "bundle",
+    *sorted(p.parent.name for p in WIDGETS.glob("*/main.js")),
+)
 
 # Decodes app data (argv[2]) the way every view does: envelope.decode, then e5.decodeGeoJSON.
 _DECODE = """

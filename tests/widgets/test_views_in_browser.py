@@ -8,7 +8,9 @@ whose JSON log the tests read. Screenshots of each view land in test-artifacts/.
 
 from __future__ import annotations
 
+import functools
 import json
+import subprocess
 import time
 import urllib.parse
 from collections.abc import Iterator
@@ -17,13 +19,24 @@ from typing import Any
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Frame, Page, Playwright, sync_playwright
+from playwright.sync_api import (
+    Browser,
+    BrowserContext,
+    Frame,
+    Page,
+    Playwright,
+    Route,
+    sync_playwright,
+)
 
+import fitting
+from fitting.geo import mercator
 from loadtest.geojson_site import serve_geojson
 from loadtest.topology import Service
 from server.tomtom._errors import key_forms
 from tests.browser import CHROMIUM, CHROMIUM_ARGS
 from tests.processes import ROOT, TILE_SECRET, running
+from tests.standin import forget, recorded
 
 pytestmark = pytest.mark.browser
 
@@ -671,6 +684,22 @@ def test_the_view_renews_its_tile_token_before_it_expires(
 
 
 ROUTE_ARGS = {"locations": [AMSTERDAM, [6.5665, 53.2194], [13.405, 52.52]]}
+# A data-viz layer: a canal walk and the Dam.
+CANAL_WALK = {
+    "type": "FeatureCollection",
+    "features": [
+        {
+            "type": "Feature",
+            "properties": {"name": "Canal walk"},
+            "geometry": {"type": "LineString", "coordinates": [[4.884, 52.367], [4.893, 52.376]]},
+        },
+        {
+            "type": "Feature",
+            "properties": {"name": "Dam"},
+            "geometry": {"type": "Point", "coordinates": [4.8932, 52.3731]},
+        },
+    ],
+}
 SEARCH_ARGS = {"query": "coffee", "position": AMSTERDAM}
 LAND = {"light": (242, 239, 233), "dark": (43, 48, 54)}
 WATER = {"light": (169, 200, 220), "dark": (15, 26, 38)}
@@ -751,17 +780,21 @@ def test_links_go_through_the_host_and_never_open_a_window_themselves(
     assert frame.locator("a[target=_blank]").count() == 0
 
 
-def test_partial_input_draws_the_waypoints_before_the_route_arrives(
-    page: Page, preview_server: Service
-) -> None:
+def open_partial_route(page: Page, base: str) -> Frame:
+    """The routing view given ROUTE_ARGS as partial input, its result held back by the host:
+    the three waypoints drawn pending."""
     qs = urllib.parse.urlencode({"tool": "tomtom-routing", "partial": "1", "hold": "1"})
-    page.goto(
-        f"{preview_server.url}/preview?{qs}#"
-        + urllib.parse.urlencode({"args": json.dumps(ROUTE_ARGS)})
-    )
+    page.goto(f"{base}/preview?{qs}#" + urllib.parse.urlencode({"args": json.dumps(ROUTE_ARGS)}))
     page.wait_for_function("window.previewHost && previewHost.status === 'held'")
     frame = view_frame(page)
     frame.wait_for_function("document.body.dataset.partial === '3'")
+    return frame
+
+
+def test_partial_input_draws_the_waypoints_before_the_route_arrives(
+    page: Page, preview_server: Service
+) -> None:
+    frame = open_partial_route(page, preview_server.url)
     assert frame.locator(".tt-pin.tt-pending").count() == 3
     assert "Computing route" in frame.inner_text("#title")
     assert "routePoints" not in frame.evaluate("({...document.body.dataset})")
@@ -857,31 +890,7 @@ def test_scrolled_out_of_sight_the_view_pauses(page: Page, preview_server: Servi
         ("routing", "tomtom-routing", ROUTE_ARGS),
         ("search", "tomtom-fuzzy-search", SEARCH_ARGS),
         ("traffic", "tomtom-traffic", {"bbox": [4.82, 52.33, 4.96, 52.41]}),
-        (
-            "data-viz",
-            "tomtom-data-viz",
-            {
-                "title": "Dam and a canal walk",
-                "geojson": {
-                    "type": "FeatureCollection",
-                    "features": [
-                        {
-                            "type": "Feature",
-                            "properties": {"name": "Canal walk"},
-                            "geometry": {
-                                "type": "LineString",
-                                "coordinates": [[4.884, 52.367], [4.893, 52.376]],
-                            },
-                        },
-                        {
-                            "type": "Feature",
-                            "properties": {"name": "Dam"},
-                            "geometry": {"type": "Point", "coordinates": [4.8932, 52.3731]},
-                        },
-                    ],
-                },
-            },
-        ),
+        ("data-viz", "tomtom-data-viz", {"title": "Dam and a canal walk", "geojson": CANAL_WALK}),
     ],
 )
 def test_every_view_is_shot_in_both_themes(
@@ -986,3 +995,341 @@ def test_alternatives_are_drawn_as_secondary_lines(page: Page, preview_server: S
     assert legend.index("Route") < legend.index("Alternative 1"), "the route leads the legend"
     assert_panels_apart(frame)
     shoot(page, "routing-alternatives")
+
+
+# --- host profiles: hosts that keep, drop or replace `_meta`, and one on another origin -------
+
+PROFILE_VIEWS = [
+    ("routing", "tomtom-routing", {"locations": [AMSTERDAM, [5.1214, 52.0907]]}),
+    ("traffic", "tomtom-traffic", {"bbox": [4.82, 52.33, 4.96, 52.41]}),
+    ("data-viz", "tomtom-data-viz", {"geojson": CANAL_WALK}),
+]
+
+
+@pytest.mark.parametrize(("name", "tool", "args"), PROFILE_VIEWS, ids=[v[0] for v in PROFILE_VIEWS])
+def test_in_a_host_shaped_like_chatgpt_on_the_web_every_view_draws_from_window_openai(
+    page: Page, preview_server: Service, name: str, tool: str, args: dict
+) -> None:
+    frame, drawn = open_view(page, preview_server.url, tool, args, profile="chatgpt")
+    assert drawn["status"] == "ok" and drawn["reason"] == "drawn", drawn
+    assert "fetched" not in drawn and "refetched" not in drawn, "no second request"
+    assert frame.evaluate("Boolean(window.openai && window.openai.toolResponseMetadata)")
+    assert "tomtom-get-app-data" not in page.evaluate("previewHost.viewCalls")
+    assert frame.evaluate(INK) > 0.0005
+    events = app_status_events(preview_server, tool)
+    assert (events[-1]["status"], events[-1]["platform"]) == ("ok", "web")
+    shoot(page, f"profile-chatgpt-{name}")
+
+
+@pytest.mark.parametrize(("name", "tool", "args"), PROFILE_VIEWS, ids=[v[0] for v in PROFILE_VIEWS])
+def test_in_a_host_that_drops_meta_tomtom_views_say_why_and_data_viz_fetches_its_data(
+    page: Page, preview_server: Service, name: str, tool: str, args: dict
+) -> None:
+    frame, drawn = open_view(page, preview_server.url, tool, args, profile="drop-meta")
+    calls = page.evaluate("previewHost.viewCalls")
+    assert "tomtom-refetch-app-data" not in calls, "VIEW_REFETCH is off: no TomTom tool again"
+    if tool == "tomtom-data-viz":
+        assert drawn["status"] == "ok" and drawn["fetched"] == "1", drawn
+        assert "tomtom-get-app-data" in calls
+    else:
+        assert (drawn["status"], drawn["reason"]) == ("error", "meta_dropped"), drawn
+        assert "tomtom-preview-host did not pass the tool result's _meta" in frame.inner_text(
+            "#message"
+        )
+        frame.wait_for_function("document.body.dataset.reported === 'error'")
+    shoot(page, f"profile-drop-meta-{name}")
+
+
+MCP_UI_HOST = ROOT / "tests" / "widgets" / "mcp_ui_host"
+
+
+@pytest.fixture(scope="module")
+def mcp_ui_host_page(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The host page built on @mcp-ui/client's AppRenderer (tests/widgets/mcp_ui_host/),
+    bundled from its locked packages."""
+    assert (MCP_UI_HOST / "node_modules").is_dir(), "run scripts/install (npm ci there)"
+    out = tmp_path_factory.mktemp("mcp-ui-host") / "host.html"
+    subprocess.run(["node", "build.mjs", str(out)], cwd=MCP_UI_HOST, check=True, timeout=120)
+    return out.read_text()
+
+
+def answer_html(body: str, route: Route) -> None:
+    route.fulfill(body=body, content_type="text/html")
+
+
+@pytest.mark.parametrize(("name", "tool", "args"), PROFILE_VIEWS, ids=[v[0] for v in PROFILE_VIEWS])
+def test_in_mcp_uis_app_renderer_a_host_library_others_wrote_every_view_draws(
+    page: Page, preview_server: Service, mcp_ui_host_page: str, name: str, tool: str, args: dict
+) -> None:
+    # The page is answered on the server's own origin (Playwright answers its one URL), so it
+    # calls /mcp as a host page does. Chromium counts a page Playwright answers as public and
+    # blocks its frames on loopback (Local Network Access), so the sandbox proxy, on the other
+    # loopback name, is answered too: with the body the server serves there.
+    host_url = f"{preview_server.url}/mcp-ui-host"
+    sandbox_url = f"{preview_server.url.replace('127.0.0.1', 'localhost')}/preview/sandbox"
+    sandbox = httpx.get(f"{preview_server.url}/preview/sandbox", timeout=10).text
+    for url, body in ((host_url, mcp_ui_host_page), (sandbox_url, sandbox)):
+        page.route(url, functools.partial(answer_html, body))
+    fragment = urllib.parse.urlencode({"tool": tool, "args": json.dumps(args)})
+    page.goto(f"{host_url}#{fragment}")
+    proxy = page.wait_for_selector("#app iframe").content_frame()
+    assert proxy is not None
+    inner = proxy.wait_for_selector("iframe").content_frame()
+    assert inner is not None
+    inner.wait_for_function("document.body && document.body.dataset.view")
+    inner.wait_for_function(SETTLED)
+    drawn = inner.evaluate("({...document.body.dataset})")
+    assert drawn["status"] == "ok" and drawn["reason"] == "drawn", drawn
+    assert inner.evaluate(INK) > 0.0005
+    assert page.evaluate("mcpUiHost.errors") == []
+    events = app_status_events(preview_server, tool)
+    assert events[-1]["status"] == "ok", events[-1]
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.locator("#app").screenshot(path=str(ARTIFACTS / f"view-mcp-ui-{name}.png"))
+
+
+def test_a_host_page_on_another_origin_speaks_mcp_through_cors_and_its_view_draws(
+    page: Page, preview_server: Service
+) -> None:
+    # The page on localhost, /mcp on 127.0.0.1: another origin, as the reference host's port is.
+    other = preview_server.url.replace("127.0.0.1", "localhost")
+    args = {"locations": [AMSTERDAM, [5.1214, 52.0907]]}
+    _, drawn = open_view(page, other, "tomtom-routing", args, profile="cross-origin")
+    assert drawn["status"] == "ok" and drawn["reason"] == "drawn", drawn
+
+
+@pytest.fixture(scope="module")
+def refetching_preview_server(standin: Service) -> Iterator[Service]:
+    """A replica with a key, TomTom played by the recording stand-in, that runs a TomTom tool
+    again for a view whose host dropped `_meta` (VIEW_REFETCH=on)."""
+    env = {
+        "TOMTOM_API_KEY": KEY,
+        "TOMTOM_API_BASE_URL": standin.url,
+        "TILE_TOKEN_SECRET": TILE_SECRET,
+        "VIEW_REFETCH": "on",
+    }
+    with running(["serve", "--preview", "--fit-workers", "1"], env) as process:
+        yield process
+
+
+@pytest.mark.parametrize(
+    ("name", "tool", "args", "path"),
+    [
+        ("routing", "tomtom-routing", {"locations": [AMSTERDAM, [5.1214, 52.0907]]}, "/routing/"),
+        ("traffic", "tomtom-traffic", {"bbox": [4.82, 52.33, 4.96, 52.41]}, "/traffic/services/"),
+        ("search", "tomtom-fuzzy-search", SEARCH_ARGS, "/search/"),
+    ],
+)
+def test_with_view_refetch_on_a_view_whose_host_dropped_meta_draws_and_the_second_request_says_so(
+    page: Page,
+    refetching_preview_server: Service,
+    standin: Service,
+    name: str,
+    tool: str,
+    args: dict,
+    path: str,
+) -> None:
+    forget(standin.url)
+    frame, drawn = open_view(page, refetching_preview_server.url, tool, args, profile="drop-meta")
+    assert drawn["status"] == "ok" and drawn["reason"] == "drawn", drawn
+    assert drawn["refetched"] == "1"
+    assert "the server fetched it again" in frame.inner_text("#notes")
+    assert page.evaluate("previewHost.viewCalls").count("tomtom-refetch-app-data") == 1
+    answers = [r for r in recorded(standin.url, user_agents=True) if r["path"].startswith(path)]
+    assert len(answers) == 2, answers
+    first, again = (r["user_agent"] for r in answers)
+    assert "view-refetch" not in first and "view-refetch" in again, (first, again)
+    shoot(page, f"profile-drop-meta-refetched-{name}")
+
+
+# --- the data stays visible: markers and route ends clear of every panel ----------------------
+
+INLINE_SIZES = [(320, 450), (800, 450)]
+LAYOUT_VIEWS = [
+    ("routing", "tomtom-routing", ROUTE_ARGS),
+    ("search", "tomtom-fuzzy-search", SEARCH_ARGS),
+    (
+        "dynamic-map",
+        "tomtom-dynamic-map",
+        {
+            "markers": [{"position": AMSTERDAM, "label": "Start", "color": "#e33"}],
+            "routes": [
+                {"locations": [AMSTERDAM, [4.4777, 51.9244]], "label": "To Rotterdam"},
+                {"locations": [AMSTERDAM, [5.1214, 52.0907]], "label": "To Utrecht"},
+            ],
+            "polygons": [{"center": AMSTERDAM, "radius": 4000, "label": "Centre zone"}],
+        },
+    ),
+    ("traffic", "tomtom-traffic", {"bbox": [4.82, 52.33, 4.96, 52.41]}),
+    ("data-viz", "tomtom-data-viz", PROFILE_VIEWS[2][2]),
+]
+# What floats over the map, as the view lays it out (the notes only while they are over it).
+PANEL_BOXES = """() => {
+  const origin = document.getElementById("map").getBoundingClientRect();
+  const over = [...document.querySelectorAll("#stage #title, #stage #legend, #stage #legend-fold, "
+    + "#stage #notes > *, #stage #fullscreen, .maplibregl-ctrl-top-right .maplibregl-ctrl, "
+    + ".maplibregl-ctrl-bottom-right .maplibregl-ctrl")];
+  return over.filter((el) => !el.hidden && el.offsetWidth && el.offsetHeight).map((el) => {
+    const r = el.getBoundingClientRect();
+    return {name: el.id || el.className, left: r.left - origin.left, top: r.top - origin.top,
+      right: r.right - origin.left, bottom: r.bottom - origin.top};
+  });
+}"""
+MAP_SIZE = "(m => [m.clientWidth, m.clientHeight])(document.getElementById('map'))"
+MAP_ORIGIN = "(r => [r.left, r.top])(document.getElementById('map').getBoundingClientRect())"
+MARK_RADIUS = 6  # px around a position that must stay in sight (a pin's middle, a line's end)
+
+
+@pytest.fixture
+def wide_page(browser: Browser) -> Iterator[Page]:
+    """A page wide enough for the preview host to give a view 800 px."""
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    yield from watched(context, context.new_page())
+
+
+def data_positions(page: Page, tool: str, args: dict) -> list[tuple[float, float]]:
+    """The positions that must stay in sight: every point, and both ends of every line, of
+    the app data the view drew (data-viz: of the caller's GeoJSON)."""
+    if tool == "tomtom-data-viz":
+        features = args["geojson"]["features"]
+    else:
+        app_data = page.evaluate("previewHost.result._meta['com.tomtom/app-data']")
+        features = fitting.decode(app_data)["data"]["features"]
+    positions: list[tuple[float, float]] = []
+    for feature in features:
+        geometry = fitting.to_geojson(feature["geometry"])
+        if geometry["type"] == "Point":
+            positions.append(tuple(geometry["coordinates"][:2]))
+        elif geometry["type"] == "LineString":
+            ends = geometry["coordinates"][0], geometry["coordinates"][-1]
+            positions.extend(tuple(p[:2]) for p in ends)
+    return positions
+
+
+def on_screen(frame: Frame, lonlat: tuple[float, float]) -> tuple[float, float]:
+    """Where the view's map puts `lonlat`, in px from its top left (MapLibre's Web Mercator of
+    512 px tiles, from the camera the view reports; bearing 0)."""
+    camera = json.loads(frame.evaluate("document.body.dataset.camera"))
+    width, height = frame.evaluate(MAP_SIZE)
+    world = 512 * 2 ** camera["zoom"]
+    x, y = mercator(*lonlat)
+    cx, cy = mercator(*camera["center"])
+    return (x - cx) * world + width / 2, (y - cy) * world + height / 2
+
+
+def covered(frame: Frame, positions: list[tuple[float, float]]) -> list[str]:
+    """Every position out of the map or under a panel, in words."""
+    width, height = frame.evaluate(MAP_SIZE)
+    panels = frame.evaluate(PANEL_BOXES)
+    problems = []
+    for lonlat in positions:
+        x, y = on_screen(frame, lonlat)
+        r = MARK_RADIUS
+        if not (r <= x <= width - r and r <= y <= height - r):
+            problems.append(f"{lonlat} at ({x:.0f}, {y:.0f}) is off the {width}x{height} map")
+        for p in panels:
+            beside = p["right"] <= x - r or x + r <= p["left"]
+            if not (beside or p["bottom"] <= y - r or y + r <= p["top"]):
+                problems.append(f"{lonlat} at ({x:.0f}, {y:.0f}) is under {p['name']}")
+    return problems
+
+
+@pytest.mark.parametrize(("width", "height"), INLINE_SIZES, ids=lambda v: str(v))
+@pytest.mark.parametrize(("name", "tool", "args"), LAYOUT_VIEWS, ids=[v[0] for v in LAYOUT_VIEWS])
+def test_at_inline_sizes_no_panel_covers_a_marker_or_an_end_of_a_route(
+    wide_page: Page,
+    preview_server: Service,
+    name: str,
+    tool: str,
+    args: dict,
+    width: int,
+    height: int,
+) -> None:
+    page = wide_page
+    frame, drawn = open_view(
+        page, preview_server.url, tool, args, width=str(width), height=str(height)
+    )
+    assert drawn["status"] == "ok", drawn
+    assert frame.evaluate("[innerWidth, innerHeight]") == [width, height]
+    if drawn.get("legend"):
+        assert drawn["legend"] == "folded", "at an inline height the legend folds away"
+    positions = data_positions(page, tool, args)
+    assert positions, "the data has positions to check"
+    assert covered(frame, positions) == []
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.locator("#stage").screenshot(path=str(ARTIFACTS / f"view-{name}-{width}x{height}.png"))
+
+
+def test_a_dynamic_maps_marker_keeps_its_colour_and_label_beside_the_stop_pin_it_shares(
+    page: Page, preview_server: Service
+) -> None:
+    frame, drawn = open_view(page, preview_server.url, *LAYOUT_VIEWS[2][1:])
+    assert drawn["status"] == "ok", drawn
+    marker = frame.locator(".tt-marker")
+    assert marker.inner_text() == "Start"
+    dot = marker.locator(".tt-dot").evaluate("el => getComputedStyle(el).backgroundColor")
+    assert dot == "rgb(238, 51, 51)"
+    beside = frame.evaluate(
+        """() => {
+      const marker = document.querySelector(".tt-marker").getBoundingClientRect();
+      const pin = [...document.querySelectorAll(".tt-pin")].find((p) => p.textContent === "A");
+      const dot = document.querySelector(".tt-marker .tt-dot").getBoundingClientRect();
+      const top = document.elementFromPoint(dot.left + dot.width / 2, dot.top + dot.height / 2);
+      return { apart: marker.left >= pin.getBoundingClientRect().right - 2,
+        dotOnTop: top.closest(".tt-marker") !== null };
+    }"""
+    )
+    assert beside == {"apart": True, "dotOnTop": True}, "beside the pin, its dot under nothing"
+    assert "Start" in frame.text_content("#legend")
+    legend_dot = frame.locator("#legend .row", has_text="Start").locator(".tt-mark")
+    assert "238, 51, 51" in legend_dot.evaluate("el => getComputedStyle(el).backgroundColor")
+
+
+PENDING_CENTRES = """() => [...document.querySelectorAll('.tt-pin.tt-pending')].map((el) => {
+  const r = el.getBoundingClientRect();
+  return [r.left + r.width / 2, r.top + r.height / 2];
+})"""
+
+
+def test_markers_drawn_from_partial_input_sit_on_their_positions_mid_pulse_and_after_a_resize(
+    page: Page, preview_server: Service
+) -> None:
+    frame = open_partial_route(page, preview_server.url)
+    frame.wait_for_function("!document.body.dataset.moving")
+
+    def assert_on_their_positions() -> None:
+        origin = frame.evaluate(MAP_ORIGIN)
+        expected = [on_screen(frame, tuple(p)) for p in ROUTE_ARGS["locations"]]
+        for at in (0, 300, 600, 900):  # through the pulse: its middle is at 600 ms
+            frame.evaluate(
+                "t => document.getAnimations().forEach((a) => { a.pause(); a.currentTime = t; })",
+                at,
+            )
+            seen = [(x - origin[0], y - origin[1]) for x, y in frame.evaluate(PENDING_CENTRES)]
+            for (x, y), (ex, ey) in zip(seen, expected, strict=True):
+                assert abs(x - ex) < 2 and abs(y - ey) < 2, (at, (x, y), (ex, ey))
+
+    assert_on_their_positions()
+    width = frame.evaluate("document.getElementById('map').clientWidth")
+    page.select_option("#width", "480")  # the host narrows the frame: the map resizes
+    frame.wait_for_function(f"document.getElementById('map').clientWidth !== {width}")
+    frame.evaluate("new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    assert_on_their_positions()
+
+
+CONTROLS = "#stage button, #stage a, #legend, .maplibregl-marker, .maplibregl-ctrl"
+
+
+def test_every_control_on_the_map_surface_sets_touch_action(
+    page: Page, preview_server: Service
+) -> None:
+    frame, drawn = open_view(page, preview_server.url, *LAYOUT_VIEWS[2][1:])
+    assert drawn["status"] == "ok", drawn
+    frame.locator("#list [role=option]").first.click()  # a popup with its buttons
+    frame.locator(".maplibregl-popup").wait_for()
+    actions = frame.evaluate(
+        f"""() => [...document.querySelectorAll({json.dumps(CONTROLS)})].map((el) =>
+        [el.id || el.className || el.tagName, getComputedStyle(el).touchAction])"""
+    )
+    assert len(actions) > 8, actions
+    assert [a for a in actions if a[1] == "auto"] == []

@@ -4,19 +4,20 @@
  * dark theme. It is the whole map when there is no TomTom key, and stays
  * underneath TomTom's raster tiles so that a tile that fails shows it instead
  * of a hole. Labels use MapLibre's local glyph rendering (no glyph server).
+ * The land and borders come packed (`basemap:data`, written by the build from
+ * parts.mjs; ADR 0098).
  */
-import { feature, mesh } from "topojson-client";
-import topology from "basemap:topology";
+import packed from "basemap:data";
 import cities from "./cities.json";
 import { THEMES } from "./themes.js";
+import { unpackBasemap } from "./unpack.js";
 
 let geometry = null;
 
-/** Land, borders and cities as GeoJSON, decoded from the TopoJSON once per document. */
+/** Land, borders and cities as GeoJSON, unpacked once per document. */
 function decoded() {
   geometry ??= {
-    land: feature(topology, topology.objects.countries),
-    borders: mesh(topology, topology.objects.countries, (a, b) => a !== b),
+    ...unpackBasemap(packed),
     cities: {
       type: "FeatureCollection",
       features: cities.map(([lon, lat, name], rank) => ({

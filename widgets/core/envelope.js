@@ -16,6 +16,10 @@ import decimals from "./decimals.js";
 const envelope = (() => {
   const KEY = "com.tomtom/app-data";
   const OMITTED = "com.tomtom/app-data-omitted";
+  /** The server runs a TomTom tool again for a view whose host dropped `_meta` (VIEW_REFETCH, ADR 0099). */
+  const REFETCH = "com.tomtom/refetch";
+  const REFETCHED = "com.tomtom/refetched";
+  const REFETCH_TOOL = "tomtom-refetch-app-data";
 
   /** Why a view has nothing to draw; `reason` is what the status report carries. */
   class ViewError extends Error {
@@ -105,6 +109,23 @@ const envelope = (() => {
     return block ? block.text : "";
   }
 
+  /** Whether `meta` holds this server's keys (the app data, why it was left out, the tool, show_ui). */
+  function isOurs(meta) {
+    return Boolean(meta) && typeof meta === "object" && [KEY, OMITTED, "tool", "show_ui"].some((k) => k in meta);
+  }
+
+  /**
+   * The `_meta` to read for `result`: its own when it holds this server's keys,
+   * else `fallbackMeta` (`window.openai.toolResponseMetadata`: ChatGPT on the web
+   * replaces the notification's `_meta` with its own but keeps ours there,
+   * openai-apps-sdk-examples#231) when that does, merged over the host's keys.
+   */
+  function appMeta(result, fallbackMeta) {
+    const own = result && result._meta;
+    if (isOurs(own) || !isOurs(fallbackMeta)) return own || null;
+    return { ...(own || {}), ...fallbackMeta };
+  }
+
   /**
    * The envelope inside a tool result. `fallbackMeta` is
    * `window.openai.toolResponseMetadata` on hosts that keep `_meta` there.
@@ -114,9 +135,8 @@ const envelope = (() => {
       const text = resultText(result).slice(0, 300) || "no message";
       throw new ViewError("tool_error", `The tool reported an error: ${text}`);
     }
-    const meta = (result && result._meta) || fallbackMeta || null;
-    const ours = meta && [KEY, OMITTED, "tool", "show_ui"].some((k) => k in meta);
-    if (!ours) {
+    const meta = appMeta(result, fallbackMeta);
+    if (!isOurs(meta)) {
       throw new ViewError(
         "meta_dropped",
         "The host did not pass the tool result's _meta to this view, so its map data never arrived.",
@@ -136,6 +156,27 @@ const envelope = (() => {
       throw new ViewError(reason.trim() || "no_app_data", `The server left the map data out: ${meta[OMITTED]}`);
     }
     throw new ViewError("no_app_data", "The tool result carried no map data and no reason why.");
+  }
+
+  /**
+   * The app data of `tool` run again by the server with `toolArguments` (the
+   * view's own tool input): only where the server allows it (VIEW_REFETCH) and
+   * the host dropped `_meta`. Resolves to {env, refetched} (whether the server
+   * said the answer was fetched again); a refusal (off, over its cap, TomTom
+   * failing) is a `fetch_failed` naming it.
+   */
+  async function refetch(callTool, tool, toolArguments) {
+    let result;
+    try {
+      result = await callTool(REFETCH_TOOL, { tool, arguments: toolArguments });
+    } catch (err) {
+      throw new ViewError("fetch_failed", `Fetching the map data again failed: ${err.message}`);
+    }
+    if (!result || result.isError) {
+      throw new ViewError("fetch_failed", `Fetching the map data again failed: ${resultText(result).slice(0, 300) || "no message"}`);
+    }
+    const env = await fromResult(result);
+    return { env, refetched: result._meta?.[REFETCHED] === true };
   }
 
   /**
@@ -184,7 +225,7 @@ const envelope = (() => {
     return decode(parts.join(""));
   }
 
-  return { KEY, OMITTED, ViewError, decode, fromResult, fetchPaged, resultText };
+  return { KEY, OMITTED, REFETCH, ViewError, appMeta, decode, fromResult, refetch, fetchPaged, resultText };
 })();
 
 export default envelope;

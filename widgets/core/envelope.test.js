@@ -114,3 +114,24 @@ test("a v2 range outside its line section, or a line section in v1, is refused",
   const v1 = { ...base, v: 1, data: { type: "FeatureCollection", features: [] } };
   await assert.rejects(decode(packV2(v1, [2, 4])), /v1 has a binary section/);
 });
+
+test("a _meta the host replaced with its own is read through the fallback, ours winning over the host's keys", () => {
+  const host = { "openai/widgetSessionId": "w-1" };
+  const ours = { [KEY]: "abc", tool: "tomtom-routing" };
+  assert.deepEqual(envelope.appMeta({ _meta: host }, ours), { ...host, ...ours });
+  assert.deepEqual(envelope.appMeta({ _meta: ours }, { [KEY]: "other" }), ours, "the result's own keys come first");
+  assert.deepEqual(envelope.appMeta({ _meta: host }, { unrelated: 1 }), host);
+  assert.equal(envelope.appMeta({ content: [] }, undefined), null);
+});
+
+test("the server's second run comes back decoded, saying it was fetched again; a refusal says why", async () => {
+  const asked = [];
+  const answer = (result) => async (name, args) => (asked.push([name, args]), result);
+  const again = await envelope.refetch(answer({ content: [], _meta: { [KEY]: pack(env), "com.tomtom/refetched": true } }), "tomtom-geocode", { query: "Dam" });
+  assert.deepEqual([again.env.tool, again.refetched], ["tomtom-geocode", true]);
+  assert.deepEqual(asked[0], ["tomtom-refetch-app-data", { tool: "tomtom-geocode", arguments: { query: "Dam" } }]);
+  const refused = answer({ isError: true, content: [{ type: "text", text: "VIEW_REFETCH is off" }] });
+  await assert.rejects(envelope.refetch(refused, "tomtom-geocode", {}), (err) => err.reason === "fetch_failed" && /VIEW_REFETCH is off/.test(err.message));
+  const broken = async () => Promise.reject(new Error("disconnected"));
+  await assert.rejects(envelope.refetch(broken, "tomtom-geocode", {}), (err) => err.reason === "fetch_failed" && /disconnected/.test(err.message));
+});

@@ -104,14 +104,21 @@ export function refreshRaster(map) {
 
 /**
  * An HTML marker on `map` at `lngLat`, from its description `d`: {className,
- * text, color (its background), onClick}; hidden from screen readers (the list
- * says the same). `options` go to MapLibre's Marker (anchor, offset).
+ * text, color (its background), dot (the colour of a dot before the text),
+ * onClick}; hidden from screen readers (the list says the same). `options` go
+ * to MapLibre's Marker (anchor, offset).
  */
 export function htmlMarker(map, d, lngLat, options) {
   const element = document.createElement("div");
   element.className = d.className;
   element.textContent = d.text;
   if (d.color) element.style.background = d.color;
+  if (d.dot) {
+    const dot = document.createElement("span");
+    dot.className = "tt-dot";
+    dot.style.background = d.dot;
+    element.prepend(dot);
+  }
   if (d.onClick) element.addEventListener("click", d.onClick);
   element.setAttribute("aria-hidden", "true");
   return new maplibregl.Marker({ element, ...options }).setLngLat(lngLat).addTo(map);
@@ -215,52 +222,94 @@ export function restoreCamera(map, camera) {
   return true;
 }
 
+/** What floats over the map: the view's panels and MapLibre's controls (the data is fitted clear of them). */
+const PANELS = [
+  "#title",
+  "#legend",
+  "#legend-fold",
+  "#stage #notes > *",
+  "#fullscreen",
+  ".maplibregl-ctrl-top-right .maplibregl-ctrl",
+  ".maplibregl-ctrl-bottom-right .maplibregl-ctrl",
+].join(", ");
+/** Room left between a panel and a position of the data, in px: half a stop pin, and a little. */
+const GAP = 14;
+
 /**
- * Fit the view to `box`, keeping clear of the title, legend and notes that
- * float over the map (the legend is avoided on whichever side costs less room).
+ * Padding for a `width` x `height` frame that keeps the data clear of every
+ * panel in `boxes` ({left, top, right, bottom}, px from the frame's top left):
+ * the largest panel first, each on the side of the frame that costs the least
+ * room. A panel that would leave the data less than a third of the frame either
+ * way is left where it is (on a frame that small, the legend is folded).
+ */
+export function padFor(width, height, boxes, base) {
+  const pad = { top: base, right: base, bottom: base, left: base };
+  const area = (p) => Math.max(0, width - p.left - p.right) * Math.max(0, height - p.top - p.bottom);
+  const roomy = (p) => width - p.left - p.right >= width / 3 && height - p.top - p.bottom >= height / 3;
+  // A position at the edge of the padded frame is drawn as a pin around it: keep GAP from each panel.
+  const grown = boxes.map((b) => ({ left: b.left - GAP, top: b.top - GAP, right: b.right + GAP, bottom: b.bottom + GAP }));
+  const big = grown.sort((a, b) => (b.right - b.left) * (b.bottom - b.top) - (a.right - a.left) * (a.bottom - a.top));
+  for (const b of big) {
+    const clear = b.right <= pad.left || b.left >= width - pad.right || b.bottom <= pad.top || b.top >= height - pad.bottom;
+    if (clear) continue;
+    const sides = { top: b.bottom, bottom: height - b.top, left: b.right, right: width - b.left };
+    const options = Object.entries(sides)
+      .map(([side, room]) => ({ ...pad, [side]: Math.max(pad[side], Math.ceil(room)) }))
+      .filter(roomy)
+      .sort((p, q) => area(q) - area(p));
+    if (options.length) Object.assign(pad, options[0]);
+  }
+  return pad;
+}
+
+/** The boxes of the panels over `map`, in px from its container's top left. */
+function panelBoxes(map) {
+  const frame = map.getContainer();
+  const origin = frame.getBoundingClientRect?.() || { left: 0, top: 0 };
+  return [...document.querySelectorAll(PANELS)]
+    .filter((el) => !el.hidden && el.offsetHeight && el.offsetWidth)
+    .map((el) => {
+      const r = el.getBoundingClientRect();
+      return { left: r.left - origin.left, top: r.top - origin.top, right: r.right - origin.left, bottom: r.bottom - origin.top };
+    });
+}
+
+/** The padding that keeps what `map` shows clear of its panels (`base` px at least). */
+export function framePadding(map, base = 48) {
+  const frame = map.getContainer();
+  const W = frame.clientWidth;
+  const H = frame.clientHeight;
+  return padFor(W, H, panelBoxes(map), Math.max(8, Math.min(base, W / 8, H / 8)));
+}
+
+/**
+ * Fit the view to `box`, clear of the title, legend, notes and controls that
+ * float over the map (`framePadding`: measured, so whatever their size).
  */
 export function fit(map, box, padding = 48) {
   if (!box) return;
   map.resize(); // the list beside the map may just have appeared
   const [w, s, e, n] = box;
   const single = w === e && s === n;
-  const frame = map.getContainer();
-  const W = frame.clientWidth;
-  const H = frame.clientHeight;
-  const base = Math.max(8, Math.min(padding, W / 8, H / 8));
-  const pad = { top: base, right: base, bottom: base, left: base };
-  const size = (id) => {
-    const el = document.getElementById(id);
-    return el && !el.hidden && el.offsetHeight ? { w: el.offsetWidth + 16, h: el.offsetHeight + 16 } : null;
-  };
-  const title = size("title");
-  if (title) pad.top = Math.max(pad.top, title.h + 8);
-  const legend = size("legend");
-  if (legend) {
-    if (legend.w * H < legend.h * W) pad.left = Math.max(pad.left, legend.w + 8);
-    else pad.bottom = Math.max(pad.bottom, legend.h + 8);
-  }
-  const notes = size("notes");
-  if (notes && notes.h > 16) pad.top = Math.max(pad.top, Math.min(notes.h + 84, H / 3));
-  // Never squeeze the data into less than a third of the frame.
-  if (pad.left + pad.right > (2 * W) / 3) pad.left = pad.right = base;
-  if (pad.top + pad.bottom > (2 * H) / 3) pad.top = pad.bottom = base;
   map.fitBounds(
     [
       [w, s],
       [e, n],
     ],
-    { padding: pad, maxZoom: single ? 14 : 16, duration: 0 },
+    { padding: framePadding(map, padding), maxZoom: single ? 14 : 16, duration: 0 },
   );
 }
 
-/** Fly to an item (its bbox or position), as a selection from the list does. */
+/** Fly to an item (its bbox or position), as a selection from the list does, clear of the panels. */
 export function flyTo(map, item) {
+  const pad = framePadding(map);
   if (item.bbox) {
     const [w, s, e, n] = item.bbox;
-    map.fitBounds([[w, s], [e, n]], { padding: 48, maxZoom: 15, duration: 400 });
+    map.fitBounds([[w, s], [e, n]], { padding: pad, maxZoom: 15, duration: 400 });
   } else if (item.position) {
-    map.easeTo({ center: item.position, zoom: Math.max(map.getZoom(), 13), duration: 400 });
+    // The middle of the room the panels leave, not of the frame (an offset moves no padding into the map).
+    const offset = [(pad.left - pad.right) / 2, (pad.top - pad.bottom) / 2];
+    map.easeTo({ center: item.position, zoom: Math.max(map.getZoom(), 13), offset, duration: 400 });
   }
 }
 

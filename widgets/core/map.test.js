@@ -1,6 +1,6 @@
 import test from "node:test";
 import assert from "node:assert/strict";
-import { addRaster, casingColor, createScene, dashedLines, describe, fit, flyTo, markIdle, refreshRaster, restoreCamera, selectOnClick, trackCamera } from "./map.js";
+import { addRaster, casingColor, createScene, dashedLines, describe, fit, flyTo, markIdle, padFor, refreshRaster, restoreCamera, selectOnClick, trackCamera } from "./map.js";
 import { createStatus } from "./status.js";
 import { createLocale } from "./i18n.js";
 import { fakeBody, fakeDocument, fakeMap, fakeMarker } from "../testing/fakes.js";
@@ -183,15 +183,37 @@ test("fitting pads the frame and caps the zoom, closer for a single point", () =
   ]);
 });
 
+test("the data is fitted clear of every panel, each on the side that costs the least room", () => {
+  // 800 x 400: a title top left, a tall legend bottom left, notes top right, the attribution bottom right.
+  const title = { left: 10, top: 10, right: 260, bottom: 54 };
+  const legend = { left: 10, top: 200, right: 150, bottom: 390 };
+  const notes = { left: 500, top: 84, right: 790, bottom: 130 };
+  const attribution = { left: 700, top: 370, right: 790, bottom: 392 };
+  const pad = padFor(800, 400, [title, legend, notes, attribution], 48);
+  assert.deepEqual(pad, { top: 144, right: 48, bottom: 48, left: 164 });
+  const gap = 14; // half a pin, and a little
+  for (const b of [title, legend, notes, attribution]) {
+    const clear = b.right + gap <= pad.left || b.left - gap >= 800 - pad.right || b.bottom + gap <= pad.top || b.top - gap >= 400 - pad.bottom;
+    assert.ok(clear, JSON.stringify(b));
+  }
+});
+
+test("a panel that would leave the data less than a third of the frame is left where it is", () => {
+  const huge = { left: 0, top: 0, right: 700, bottom: 350 };
+  assert.deepEqual(padFor(800, 400, [huge], 24), { top: 24, right: 24, bottom: 24, left: 24 });
+});
+
 test("flying to an item fits its box, or eases to its position no further out than street level", () => {
   const map = fakeMap();
   const moves = [];
   map.fitBounds = (box, o) => moves.push(["fit", box, o.maxZoom]);
   map.easeTo = (o) => moves.push(["ease", o.center, o.zoom]);
-  flyTo(map, { bbox: [4, 52, 5, 53] });
-  flyTo(map, { position: [4.9, 52.37] });
-  map.camera.zoom = 15;
-  flyTo(map, { position: [4.9, 52.37] });
+  withDocument("", () => {
+    flyTo(map, { bbox: [4, 52, 5, 53] });
+    flyTo(map, { position: [4.9, 52.37] });
+    map.camera.zoom = 15;
+    flyTo(map, { position: [4.9, 52.37] });
+  });
   assert.deepEqual(moves, [
     ["fit", [[4, 52], [5, 53]], 15],
     ["ease", [4.9, 52.37], 13],

@@ -6,14 +6,18 @@
  * `restore` puts back a stored view state; `core/view.js` restyles it on a
  * theme change, shows or hides its layer groups and removes it on teardown.
  */
+import envelope from "./envelope.js";
 import * as mapCore from "./map.js";
 import { directionsLink, placeLink } from "./links.js";
 
 /**
  * Tile URL templates for `layers` from `tomtom-get-map-config`, on the server's
  * tile route with a short-lived token (never a key): `{tiles, offline, reason,
- * expiresIn, renew}`, `renew()` asking again for a fresh token; `{tiles: {},
- * error}` when unavailable. `callTool(name, args)` (async) calls a server tool.
+ * expiresIn, renew, refetch}`, `renew()` asking again for a fresh token,
+ * `refetch` whether the server runs a tool again for a view whose host dropped
+ * `_meta` (VIEW_REFETCH: `com.tomtom/refetch: true` in the reply's `_meta` or in
+ * the configuration); `{tiles: {}, error}` when unavailable. `callTool(name,
+ * args)` (async) calls a server tool.
  */
 export function mapConfig(callTool, layers) {
   const ask = () =>
@@ -27,6 +31,7 @@ export function mapConfig(callTool, layers) {
           reason: cfg.reason || "",
           expiresIn: Number.isFinite(cfg.expires_in) ? cfg.expires_in : 0,
           renew: ask,
+          refetch: cfg.refetch === true || r._meta[envelope.REFETCH] === true,
         };
       })
       .catch((err) => ({ tiles: {}, error: err.message }));
@@ -44,7 +49,7 @@ export function mapSession(tileNames, layers, createMap = mapInFrame) {
   let pending = null;
   let opened = null;
   const session = {
-    /** {map, scene, tiles} once the map and its tiles are set up. */
+    /** {map, scene, tiles, refetch} once the map and its tiles are set up. */
     open(ctx) {
       pending ??= (async () => {
         const [map, config] = await Promise.all([createMap(ctx.theme()), mapConfig(ctx.callTool, layers)]);
@@ -55,7 +60,7 @@ export function mapSession(tileNames, layers, createMap = mapInFrame) {
           status: ctx.status,
         });
         mapCore.trackCamera(map, ctx.status, (camera) => ctx.state.save({ camera }));
-        opened = { map, scene, tiles };
+        opened = { map, scene, tiles, refetch: config.refetch === true };
         return opened;
       })();
       return pending;

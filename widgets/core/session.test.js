@@ -16,12 +16,19 @@ test("the map configuration gives the tile templates, and renew() asks the serve
     return { _meta: { [CONFIG]: { tiles: { basemap: `https://x/b?t=${++n}` }, expires_in: 300 } } };
   };
   const config = await mapConfig(callTool, ["basemap"]);
-  assert.deepEqual({ ...config, renew: typeof config.renew }, { tiles: { basemap: "https://x/b?t=1" }, offline: false, reason: "", expiresIn: 300, renew: "function" });
+  assert.deepEqual({ ...config, renew: typeof config.renew }, { tiles: { basemap: "https://x/b?t=1" }, offline: false, reason: "", expiresIn: 300, renew: "function", refetch: false });
   assert.deepEqual((await config.renew()).tiles, { basemap: "https://x/b?t=2" });
   assert.deepEqual(asked, [
     ["tomtom-get-map-config", { layers: ["basemap"] }],
     ["tomtom-get-map-config", { layers: ["basemap"] }],
   ]);
+});
+
+test("a server that runs tools again for views says so in the configuration or beside it", async () => {
+  assert.equal((await mapConfig(answer({ tiles: {}, refetch: true }))).refetch, true);
+  const beside = async () => ({ content: [], _meta: { [CONFIG]: { tiles: {} }, "com.tomtom/refetch": true } });
+  assert.equal((await mapConfig(beside)).refetch, true);
+  assert.equal((await mapConfig(answer({ tiles: {}, refetch: "yes" }))).refetch, false, "only true turns it on");
 });
 
 test("an offline server's configuration says so and why", async () => {

@@ -1,8 +1,9 @@
 /**
  * The frame every view shares (`shell.html`), in the DOM: the on-screen
- * message, the notes (with the offline-data note), the title, the legend, the
- * list and the details panel, the full-screen button, the host's look (theme,
- * fonts, safe areas, height) and links, which always open through the host.
+ * message, the notes (with the offline-data note), the title, the legend (and
+ * the button that folds it away), the list and the details panel, the
+ * full-screen button, the host's look (theme, fonts, safe areas, height) and
+ * links, which always open through the host.
  * It holds no status of its own: `core/view.js` tells it what to show and
  * hears the user's actions through `on`.
  */
@@ -13,6 +14,8 @@ import { escapeHtml, markHtml } from "./html.js";
 const INLINE_MAX = 500;
 const INLINE_DEFAULT = 440;
 const INLINE_MIN = 240;
+/** A map smaller than this either way starts with its legend folded: open, it would cover the data. */
+export const LEGEND_ROOM = { width: 480, height: 460 };
 
 /**
  * The frame's height for a host context, in px, or null in full screen: a fixed
@@ -64,15 +67,16 @@ export function messageHtml(kind, title, text, progress) {
 
 /**
  * The shell in `doc`, its words from `t(key, vars)` (the current locale's). `on`:
- * {select(id) from the list, toggle(group) from the legend, details(kind, id) for
- * a link button of the details panel, link(href) for any link clicked,
- * fullscreen() for the button}.
+ * {select(id) from the list, toggle(group) from the legend, fold() from the
+ * legend's fold button, details(kind, id) for a link button of the details
+ * panel, link(href) for any link clicked, fullscreen() for the button}.
  */
 export function createShell(doc, t, on) {
   const $ = (id) => doc.getElementById(id);
   const list = createList($("list"), { label: t("list"), onSelect: (id) => on.select(id) });
-  // The offline-data note; with no key, the offline map's reason shares its panel.
-  const notes = { offline: null };
+  // The offline-data note (with no key, the offline map's reason shares its panel), and
+  // the notes a redraw keeps: what they say holds for the view, not for one drawing.
+  const notes = { offline: null, kept: new Set() };
   const legend = { rows: [] };
 
   $("legend").addEventListener("click", (e) => {
@@ -96,6 +100,7 @@ export function createShell(doc, t, on) {
     true,
   );
   $("fullscreen").addEventListener("click", () => on.fullscreen());
+  $("legend-fold").addEventListener("click", () => on.fold?.());
 
   const shell = {
     list,
@@ -113,17 +118,18 @@ export function createShell(doc, t, on) {
     messageText() {
       return $("message").innerText;
     },
-    /** A note panel of its own. */
-    addNote(text) {
+    /** A note panel of its own; `keep`: a redraw keeps it. */
+    addNote(text, keep = false) {
       const note = doc.createElement("div");
       note.className = "tt-panel";
       note.textContent = text;
       $("notes").append(note);
+      if (keep) notes.kept.add(note);
       return note;
     },
-    /** Every note but the offline-data one (a redraw writes its notes again). */
+    /** Every note but the offline-data one and those kept (a redraw writes its notes again). */
     clearNotes() {
-      for (const note of [...$("notes").children]) if (note !== notes.offline) note.remove();
+      for (const note of [...$("notes").children]) if (note !== notes.offline && !notes.kept.has(note)) note.remove();
     },
     /** The offline-data note, led by `lead`: the panel whose text is `join` when there is one, else its own. */
     markOffline(lead, join) {
@@ -147,13 +153,45 @@ export function createShell(doc, t, on) {
       box.hidden = false;
       box.innerHTML = `<strong>${escapeHtml(title)}</strong>${subtitle ? `<span>${escapeHtml(subtitle)}</span>` : ""}`;
     },
-    /** rows: {label, color, shape "line"|"dot"|"area", dash, under, group}; rows with a group toggle it. */
-    setLegend(rows, isHidden) {
+    /**
+     * rows: {label, color, shape "line"|"dot"|"area", dash, under, group}; rows with a
+     * group toggle it. `folded`: only the button that opens it shows.
+     */
+    setLegend(rows, isHidden, folded = false) {
       legend.rows = rows;
       const box = $("legend");
-      box.hidden = rows.length === 0;
       box.setAttribute("aria-label", t("layers"));
       box.innerHTML = legendHtml(rows, isHidden, t);
+      shell.foldLegend(folded);
+    },
+    /** Fold the legend away (its button says what it holds) or open it; none shows without rows. */
+    foldLegend(folded) {
+      const none = legend.rows.length === 0;
+      $("legend").hidden = none || folded;
+      const button = $("legend-fold");
+      button.hidden = none;
+      button.setAttribute("aria-expanded", String(!folded));
+      button.textContent = `${folded ? "▸" : "▾"} ${t("layers")} (${legend.rows.length})`;
+      button.title = t(folded ? "showLegend" : "hideLegend");
+    },
+    /**
+     * The notes over the map, or (`aside`) at the top of the list beside it, where
+     * a narrow map has no room for them clear of the data.
+     */
+    placeNotes(aside) {
+      const box = $("notes");
+      if (aside === (box.parentElement === $("side"))) return;
+      if (aside) $("side").prepend(box);
+      else $("stage").insertBefore(box, $("message"));
+    },
+    /** Whether the map is narrower than LEGEND_ROOM (too narrow for notes beside the data). */
+    narrow() {
+      return ($("stage").clientWidth || 0) < LEGEND_ROOM.width;
+    },
+    /** Whether the map is too small for the legend open (LEGEND_ROOM). */
+    cramped() {
+      const stage = $("stage");
+      return (stage.clientWidth || 0) < LEGEND_ROOM.width || (stage.clientHeight || 0) < LEGEND_ROOM.height;
     },
     /** Show every legend button of `group` pressed (its layers shown) or not. */
     pressLegend(group, pressed) {

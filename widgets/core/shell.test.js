@@ -61,6 +61,14 @@ test("notes are panels a redraw clears, all but the offline-data note", () => {
   assert.equal($("notes").firstElementChild.firstElementChild.className, "tt-offline");
 });
 
+test("a note kept for the view outlives a redraw", () => {
+  const { s, $ } = shell();
+  s.addNote("Fetched again.", true);
+  s.addNote("Fitted: 1,200 points.");
+  s.clearNotes();
+  assert.deepEqual([...$("notes").children].map((n) => n.textContent), ["Fetched again."]);
+});
+
 test("with no key the offline map's reason and the offline-data note share one panel", () => {
   const { s, $ } = shell();
   assert.equal(s.joinOffline("No key."), false, "no offline note yet");
@@ -149,4 +157,17 @@ test("the host's look: theme, safe areas, height, language and the full-screen b
   assert.equal($("fullscreen").hidden, true, "a host without full screen gets no button");
   click($("fullscreen"));
   assert.deepEqual(heard, [["fullscreen"]]);
+});
+
+test("a folded legend shows only its button, which says what it holds; without rows neither shows", () => {
+  const { s, $ } = shell();
+  const rows = [{ label: "Route", color: "#0b57d0", shape: "line", group: "routes" }, { label: "Stops (2)", color: "#333", shape: "dot" }];
+  s.setLegend(rows, () => false, true);
+  assert.deepEqual([$("legend").hidden, $("legend-fold").hidden], [true, false]);
+  assert.equal($("legend-fold").textContent, "▸ Layers (2)");
+  assert.equal($("legend-fold").getAttribute("aria-expanded"), "false");
+  s.foldLegend(false);
+  assert.deepEqual([$("legend").hidden, $("legend-fold").getAttribute("aria-expanded")], [false, "true"]);
+  s.setLegend([], () => false, false);
+  assert.deepEqual([$("legend").hidden, $("legend-fold").hidden], [true, true]);
 });

@@ -39,6 +39,8 @@ export const DATASET = {
   partial: text, // features drawn from partial tool input
   pages: text, // pages fetched with tomtom-get-app-data
   fetched: present, // the data came through tomtom-get-app-data
+  refetched: present, // the host dropped _meta and the server ran the tool again (VIEW_REFETCH)
+  legend: text, // "open" | "folded" (absent: no legend)
 };
 
 export const INITIAL = Object.freeze({ status: "loading", counts: Object.freeze({}) });
@@ -83,8 +85,9 @@ export function render(state, body, before = {}) {
  * (a patch object, or a function of the state returning one), rendered at once.
  * Besides the keys of `DATASET` and `counts`, the state holds what is not
  * rendered: `connected` (to the host), `resulted` (a tool result arrived),
- * `tilesProblem` (the tiles' note), `hidden` (legend groups switched off) and
- * `lastReport` (the last report sent, never sent twice).
+ * `lastResult` (which one, so that the same result is drawn once), `toolNamed`
+ * (the host named the tool), `legendOpen` (the user opened or folded the legend), `tilesProblem` (the tiles' note), `hidden` (legend
+ * groups switched off) and `lastReport` (the last report sent, never sent twice).
  */
 export function createStatus(body, initial = INITIAL) {
   let state = { ...initial };

@@ -9,6 +9,7 @@
  * status to `status.js`; a view supplies `onResult` and draws.
  */
 import { App } from "@modelcontextprotocol/ext-apps";
+import envelope from "./envelope.js";
 import { createLocale } from "./i18n.js";
 import { degradedText, selectionText } from "./context.js";
 import { viewState } from "./viewstate.js";
@@ -18,6 +19,8 @@ import { createShell } from "./shell.js";
 import { createRedraw } from "./redraw.js";
 
 const RESULT_WAIT_MS = 120000;
+/** How long a view waits for its tool input when it needs it to fetch its data (hosts send it before the result). */
+const INPUT_WAIT_MS = 10000;
 const DATA_SOURCE = "com.tomtom/data-source";
 
 /** The view's `App`, offering inline and full-screen display. */
@@ -26,15 +29,18 @@ function createApp(name) {
 }
 
 /**
- * Start the view. spec: {name, tool, links, session (its mapSession: restyled
- * on a theme change, layer groups shown or hidden from the legend, removed on
- * teardown), onPartial(args, ctx), onInput(args, ctx), onResult(result, ctx,
- * stored), onSelect(item, ctx, via), onTeardown()}. `app` is the ext-apps `App`
- * (or anything with its interface). Resolves to the view's `ctx` once connected.
+ * Start the view. spec: {name, tool (reported until the host names the tool;
+ * `oneTool` when the view shows that tool only), links, session (its
+ * mapSession: restyled on a theme change, layer groups shown or hidden from the
+ * legend, removed on teardown, asked whether the server runs tools again),
+ * onPartial(args, ctx), onInput(args, ctx), onResult(result, ctx, stored),
+ * onSelect(item, ctx, via), onTeardown()}. `app` is the ext-apps `App` (or
+ * anything with its interface). Resolves to the view's `ctx` once connected.
  */
 export async function startView(spec, app = createApp(spec.name)) {
   const status = createStatus(document.body);
   const redraw = createRedraw();
+  const inputWaiters = [];
 
   const ctx = {
     app,
@@ -54,15 +60,53 @@ export async function startView(spec, app = createApp(spec.name)) {
     addNote,
     clearNotes: () => shell.clearNotes(),
     setTitle: (title, subtitle) => shell.setTitle(title, subtitle),
-    /** rows: {label, color, shape "line"|"dot"|"area", dash, under, group}; rows with a group toggle it (persisted). */
-    setLegend: (rows) => shell.setLegend(rows, isHidden),
+    /**
+     * rows: {label, color, shape "line"|"dot"|"area", dash, under, group}; rows with a
+     * group toggle it (persisted). Folded on a small map until the user opens it.
+     */
+    setLegend(rows) {
+      shell.setLegend(rows, isHidden, legendFolded());
+      status.set({ legend: rows.length ? (legendFolded() ? "folded" : "open") : null });
+    },
     isHidden,
     tilesProblem: () => status.state.tilesProblem,
     callTool: async (name, args) => app.callServerTool({ name, arguments: args }),
+    /** The tool input once the host sent it, or null after `ms`. */
+    waitForInput(ms = INPUT_WAIT_MS) {
+      if (ctx.input) return Promise.resolve(ctx.input);
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => resolve(null), ms);
+        inputWaiters.push((input) => {
+          clearTimeout(timer);
+          resolve(input);
+        });
+      });
+    },
+    /**
+     * The app data of `result` (ADRs 0003, 0041). Where the host dropped `_meta`
+     * and the server runs tools again for views (VIEW_REFETCH: `com.tomtom/refetch`
+     * in the map configuration), the server runs the view's tool again with its
+     * tool input, and a note says the data was fetched again (ADR 0099).
+     */
+    async appData(result) {
+      try {
+        return await envelope.fromResult(result);
+      } catch (err) {
+        if (err.reason !== "meta_dropped" || !(await refetchAllowed())) throw err;
+        const input = await ctx.waitForInput();
+        if (!input) throw new envelope.ViewError("no_input", `${err.message} The host sent no tool input either, so the server cannot fetch it again.`);
+        shell.showMessage("loading", ctx.t("loading"), ctx.t("refetching"));
+        const { env } = await envelope.refetch(ctx.callTool, ctx.tool, input);
+        status.set({ refetched: true });
+        shell.addNote(ctx.t("refetched"), true);
+        return env;
+      }
+    },
     /** groups: [{title, items: [{id, kind, name, sub, mark, address, position, details}]}]. */
     setItems(groups) {
       status.set({ items: shell.list.setGroups(groups) });
       shell.hideDetails();
+      relayout();
     },
     /** Select `id` as the user did (`via` "list" or "map"): list, map, model, stored state. */
     select(id, via = "map") {
@@ -120,6 +164,11 @@ export async function startView(spec, app = createApp(spec.name)) {
   const shell = createShell(document, ctx.t, {
     select: (id) => ctx.select(id, "list"),
     toggle,
+    fold: () => {
+      const open = legendFolded();
+      status.set({ legendOpen: open, legend: open ? "open" : "folded" });
+      shell.foldLegend(!open);
+    },
     details: (kind, id) => {
       const item = shell.list.item(id);
       if (item) openLink(spec.links?.[kind]?.(item, ctx));
@@ -127,6 +176,31 @@ export async function startView(spec, app = createApp(spec.name)) {
     link: openLink,
     fullscreen,
   });
+
+  /** The server runs tools again for this view, and the view knows which tool to name. */
+  async function refetchAllowed() {
+    if (!(status.state.toolNamed || spec.oneTool)) return false;
+    const opened = await spec.session?.open(ctx);
+    return opened?.refetch === true;
+  }
+
+  /**
+   * Lay the panels out for the map's size now (a new display mode, a resized
+   * frame, a list that appeared): the legend folded or open, the notes over a
+   * map wide enough for them, else at the top of the list.
+   */
+  function relayout() {
+    shell.placeNotes(Number(status.state.items) > 0 && shell.narrow());
+    if (!status.state.legend) return;
+    shell.foldLegend(legendFolded());
+    status.set({ legend: legendFolded() ? "folded" : "open" });
+  }
+
+  /** The user's choice, else folded where the map is too small for it open. */
+  function legendFolded() {
+    const chosen = status.state.legendOpen;
+    return chosen === undefined ? shell.cramped() : !chosen;
+  }
 
   function isHidden(group) {
     return (status.state.hidden || []).includes(group);
@@ -212,33 +286,45 @@ export async function startView(spec, app = createApp(spec.name)) {
     if (hc.locale || hc.timeZone) ctx.l10n = createLocale(hc.locale || ctx.l10n.locale, hc.timeZone || ctx.l10n.timeZone);
     shell.applyLook(hc, ctx.l10n.locale);
     status.set({ display: hc.displayMode || "inline" });
-    if (hc.toolInfo?.tool?.name) ctx.tool = hc.toolInfo.tool.name;
+    if (hc.toolInfo?.tool?.name) {
+      ctx.tool = hc.toolInfo.tool.name;
+      status.set({ toolNamed: true });
+    }
     if (hc.theme) spec.session?.restyle(hc.theme);
+    relayout();
     const selected = status.state.selected;
     if (redraw.again(ctx) && selected) ctx.restoreSelection(selected);
   }
 
+  window.addEventListener("resize", relayout);
   // Offscreen, the view stops refreshing tiles and animating (ADR 0045).
   const observer = shell.observeVisibility((visible) => {
     if (visible !== ctx.visible) status.set({ paused: !visible });
   });
 
-  const handleResult = async (result) => {
-    const uuid = result?._meta?.viewUUID;
+  const handleResult = async (received) => {
+    // ChatGPT on the web replaces the notification's _meta, but keeps ours in window.openai.
+    const meta = envelope.appMeta(received, window.openai?.toolResponseMetadata) || {};
+    const result = { ...received, _meta: meta };
+    // The same result again (from window.openai, then the notification) is drawn once.
+    const seen = `${meta.viewUUID ?? ""}:${meta[envelope.KEY] ?? ""}`;
+    if (status.state.resulted && status.state.lastResult === seen && !received?.isError) return;
+    status.set({ lastResult: seen });
+    const uuid = meta.viewUUID;
     ctx.state = viewState(uuid);
     const stored = ctx.state.load();
     status.set({ resulted: true, hidden: Array.isArray(stored?.hidden) ? [...new Set(stored.hidden)] : [], stored: Boolean(stored) });
+    // Noted before drawing, so that the camera fits the data clear of the note.
+    if (meta[DATA_SOURCE] === "offline" && status.state.dataSource !== "offline") {
+      const { tiles, tilesProblem } = status.state;
+      status.set({ dataSource: "offline" });
+      shell.markOffline(ctx.t("offlineData"), tiles === "none" ? tilesProblem : null);
+    }
     try {
       await spec.onResult(result, ctx, stored);
     } catch (err) {
       ctx.fail(err.reason || "render_failed", err.reason ? err.message : `Drawing failed: ${err.message}`);
       console.error(err);
-    }
-    const meta = result?._meta || window.openai?.toolResponseMetadata || {};
-    if (meta[DATA_SOURCE] === "offline" && status.state.dataSource !== "offline") {
-      const { tiles, tilesProblem } = status.state;
-      status.set({ dataSource: "offline" });
-      shell.markOffline(ctx.t("offlineData"), tiles === "none" ? tilesProblem : null);
     }
   };
 
@@ -247,6 +333,7 @@ export async function startView(spec, app = createApp(spec.name)) {
   });
   app.addEventListener("toolinput", (params) => {
     ctx.input = params.arguments || {};
+    for (const waiter of inputWaiters.splice(0)) waiter(ctx.input);
     spec.onInput?.(ctx.input, ctx);
   });
   app.addEventListener("toolresult", (result) => handleResult(result));
@@ -281,6 +368,7 @@ export async function startView(spec, app = createApp(spec.name)) {
   if (openai && !status.state.resulted && openai.toolResponseMetadata) {
     if (!ctx.input && openai.toolInput) {
       ctx.input = openai.toolInput;
+      for (const waiter of inputWaiters.splice(0)) waiter(ctx.input);
       spec.onInput?.(ctx.input, ctx);
     }
     handleResult({ content: [], _meta: openai.toolResponseMetadata });

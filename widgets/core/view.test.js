@@ -1,6 +1,7 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
+import zlib from "node:zlib";
 import envelope from "./envelope.js";
 import { startView } from "./view.js";
 import { FakeObserver, fakeApp, fakeDocument, memoryStorage } from "../testing/fakes.js";
@@ -255,4 +256,105 @@ test("the full-screen button asks the host, and the document follows the mode it
   $("fullscreen").dispatchEvent(new globalThis.window.Event("click"));
   await settle();
   assert.equal($("notes").textContent, "Full screen is not available (not allowed).");
+});
+
+/** Turns of the event loop until `done()` (decoding app data leaves it for zlib's threads), bounded. */
+async function until(done, turns = 20000) {
+  for (let i = 0; i < turns && !done(); i++) await settle();
+  assert.ok(done(), "the view never got there");
+}
+
+const pack = (value) => zlib.gzipSync(Buffer.from(JSON.stringify(value))).toString("base64");
+const ROUTE_ENV = { v: 1, tool: "tomtom-routing", data: { type: "FeatureCollection", features: [] }, fitted: null };
+
+test("ChatGPT on the web: a notification whose _meta the host replaced draws from window.openai, once", async (t) => {
+  const drawn = [];
+  const ours = { [envelope.KEY]: pack(ROUTE_ENV), tool: "tomtom-routing", viewUUID: UUID };
+  const spec = { onResult: async (result, ctx) => drawn.push((await ctx.appData(result)).tool) };
+  const app = fakeApp({ version: { name: "ChatGPT", version: "1" }, context: { platform: "web" } });
+  mockOnce(t);
+  const { document, window } = fakeDocument(SHELL);
+  window.openai = { toolInput: { locations: [] }, toolResponseMetadata: ours };
+  t.after(() => delete window.openai); // linkedom's window keeps it for the next test
+  Object.assign(globalThis, { document, window, IntersectionObserver: FakeObserver });
+  await startView({ name: "tomtom-map", tool: "tomtom-map", ...spec }, app);
+  await until(() => drawn.length);
+  assert.deepEqual(drawn, ["tomtom-routing"], "window.openai holds the result before any notification");
+  await app.emit("toolresult", { content: [{ type: "text", text: "{}" }], _meta: { "openai/widgetSessionId": "w-1" } });
+  for (let i = 0; i < 50; i++) await settle();
+  assert.deepEqual(drawn, ["tomtom-routing"], "the notification with the host's own _meta is the same result");
+  assert.notEqual(document.body.dataset.reason, "meta_dropped");
+});
+
+test("a notification without our keys is read through window.openai before the view says _meta was dropped", async (t) => {
+  const { app, window, body } = await started(t, { onResult: async (result, ctx) => ctx.ok(`${(await ctx.appData(result)).tool} drawn`) });
+  window.openai = { toolResponseMetadata: { [envelope.KEY]: pack(ROUTE_ENV), tool: "tomtom-routing" } };
+  t.after(() => delete window.openai);
+  await app.emit("toolresult", { content: [], _meta: { "openai/widgetSessionId": "w-2" } });
+  await until(() => body.dataset.status !== "loading");
+  assert.deepEqual([body.dataset.status, body.dataset.reason], ["ok", "drawn"]);
+});
+
+/** A session stand-in: its map configuration says whether the server runs tools again. */
+const refetchSession = (refetch) => ({ open: async () => ({ refetch }), setVisible() {}, restyle() {}, remove() {} });
+
+test("where the host dropped _meta and the server runs tools again, the view fetches its data with its tool input and says so", async (t) => {
+  const app = fakeApp({ context: { toolInfo: { tool: { name: "tomtom-routing" } } } });
+  const served = [];
+  app.callServerTool = async ({ name, arguments: args }) => {
+    app.calls.push([name, args]);
+    if (name !== "tomtom-refetch-app-data") return { content: [] };
+    served.push(args);
+    return { content: [], _meta: { [envelope.KEY]: pack(ROUTE_ENV), tool: "tomtom-routing", "com.tomtom/refetched": true } };
+  };
+  const spec = { session: refetchSession(true), onResult: async (result, ctx) => ctx.ok(`${(await ctx.appData(result)).tool} drawn`) };
+  const { body, $ } = await started(t, spec, { app });
+  const input = { locations: [[4.9, 52.37], [5.12, 52.09]] };
+  app.emit("toolinput", { arguments: input });
+  await app.emit("toolresult", { content: [] });
+  await until(() => body.dataset.status !== "loading");
+  assert.deepEqual(served, [{ tool: "tomtom-routing", arguments: input }]);
+  assert.deepEqual([body.dataset.status, body.dataset.reason, body.dataset.refetched], ["ok", "drawn", "1"]);
+  assert.match($("notes").textContent, /the server fetched it again/);
+});
+
+test("where the server does not run tools again, or the host never named the tool, a dropped _meta is said and nothing is fetched", async (t) => {
+  for (const [session, context] of [
+    [refetchSession(false), { toolInfo: { tool: { name: "tomtom-routing" } } }],
+    [refetchSession(true), {}],
+  ]) {
+    const app = fakeApp({ context });
+    const { body } = await started(t, { session, onResult: async (result, ctx) => ctx.ok(String(await ctx.appData(result))) }, { app });
+    app.emit("toolinput", { arguments: { locations: [] } });
+    await app.emit("toolresult", { content: [] });
+    await until(() => body.dataset.status !== "loading");
+    assert.equal(body.dataset.reason, "meta_dropped");
+    assert.deepEqual(app.calls.map(([name]) => name), ["tomtom-report-app-status"]);
+  }
+});
+
+test("a refetch the server refuses is a fetch failure that says why", async (t) => {
+  const app = fakeApp({ context: { toolInfo: { tool: { name: "tomtom-routing" } } } });
+  app.callServerTool = async ({ name, arguments: args }) => {
+    app.calls.push([name, args]);
+    return name === "tomtom-refetch-app-data" ? { isError: true, content: [{ type: "text", text: "refetch limit reached: 10 a minute" }] } : { content: [] };
+  };
+  const { body, $ } = await started(t, { session: refetchSession(true), onResult: async (result, ctx) => ctx.ok(String(await ctx.appData(result))) }, { app });
+  app.emit("toolinput", { arguments: {} });
+  await app.emit("toolresult", { content: [] });
+  await until(() => body.dataset.status !== "loading");
+  assert.equal(body.dataset.reason, "fetch_failed");
+  assert.match($("message").textContent, /refetch limit reached: 10 a minute/);
+});
+
+test("on a small map the legend starts folded; the user's choice holds across redraws", async (t) => {
+  const rows = [{ label: "Route", color: "#0b57d0", shape: "line", group: "routes" }];
+  const { app, body, $, ctx } = await started(t, { onResult: async (result, ctx) => ctx.setLegend(rows) });
+  await app.emit("toolresult", { content: [] });
+  assert.equal(body.dataset.legend, "folded", "linkedom lays nothing out: a map of 0 px is small");
+  assert.equal($("legend").hidden, true);
+  $("legend-fold").dispatchEvent(new globalThis.window.Event("click", { bubbles: true }));
+  assert.deepEqual([body.dataset.legend, $("legend").hidden], ["open", false]);
+  ctx.setLegend(rows);
+  assert.deepEqual([body.dataset.legend, $("legend").hidden], ["open", false], "opened by the user, it stays open");
 });

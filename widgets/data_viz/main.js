@@ -18,18 +18,6 @@ import * as pages from "./pages.js";
 
 const FETCHABLE = new Set(["meta_dropped", "too_large", "no_app_data"]);
 const session = mapSession(() => ["basemap"], ["basemap"]);
-let inputWaiter = null;
-
-function waitForInput(ctx, ms) {
-  if (ctx.input) return Promise.resolve(ctx.input);
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(null), ms);
-    inputWaiter = (input) => {
-      clearTimeout(timer);
-      resolve(input);
-    };
-  });
-}
 
 /** Draw the data with its title, legend, list and notes; with `stored` (a result, not a redraw), restore or fit. */
 function show(ctx, { geojson, data }, stored) {
@@ -141,11 +129,11 @@ function drawnOk(ctx, { n, drawnLayers, labels, problems }) {
 async function onResult(result, ctx, stored) {
   let env;
   try {
-    env = await envelope.fromResult(result, window.openai?.toolResponseMetadata);
+    env = await envelope.fromResult(result);
   } catch (err) {
     if (!FETCHABLE.has(err.reason)) throw err;
     ctx.showMessage("loading", ctx.t("loading"), "Fetching the data from the server.", null);
-    const input = await waitForInput(ctx, 10000);
+    const input = await ctx.waitForInput();
     if (!input) {
       throw new envelope.ViewError(
         "no_input",
@@ -180,9 +168,9 @@ async function onResult(result, ctx, stored) {
 startView({
   name: "tomtom-data-viz",
   tool: "tomtom-data-viz",
+  oneTool: true,
   links,
   session,
-  onInput: (input) => inputWaiter?.(input),
   onResult,
   onSelect(item, ctx, via) {
     if (!session.opened) return;

@@ -13,6 +13,13 @@ import { boundsOf } from "../core/bounds.js";
 import { casingColor, dashedLines, selectOnClick } from "../core/map.js";
 
 const MAX_INSTRUCTIONS = 300;
+/** Markers with a legend row each, up to this many; more share one row per colour. */
+const MARKER_ROWS = 8;
+/** A marker this close to a stop (degrees, about 10 m) would hide under its pin: it is drawn beside it. */
+const SAME_PLACE = 1e-4;
+/** A marker's dot sits on its position (the chip's left edge 8 px before it), or beside a stop's pin. */
+const ON_POINT = [-8, 0];
+const BESIDE_PIN = [12, 0];
 
 /** The flat vertex list of a route feature, parts concatenated (ADR 0001). */
 function routeCoords(geometry) {
@@ -163,13 +170,18 @@ export function drawFeatures(scene, fc, { theme, l10n, select }) {
     scene.marker({ className: "tt-pin", color: stopColor, text: letter, onClick: () => select(id) }, f.geometry.coordinates, { group: "places" });
     items.stops.push({ id, kind: "waypoint", name: `${letter} · ${label}`, mark: { color: stopColor, shape: "dot", text: letter }, position: f.geometry.coordinates });
   });
+  const stops = waypoints.map((f) => f.geometry.coordinates);
+  const atStop = ([lon, lat]) => stops.some(([x, y]) => Math.abs(x - lon) < SAME_PLACE && Math.abs(y - lat) < SAME_PLACE);
   points.forEach((f, i) => {
     const p = f.properties;
     const item = items.places[i];
     if (p.kind === "result" && points.length <= 99) {
       scene.marker({ className: "tt-num", text: String(i + 1) }, f.geometry.coordinates, { group: "places" });
-    } else if (p.kind === "marker" && item.name) {
-      scene.marker({ className: "tt-chip", text: item.name }, f.geometry.coordinates, { anchor: "bottom", offset: [0, -2], group: "places" });
+    } else if (p.kind === "marker") {
+      // The caller's own marker: its colour and label above every stop pin, beside one it shares a place with.
+      const offset = atStop(f.geometry.coordinates) ? BESIDE_PIN : ON_POINT;
+      const d = { className: "tt-marker", text: item.name, dot: p.color, onClick: () => select(item.id) };
+      scene.marker(d, f.geometry.coordinates, { anchor: "left", offset, group: "places" });
     }
   });
   for (const c of crossings) scene.marker({ className: "tt-chip", text: c.label }, c.coordinates, { anchor: "bottom", group: "sections" });
@@ -186,8 +198,10 @@ export function drawFeatures(scene, fc, { theme, l10n, select }) {
     byState.set(state, { ...row, n: row.n + 1 });
   }
   for (const [state, row] of byState) legend.push({ label: `${t(`stationState.${state}`)} (${row.n})`, color: row.color, shape: "dot", group: "places" });
+  const markers = points.flatMap((f, i) => (f.properties.kind === "marker" ? [{ color: f.properties.color, name: items.places[i].name }] : []));
+  legend.push(...markerLegend(markers, style.kindStyle("marker", t, theme)));
   const byKind = new Map();
-  for (const f of points.filter((x) => x.properties.kind !== "station")) byKind.set(f.properties.kind, (byKind.get(f.properties.kind) || 0) + 1);
+  for (const f of points.filter((x) => !["station", "marker"].includes(x.properties.kind))) byKind.set(f.properties.kind, (byKind.get(f.properties.kind) || 0) + 1);
   for (const [kind, n] of byKind) {
     const s = style.kindStyle(kind, t, theme);
     legend.push({ label: n > 1 ? `${s.label} (${n})` : s.label, color: s.color, shape: "dot", group: "places" });
@@ -220,6 +234,17 @@ export function drawFeatures(scene, fc, { theme, l10n, select }) {
     warnings,
     routes: routes.map((r) => r.properties),
   };
+}
+
+/**
+ * The caller's markers ({color, name}) in the legend, each in its own colour:
+ * one row per marker, or past MARKER_ROWS one per colour ("Marker (n)").
+ */
+function markerLegend(markers, base) {
+  if (markers.length <= MARKER_ROWS) return markers.map((m) => ({ label: m.name, color: m.color, shape: "dot", group: "places" }));
+  const byColor = new Map();
+  for (const m of markers) byColor.set(m.color, (byColor.get(m.color) || 0) + 1);
+  return [...byColor].map(([color, n]) => ({ label: `${base.label} (${n})`, color, shape: "dot", group: "places" }));
 }
 
 /**

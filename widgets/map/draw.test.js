@@ -84,6 +84,34 @@ test("areas take the palette, a reachable range its kind's colour, and the dark 
   assert.equal(dark.map.layers.get("route-casing").paint["line-color"], "#0d1117");
 });
 
+test("a dynamic map's markers keep their colours and labels, in the legend too, and sit beside a stop they share a place with", () => {
+  const start = [4.8897, 52.374];
+  const { map, result, selected } = drawn([
+    feature(point(start), { kind: "waypoint", index: 0 }),
+    feature(point([4.4777, 51.9244]), { kind: "waypoint", index: 1 }),
+    feature(point(start), { kind: "marker", label: "Start", color: "#e33" }),
+    feature(point([5.1214, 52.0907]), { kind: "marker", label: "Utrecht", color: "#8250df" }),
+  ]);
+  const markers = map.markers.filter((m) => m.description.className === "tt-marker");
+  assert.deepEqual(markers.map((m) => [m.description.text, m.description.dot, m.options.offset, m.options.anchor]), [
+    ["Start", "#e33", [12, 0], "left"],
+    ["Utrecht", "#8250df", [-8, 0], "left"],
+  ]);
+  assert.deepEqual(result.legend.filter((r) => r.group === "places").map((r) => [r.label, r.color]), [
+    ["Start", "#e33"],
+    ["Utrecht", "#8250df"],
+    ["Stops (2)", "#0b57d0"],
+  ]);
+  markers[1].description.onClick();
+  assert.deepEqual(selected, ["place-1"]);
+});
+
+test("past eight markers the legend has one row per marker colour", () => {
+  const colours = ["#e33", "#e33", "#e33", "#8250df", "#8250df", "#8250df", "#0a7d6e", "#0a7d6e", "#0a7d6e"];
+  const { result } = drawn(colours.map((color, i) => feature(point([5 + i / 10, 52]), { kind: "marker", label: `m${i}`, color })));
+  assert.deepEqual(result.legend.map((r) => [r.label, r.color]), [["Marker (3)", "#e33"], ["Marker (3)", "#8250df"], ["Marker (3)", "#0a7d6e"]]);
+});
+
 test("drawing again after clear() leaves only the new drawing", () => {
   const { map, scene } = drawn([feature(point([5, 52]), { kind: "marker", name: "Here" })]);
   assert.equal(map.markers[0].description.text, "Here");

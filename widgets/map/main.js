@@ -74,7 +74,7 @@ function show(ctx, { fc, env }, stored) {
 }
 
 async function onResult(result, ctx, stored) {
-  const env = await envelope.fromResult(result, window.openai?.toolResponseMetadata);
+  const env = await ctx.appData(result);
   ctx.tool = env.tool;
   let fc;
   try {

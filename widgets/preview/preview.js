@@ -7,8 +7,21 @@
  * tool result; the view's tool calls go to the server, its model-context
  * updates and link requests are shown and recorded, never acted on blindly.
  *
- * Test hook: ?tool=<name>&args=<json>[&strip_meta=1][&theme=dark][&locale=de-DE]
- * [&time_zone=Europe/Berlin][&width=320][&height=300][&partial=1][&hold=1]
+ * Host profiles (`?profile=`), each acting as hosts others wrote do:
+ * - `preview`: the whole tool result, as the MCP Apps specification says;
+ * - `drop-meta`: the notification without `_meta` (the ext-apps basic-host,
+ *   ext-apps#646; Claude Desktop with local servers, ext-apps#696); the
+ *   "Strip _meta" box (`strip_meta=1`) does the same;
+ * - `chatgpt`: as ChatGPT on the web: the view is mounted once the result is
+ *   there, with `window.openai` (toolInput, toolOutput, toolResponseMetadata)
+ *   set before it loads, and the notification's `_meta` replaced by the host's
+ *   own (openai-apps-sdk-examples#231);
+ * - `cross-origin`: the page speaks MCP to the server's other loopback name,
+ *   another origin, as the MCP Apps reference host does from its own port:
+ *   the server must answer CORS, preflight included.
+ *
+ * Test hook: ?tool=<name>&args=<json>[&profile=chatgpt][&strip_meta=1][&theme=dark]
+ * [&locale=de-DE][&time_zone=Europe/Berlin][&width=320][&height=300][&partial=1][&hold=1]
  * (in the query or the #fragment) runs at once; window.previewHost exposes the
  * state and `release()` (send a held result) and `reloadView()`.
  */
@@ -23,9 +36,20 @@ const $ = (id) => document.getElementById(id);
 // The hook reads the query and the fragment (large `args` fit in a fragment:
 // it never reaches the server's request line).
 const query = new URLSearchParams(`${location.search.slice(1)}&${location.hash.slice(1)}`);
+
+/** What each profile changes (see above): the host's name, what the view gets of `_meta`, when it mounts, where /mcp is. */
+const PROFILES = {
+  preview: { host: "tomtom-preview-host", meta: "keep" },
+  "drop-meta": { host: "tomtom-preview-host", meta: "drop" },
+  chatgpt: { host: "chatgpt (tomtom-mcp-apps preview profile)", meta: "replace", openai: true },
+  "cross-origin": { host: "tomtom-preview-host", meta: "keep", otherOrigin: true },
+};
+const profileName = PROFILES[query.get("profile")] ? query.get("profile") : "preview";
+const profile = PROFILES[profileName];
 let releaseHeld = null;
 const state = (window.previewHost = {
   status: "starting",
+  profile: profileName,
   tools: [],
   result: null,
   viewCalls: [],
@@ -73,6 +97,43 @@ function withCsp(html, csp) {
   return html.replace(/<head([^>]*)>/i, (m) => `${m}\n${meta}`);
 }
 
+/** `html` with `window.openai` set before anything of the view runs, as ChatGPT sets it. */
+function withOpenai(html, openai) {
+  const json = JSON.stringify(openai).replace(/</g, "\\u003c");
+  return html.replace(/<\/head>/i, (m) => `<script>window.openai = ${json};</script>\n${m}`);
+}
+
+/**
+ * The globals ChatGPT gives a view of a finished call (developers.openai.com/apps-sdk,
+ * "window.openai"): its data only; the methods would need a bridge this host does not play.
+ */
+function openaiGlobals(args, result, context) {
+  return {
+    toolInput: args,
+    toolOutput: result.structuredContent ?? null,
+    toolResponseMetadata: result._meta ?? null,
+    widgetState: null,
+    theme: context.theme,
+    locale: context.locale,
+    displayMode: context.displayMode,
+    maxHeight: INLINE_MAX,
+    userAgent: { device: { type: "desktop" }, capabilities: { hover: true, touch: false } },
+  };
+}
+
+/** The result as this profile hands it to the view: `_meta` kept, dropped, or the host's own. */
+function asDelivered(result) {
+  const sent = { ...result };
+  if (profile.meta === "drop" || $("strip-meta").checked) {
+    delete sent._meta;
+    log("stripped _meta from the result sent to the view");
+  } else if (profile.meta === "replace") {
+    sent._meta = { "openai/widgetSessionId": crypto.randomUUID() };
+    log("replaced the result's _meta with the host's own");
+  }
+  return sent;
+}
+
 /** The other loopback name for the same port: a different origin for the sandbox, as the spec asks. */
 function sandboxOrigin() {
   const other = { "127.0.0.1": "localhost", localhost: "127.0.0.1" }[location.hostname];
@@ -102,11 +163,13 @@ async function connect() {
     { name: "tomtom-preview-host", version: "1.0.0" },
     { capabilities: { extensions: { [UI_EXTENSION]: { mimeTypes: [MIME] } } } },
   );
-  await client.connect(new StreamableHTTPClientTransport(new URL("/mcp", location.href)));
+  // The cross-origin profile calls the server by its other loopback name: CORS decides.
+  const endpoint = new URL("/mcp", (profile.otherOrigin && sandboxOrigin()) || location.href);
+  await client.connect(new StreamableHTTPClientTransport(endpoint));
   const { tools } = await client.listTools();
   state.tools = tools;
   const info = client.getServerVersion();
-  $("server").textContent = `Connected to ${info?.name ?? "server"} ${info?.version ?? ""} at ${new URL("/mcp", location.href)}`;
+  $("server").textContent = `Connected to ${info?.name ?? "server"} ${info?.version ?? ""} at ${endpoint} (profile ${profileName})`;
   const select = $("tool");
   for (const t of tools) {
     const appOnly = (t._meta?.ui?.visibility || []).every((v) => v === "app") && t._meta?.ui?.visibility;
@@ -196,8 +259,10 @@ async function run() {
   try {
     await teardownView();
     const uri = getToolUiResourceUri(tool || {});
-    // Like a chat host, mount the view while the call runs: it may draw the streamed arguments.
-    const mounted = uri ? await mountView(tool, uri) : null;
+    // Like a chat host, mount the view while the call runs: it may draw the streamed arguments
+    // (ChatGPT mounts it once the result is there, with window.openai set).
+    const early = uri && !profile.openai;
+    const mounted = early ? await mountView(tool, uri) : null;
     if (mounted) await mounted.initialized;
     if (mounted && $("partial").checked) {
       for (const partial of partialsOf(args)) await bridge.sendToolInputPartial({ arguments: partial });
@@ -211,13 +276,13 @@ async function run() {
     state.result = result;
     $("text").textContent = (result.content || []).map((c) => c.text ?? JSON.stringify(c)).join("\n");
     log(`${name} answered in ${ms} ms, ${size.toLocaleString()} chars${result.isError ? " (tool error)" : ""}`);
-    if (!mounted) return setStatus("done", `${name} answered in ${ms} ms; it has no view.`);
-    const sent = { ...result };
-    if ($("strip-meta").checked) {
-      delete sent._meta;
-      log("stripped _meta from the result sent to the view");
+    if (!uri) return setStatus("done", `${name} answered in ${ms} ms; it has no view.`);
+    if (!mounted) {
+      const late = await mountView(tool, uri, openaiGlobals(args, result, hostContext(tool)));
+      await late.initialized;
     }
-    current = { tool, uri, args, result: sent };
+    const sent = asDelivered(result);
+    current = { tool, uri, args, result: sent, openai: profile.openai ? openaiGlobals(args, result, hostContext(tool)) : null };
     if (query.get("hold") === "1") {
       setStatus("held", "Result held: previewHost.release() sends it");
       await new Promise((resolve) => (releaseHeld = resolve));
@@ -242,22 +307,25 @@ function deliver(args, result) {
 /** The same result shown again in a new view, as a host does when a conversation is reopened. */
 async function reloadView() {
   if (!current) return;
-  const { tool, uri, args, result } = current;
+  const { tool, uri, args, result, openai } = current;
   await teardownView();
-  const { initialized } = await mountView(tool, uri);
+  const { initialized } = await mountView(tool, uri, openai);
   await initialized;
   deliver(args, result);
   log("view reloaded with the same result");
 }
 
-/** Read the view, put it in a frame and connect the bridge; `initialized` resolves when the view is up. */
-async function mountView(tool, uri) {
+/**
+ * Read the view, put it in a frame and connect the bridge; `initialized` resolves when the
+ * view is up. `openai`: the `window.openai` globals to set first (the chatgpt profile).
+ */
+async function mountView(tool, uri, openai = null) {
   const resource = await client.readResource({ uri });
   const content = resource.contents.find((c) => c.mimeType === MIME) || resource.contents[0];
   if (!content || typeof content.text !== "string") throw new Error(`${uri} has no HTML text`);
   const ui = content._meta?.ui || {};
   log(`read ${uri}: ${content.text.length.toLocaleString()} chars, csp ${JSON.stringify(ui.csp || {})}`);
-  const html = withCsp(content.text, ui.csp);
+  const html = profile.openai && openai ? withOpenai(withCsp(content.text, ui.csp), openai) : withCsp(content.text, ui.csp);
   const proxy = sandboxOrigin();
   const iframe = document.createElement("iframe");
   iframe.id = "view";
@@ -277,7 +345,7 @@ async function mountView(tool, uri) {
   showHostContext(context);
   bridge = new AppBridge(
     client,
-    { name: "tomtom-preview-host", version: "1.0.0" },
+    { name: profile.host, version: "1.0.0" },
     { openLinks: {}, serverTools: {}, serverResources: {}, logging: {}, updateModelContext: { text: {} } },
     { hostContext: context },
   );

@@ -98,6 +98,8 @@ export function fakeMap({ refuse = () => null, features = [] } = {}) {
       Object.assign(camera, to);
     },
     resize() {},
+    /** An 800 x 400 frame at the page's top left. */
+    getContainer: () => ({ clientWidth: 800, clientHeight: 400, getBoundingClientRect: () => ({ left: 0, top: 0 }) }),
     isSourceLoaded: () => true,
     isMoving: () => false,
     triggerRepaint() {},

@@ -52,7 +52,7 @@ function show(ctx, { fc, area, count }, stored) {
 }
 
 async function onResult(result, ctx, stored) {
-  const env = await envelope.fromResult(result, window.openai?.toolResponseMetadata);
+  const env = await ctx.appData(result);
   let fc;
   try {
     fc = e5.decodeGeoJSON(env.data);
@@ -87,6 +87,7 @@ async function onResult(result, ctx, stored) {
 startView({
   name: "tomtom-traffic",
   tool: "tomtom-traffic",
+  oneTool: true,
   links,
   session,
   onPartial,
