@@ -108,7 +108,7 @@ def build_runtime(
         downloads=downloads,
         pool=pool,
         placement=placement,
-        tiles=build_tiles(settings),
+        tiles=build_tiles(settings, placement),
     )
 
 

@@ -6,8 +6,14 @@ checked where it is used, on the loop for short answers and in a worker for long
 ones (`server.pool.Placement` decides). So this package imports nothing of the loop
 side, no MCP SDK, httpx or metrics client (`tests/test_import_rules.py` checks it):
 
-- `_raw.py`: `RawBody`, a body as received with the cap on its decoded size, its
-  bounded gzip decoding and `loads`; `request_body` gzips large POST bodies;
+- `_decoding.py`: the one bounded decoding of every body read from outside (TomTom's
+  of every status, `data_url`s, tiles, static maps): `received` reads a body as it
+  comes off the wire up to a cap, `coding_of` accepts identity and one layer of gzip
+  and refuses stacked or unknown codings, `Inflation` inflates in steps, counting its
+  output, and may stop after a budget and go on elsewhere; `prefix` for error answers;
+- `_raw.py`: `RawBody`, a TomTom body as received with the cap on its decoded size,
+  `settled` (decoded now when small, whatever its trailer claims) and `loads`;
+  `request_body` gzips large POST bodies;
 - `_route_points.py`: `parse_route_body`, calculateRoute's points straight into numpy;
 - `_checks.py`: parsed answers checked as they are read: a malformed entry is dropped
   and counted (`Dropped`), a value the result depends on is a `BadAnswer` naming the
@@ -33,16 +39,39 @@ from server.bodies._checks import (
     required_list,
     text,
 )
+from server.bodies._decoding import (
+    DATA_URL,
+    GZIP,
+    IDENTITY,
+    TILE,
+    TOMTOM,
+    Inflation,
+    Origin,
+    coding_of,
+    decode,
+    prefix,
+    received,
+    too_large,
+)
 from server.bodies._raw import ACCEPT_ENCODING, MAX_DECODED_BYTES, RawBody, loads, request_body
 from server.bodies._route_points import parse_route_body
 
 __all__ = [
     "ACCEPT_ENCODING",
+    "DATA_URL",
     "DROPPED_KEY",
+    "GZIP",
+    "IDENTITY",
     "MAX_DECODED_BYTES",
+    "TILE",
+    "TOMTOM",
     "Dropped",
+    "Inflation",
+    "Origin",
     "RawBody",
+    "coding_of",
     "count",
+    "decode",
     "entries",
     "indexed",
     "integer",
@@ -53,7 +82,10 @@ __all__ = [
     "parse_route_body",
     "plain",
     "position",
+    "prefix",
+    "received",
     "request_body",
     "required_list",
     "text",
+    "too_large",
 ]

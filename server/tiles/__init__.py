@@ -12,6 +12,7 @@ Decisions: docs/adr/0061-tile-route.md.
 from __future__ import annotations
 
 from server.config import Settings
+from server.pool import Placement
 from server.tiles._layers import LAYER_NAMES, LAYERS, MAX_ZOOM, Layer, tile_problem
 from server.tiles._limiter import RateLimiter
 from server.tiles._service import MapTiles, Tiles
@@ -32,9 +33,10 @@ __all__ = [
 ]
 
 
-def build_tiles(settings: Settings) -> Tiles | None:
+def build_tiles(settings: Settings, placement: Placement) -> Tiles | None:
     """The tile route's state, or None when this server serves no tiles (offline only,
-    or no `TILE_TOKEN_SECRET`: then `/tiles` answers 404)."""
+    or no `TILE_TOKEN_SECRET`: then `/tiles` answers 404); `placement` says where a long
+    gzip tile is inflated."""
     if not settings.tiles_enabled or settings.tiles_base_url is None:
         return None
     return Tiles(
@@ -43,6 +45,7 @@ def build_tiles(settings: Settings) -> Tiles | None:
         api_base_url=settings.api_base_url,
         public_base_url=settings.tiles_base_url,
         max_bytes=settings.tile_max_bytes,
+        placement=placement,
         timeout_s=settings.upstream_timeout_s,
         connections=settings.upstream_connections,
     )

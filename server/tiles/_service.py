@@ -19,8 +19,10 @@ import aiohttp
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
-from server.errors import TokenError
+from server.bodies import ACCEPT_ENCODING, IDENTITY, TILE, RawBody, coding_of, received
+from server.errors import BodyError, TokenError
 from server.ops import metrics
+from server.pool import Placement
 from server.tiles._layers import LAYER_NAMES, LAYERS, Layer, tile_problem
 from server.tiles._limiter import RateLimiter
 from server.tiles._tokens import TileTokens
@@ -60,10 +62,12 @@ class Tiles:
         api_base_url: str,
         public_base_url: str,
         max_bytes: int,
+        placement: Placement,
         timeout_s: float = 10.0,
         connections: int = 200,
     ) -> None:
         self.tokens = tokens
+        self._placement = placement
         self._limiter = limiter
         self._api = api_base_url.rstrip("/")
         self._public = public_base_url.rstrip("/")
@@ -85,8 +89,12 @@ class Tiles:
             connector = aiohttp.TCPConnector(
                 limit=self._connections, keepalive_timeout=4.0, enable_cleanup_closed=True
             )
+            # Bodies as received (`auto_decompress=False`), decoded by `server.bodies`.
             self._session = aiohttp.ClientSession(
-                connector=connector, timeout=self._timeout, auto_decompress=False
+                connector=connector,
+                timeout=self._timeout,
+                auto_decompress=False,
+                headers={"accept-encoding": ACCEPT_ENCODING},
             )
         return self._session
 
@@ -176,17 +184,17 @@ class Tiles:
         declared = upstream.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > self._max_bytes:
             return "too_large", self._too_large(name)
-        chunks: list[bytes] = []
-        size = 0
-        async for chunk in upstream.content.iter_any():
-            size += len(chunk)
-            if size > self._max_bytes:
+        try:
+            coding = coding_of(",".join(upstream.headers.getall("content-encoding", [])), TILE)
+            body = await received(upstream.content.iter_any(), self._max_bytes)
+            if body is None:
                 return "too_large", self._too_large(name)
-            chunks.append(chunk)
-        if "content-encoding" in upstream.headers:
-            kept["content-encoding"] = upstream.headers["content-encoding"]
+            if coding != IDENTITY:
+                body = await self._placement.decoded(RawBody(body, coding, self._max_bytes), TILE)
+        except BodyError as exc:
+            return "unavailable", _refused(name, 502, "unavailable", str(exc))
         metrics.TILE_REQUESTS.labels(name, "ok").inc()
-        return "ok", Response(b"".join(chunks), headers={**kept, **_CORS})
+        return "ok", Response(body, headers={**kept, **_CORS})
 
     def _too_large(self, name: str) -> Response:
         return _refused(name, 502, "too_large", f"TomTom's tile is over {self._max_bytes} bytes")

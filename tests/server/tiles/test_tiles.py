@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import gzip
+import re
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -25,6 +27,8 @@ from starlette.routing import Route
 
 from loadtest.topology import free_port
 from server.errors import TokenError
+from server.offline._app import _stacked_bomb
+from server.pool import INLINE
 from server.tiles import RateLimiter, Tiles, TileTokens
 from server.tomtom._errors import key_forms
 
@@ -127,6 +131,7 @@ async def tile_route(
             api_base_url=str(server.make_url("")).rstrip("/"),
             public_base_url="https://maps.example.test/tiles",
             max_bytes=max_bytes,
+            placement=INLINE,
             timeout_s=timeout_s,
         )
         route = Route("/tiles/{layer}/{z:int}/{x:int}/{y:int}.{ext}", tiles.serve)
@@ -220,6 +225,39 @@ async def test_a_tile_over_the_size_cap_is_refused_not_passed_on(handler: Handle
     assert tile.status_code == 502 and "over 4096 bytes" in tile.text
 
 
+def coded(body: bytes, coding: str) -> Handler:
+    async def answer(_: web.Request) -> web.StreamResponse:
+        headers = {"content-type": "image/png", "content-encoding": coding}
+        return web.Response(body=body, headers=headers)
+
+    return answer
+
+
+async def test_a_gzipped_tile_is_decoded_within_its_cap_and_passed_on_plain() -> None:
+    async with tile_route(coded(gzip.compress(PNG), "gzip")) as (client, tokens, _):
+        tile = await client.get(f"/tiles/basemap/1/0/1.png?t={tokens.seal(KEY, ['basemap'])[0]}")
+    assert tile.status_code == 200 and tile.content == PNG
+    assert "content-encoding" not in tile.headers
+
+
+@pytest.mark.parametrize(
+    ("body", "coding", "says"),
+    [
+        (lambda: _stacked_bomb(), "gzip, gzip, gzip", "3 content codings stacked"),
+        (lambda: gzip.compress(bytes(100_000)), "gzip", "larger than this server accepts"),
+        (lambda: PNG, "br", r"unrequested encoding \(br\)"),
+    ],
+    ids=["stacked", "bomb", "unknown"],
+)
+async def test_a_tile_in_a_coding_past_its_bounds_is_a_502_never_passed_to_the_view(
+    body: Callable[[], bytes], coding: str, says: str
+) -> None:
+    async with tile_route(coded(body(), coding)) as (client, tokens, _):
+        tile = await client.get(f"/tiles/basemap/1/0/1.png?t={tokens.seal(KEY, ['basemap'])[0]}")
+    assert tile.status_code == 502 and re.search(says, tile.text)
+    assert "content-encoding" not in tile.headers
+
+
 async def test_an_answer_that_is_no_image_is_refused() -> None:
     async def login_page(_: web.Request) -> web.StreamResponse:
         return web.Response(text="<html>login</html>", content_type="text/html")
@@ -248,6 +286,7 @@ async def test_an_unreachable_tomtom_is_a_502_that_never_repeats_the_url() -> No
         api_base_url=f"http://127.0.0.1:{free_port()}",  # nothing listens there
         public_base_url="https://maps.example.test/tiles",
         max_bytes=4096,
+        placement=INLINE,
     )
     app = Starlette(routes=[Route("/tiles/{layer}/{z:int}/{x:int}/{y:int}.{ext}", tiles.serve)])
     token = tiles.tokens.seal(KEY, ["basemap"])[0]
@@ -275,6 +314,7 @@ def test_map_tiles_give_templates_with_one_token_for_the_layers_asked() -> None:
         api_base_url=TOMTOM,
         public_base_url="https://maps.example.test/tiles",
         max_bytes=1024,
+        placement=INLINE,
     )
     granted = tiles.map_tiles(KEY, ["traffic_flow", "basemap"])
     assert list(granted.templates) == ["basemap", "traffic_flow"]
