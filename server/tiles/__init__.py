@@ -2,8 +2,9 @@
 
 - `_layers.py`: the layers (`basemap`, `basemap_night`, `traffic_flow`,
   `traffic_incidents`), where TomTom serves each, and the tile grid's bounds;
-- `_tokens.py`: `TileTokens`, the sealed short-lived tokens (AES-GCM) any replica opens;
-- `_limiter.py`: `RateLimiter`, a bounded token bucket per tile token;
+- `_tokens.py`: `TileTokens`, the sealed short-lived tokens (AES-GCM) any replica opens,
+  each in one spelling, each a `Grant` with an identity;
+- `_limiter.py`: `RateLimiter`, a bounded token bucket per grant;
 - `_service.py`: `Tiles`, the URL templates for a view and `GET /tiles/...` itself.
 
 Decisions: docs/adr/0061-tile-route.md.

@@ -2,7 +2,7 @@
 
 The views never hold a TomTom key: `tomtom-get-map-config` seals the caller's key
 into a short-lived token (`_tokens.py`) and hands out URL templates on this route.
-Any replica opens the token, checks the tile and the token's rate (`_limiter.py`),
+Any replica opens the token, checks the tile and the grant's rate (`_limiter.py`),
 fetches the tile from TomTom with the key, and answers with TomTom's body and cache
 headers. A refusal is a status with a one-line reason, never a broken image.
 """
@@ -52,7 +52,7 @@ class MapTiles:
 
 
 class Tiles:
-    """The tile route's state: the token sealer, the per-token limiter, the upstream."""
+    """The tile route's state: the token sealer, the per-grant limiter, the upstream."""
 
     def __init__(
         self,
@@ -135,7 +135,7 @@ class Tiles:
             return _refused(name, 403, "forbidden", str(exc))
         if name not in grant.layers:
             return _refused(name, 403, "forbidden", f"tile token not valid for layer {name}")
-        wait = self._limiter.take(token)
+        wait = self._limiter.take(grant.id)
         if wait is not None:
             return _refused(
                 name,

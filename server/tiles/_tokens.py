@@ -1,10 +1,19 @@
 """Sealed, short-lived tile tokens: the caller's key travels to the view encrypted.
 
-A token is AES-256-GCM (authenticated encryption, from `cryptography`) of the key,
-the layers it may load and its expiry, under a key derived from `TILE_TOKEN_SECRET`
-with HKDF. Every replica derives the same key, so a token minted on one opens on
-any other with no shared store; the view can read nothing in it, and changing one
-bit makes it fail to open. Several secrets rotate: the first seals, all open.
+A token is AES-256-GCM (authenticated encryption, from `cryptography`) of a `Grant`
+(the key, the layers it may load, its expiry), under a key derived from
+`TILE_TOKEN_SECRET` with HKDF. Every replica derives the same key, so a token minted
+on one opens on any other with no shared store; the view can read nothing in it, and
+changing one bit makes it fail to open. Several secrets rotate: the first seals, all
+open.
+
+A token has one spelling, the unpadded base64url it was issued in: any other (the
+standard alphabet, padding, stray characters a lenient decoder skips) is refused
+before decrypting, so the same grant cannot pass for a new one. A grant's identity is
+its nonce, random for every seal and authenticated with the rest (a changed nonce
+fails to open): the tile route keeps rates per grant, whatever string carried it.
+The payload's layout is `_pack`/`_unpack`'s alone, under the AAD that names its
+format (docs/adr/0081 says how a field is added).
 """
 
 from __future__ import annotations
@@ -12,6 +21,7 @@ from __future__ import annotations
 import base64
 import binascii
 import os
+import re
 import struct
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -32,6 +42,7 @@ _TAG = 16
 _HEADER = struct.Struct(">IB")  # expiry (unix seconds), layer bit mask
 MAX_TOKEN_CHARS = 512
 """Longer `t` values are refused before any decoding (keys are capped well below)."""
+_ALPHABET = re.compile(r"[A-Za-z0-9_-]+")
 
 
 @dataclass(frozen=True)
@@ -41,6 +52,8 @@ class Grant:
     key: str
     layers: frozenset[str]
     expires: int
+    id: bytes = b""
+    """The grant's identity (its token's nonce): what rates are kept by."""
 
 
 class TileTokens:
@@ -61,11 +74,9 @@ class TileTokens:
     def seal(self, key: str, layers: Iterable[str]) -> tuple[str, int]:
         """A token for `key` and `layers`, and the unix time it expires."""
         expires = int(self._clock()) + self.ttl_s
-        mask = sum(1 << LAYER_NAMES.index(name) for name in set(layers))
         nonce = os.urandom(_NONCE)
-        sealed = self._ciphers[0].encrypt(
-            nonce, _HEADER.pack(expires, mask) + key.encode("utf-8"), _AAD
-        )
+        plain = _pack(Grant(key, frozenset(layers), expires))
+        sealed = self._ciphers[0].encrypt(nonce, plain, _AAD)
         return base64.urlsafe_b64encode(nonce + sealed).rstrip(b"=").decode("ascii"), expires
 
     def open(self, token: str) -> Grant:
@@ -74,10 +85,15 @@ class TileTokens:
             raise TokenError("no tile token (the t parameter)")
         if len(token) > MAX_TOKEN_CHARS:
             raise TokenError("malformed tile token")
+        respelled = TokenError("tile token not in the spelling it was issued in (base64url)")
+        if not _ALPHABET.fullmatch(token):
+            raise respelled
         try:
             raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
         except (binascii.Error, ValueError):
             raise TokenError("malformed tile token") from None
+        if base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii") != token:
+            raise respelled
         if len(raw) < _NONCE + _TAG + _HEADER.size + 1:
             raise TokenError("malformed tile token")
         nonce, sealed = raw[:_NONCE], raw[_NONCE:]
@@ -89,11 +105,22 @@ class TileTokens:
                 continue
         else:
             raise TokenError("invalid tile token (forged, altered or sealed under another secret)")
-        expires, mask = _HEADER.unpack_from(plain)
-        if expires <= self._clock():
+        grant = _unpack(plain, nonce)
+        if grant.expires <= self._clock():
             raise TokenError("tile token expired: the view asks tomtom-get-map-config again")
-        layers = frozenset(name for i, name in enumerate(LAYER_NAMES) if mask >> i & 1)
-        return Grant(plain[_HEADER.size :].decode("utf-8"), layers, expires)
+        return grant
+
+
+def _pack(grant: Grant) -> bytes:
+    """The sealed payload: expiry, layer mask, then the key (the format `_AAD` names)."""
+    mask = sum(1 << LAYER_NAMES.index(name) for name in grant.layers)
+    return _HEADER.pack(grant.expires, mask) + grant.key.encode("utf-8")
+
+
+def _unpack(plain: bytes, nonce: bytes) -> Grant:
+    expires, mask = _HEADER.unpack_from(plain)
+    layers = frozenset(name for i, name in enumerate(LAYER_NAMES) if mask >> i & 1)
+    return Grant(plain[_HEADER.size :].decode("utf-8"), layers, expires, nonce)
 
 
 def _derive(secret: str) -> bytes:

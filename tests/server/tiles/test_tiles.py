@@ -14,6 +14,7 @@ import asyncio
 import base64
 import gzip
 import re
+import struct
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -22,6 +23,9 @@ import httpx
 import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestServer
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from starlette.applications import Starlette
 from starlette.routing import Route
 
@@ -79,6 +83,60 @@ def test_rotating_the_secret_keeps_tokens_sealed_under_the_previous_one_valid() 
     assert rotated.open(old).key == KEY
     with pytest.raises(TokenError, match="another secret"):
         TileTokens(["the-new-secret-of-this-deployment-012345"], 3600).open(old)
+
+
+def spelled_otherwise(token: str) -> list[str]:
+    """`token`'s bytes in every other spelling a lenient base64 decoder accepts."""
+    raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+    padded = base64.urlsafe_b64encode(raw).decode()
+    standard = base64.b64encode(raw).decode()
+    last = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+    spare = last[last.index(token[-1]) ^ 1]  # the last character's unused bits set otherwise
+    return [
+        padded,
+        standard,
+        standard.rstrip("="),
+        token + "=",
+        token[:10] + "\n" + token[10:],
+        token[:10] + " " + token[10:],
+        token + ".",
+        token[:-1] + spare,
+    ]
+
+
+def test_a_token_opens_only_in_the_spelling_it_was_issued_in() -> None:
+    tokens = TileTokens([SECRET], 3600)
+    token = next(t for t in (tokens.seal(KEY, ["basemap"])[0] for _ in range(50)) if "_" in t)
+    grant = tokens.open(token)
+    assert len(token) % 4 != 0, "the test needs a token whose last character has spare bits"
+    for other in spelled_otherwise(token):
+        assert other != token
+        with pytest.raises(TokenError, match="spelling it was issued in"):
+            tokens.open(other)
+    assert tokens.open(token) == grant
+
+
+def test_each_grant_has_its_own_identity_the_nonce_it_was_sealed_with() -> None:
+    tokens = TileTokens([SECRET], 3600)
+    first, second = (tokens.seal(KEY, ["basemap"])[0] for _ in range(2))
+    assert tokens.open(first).id != tokens.open(second).id
+    assert tokens.open(first).id == base64.urlsafe_b64decode(first + "==")[:12]
+
+
+def test_a_token_minted_by_the_previous_release_still_opens() -> None:
+    # The previous release's sealing, written out: AES-GCM under HKDF(secret), AAD
+    # "tile-token-v1", of expiry (u32) | layer mask (u8) | key, nonce first, base64url.
+    cipher = AESGCM(
+        HKDF(hashes.SHA256(), 32, None, b"tomtom-mcp-apps/tile-token/v1").derive(SECRET.encode())
+    )
+    nonce = bytes(range(12))
+    expires = int(time.time()) + 600
+    sealed = cipher.encrypt(
+        nonce, struct.pack(">IB", expires, 0b0101) + KEY.encode(), b"tile-token-v1"
+    )
+    token = base64.urlsafe_b64encode(nonce + sealed).rstrip(b"=").decode()
+    grant = TileTokens([SECRET], 3600).open(token)
+    assert (grant.key, grant.layers, grant.expires) == (KEY, {"basemap", "traffic_flow"}, expires)
 
 
 @pytest.mark.parametrize("token", ["", "%%%", "A" * 20, "A" * 513, "é" * 40])
@@ -295,6 +353,22 @@ async def test_an_unreachable_tomtom_is_a_502_that_never_repeats_the_url() -> No
     await tiles.aclose()
     assert tile.status_code == 502 and "could not be reached" in tile.text
     assert KEY not in tile.text
+
+
+async def test_a_grant_spent_down_to_429_gets_no_fresh_rate_by_another_spelling() -> None:
+    async with tile_route(image(), burst=2) as (client, tokens, seen):
+        token = tokens.seal(KEY, ["basemap"])[0]
+        spent = [
+            await client.get("/tiles/basemap/2/1/1.png", params={"t": token}) for _ in range(3)
+        ]
+        again = [
+            await client.get("/tiles/basemap/2/1/1.png", params={"t": other})
+            for other in spelled_otherwise(token)
+        ]
+    assert [a.status_code for a in spent] == [200, 200, 429]
+    assert {a.status_code for a in again} == {403}
+    assert "spelling it was issued in" in again[0].text
+    assert len(seen) == 2
 
 
 async def test_a_token_over_its_rate_gets_429_with_retry_after_and_costs_tomtom_nothing() -> None:
