@@ -93,6 +93,7 @@ def build_runtime(
     placement = Placement(
         pool, inline_points=settings.inline_points, inline_only=settings.fit_inline
     )
+    pacer = pacer_of(settings)  # one per replica: API calls and tiles count against it alike
     return Runtime(
         settings=settings,
         tomtom=TomTomClient(
@@ -101,14 +102,14 @@ def build_runtime(
             default_key=settings.api_key,
             placement=placement,
             bounds=bounds_of(settings),
-            pacer=pacer_of(settings),
+            pacer=pacer,
             offline_mode=settings.offline_mode,
         ),
         http=http,
         downloads=downloads,
         pool=pool,
         placement=placement,
-        tiles=build_tiles(settings, placement),
+        tiles=build_tiles(settings, placement, pacer),
     )
 
 

@@ -68,7 +68,7 @@ WIDGET_STATUS = Counter(
 TILE_REQUESTS = Counter(
     "tomtom_mcp_tile_requests_total",
     "Requests to /tiles by layer and outcome (ok, not_modified, forbidden, rate_limited, "
-    "bad_request, not_found, upstream_refused, too_large, unavailable).",
+    "quota, bad_request, not_found, upstream_refused, too_large, unavailable).",
     ["layer", "outcome"],
     registry=REGISTRY,
 )

@@ -18,6 +18,7 @@ from server.tiles._layers import LAYER_NAMES, LAYERS, MAX_ZOOM, Layer, tile_prob
 from server.tiles._limiter import RateLimiter
 from server.tiles._service import MapTiles, Tiles
 from server.tiles._tokens import Grant, TileTokens
+from server.tomtom import Pacer
 
 __all__ = [
     "LAYERS",
@@ -34,10 +35,11 @@ __all__ = [
 ]
 
 
-def build_tiles(settings: Settings, placement: Placement) -> Tiles | None:
+def build_tiles(settings: Settings, placement: Placement, pacer: Pacer) -> Tiles | None:
     """The tile route's state, or None when this server serves no tiles (offline only,
     or no `TILE_TOKEN_SECRET`: then `/tiles` answers 404); `placement` says where a long
-    gzip tile is inflated."""
+    gzip tile is inflated, `pacer` is the TomTom client's (tiles share its pacing and
+    quota per key)."""
     if not settings.tiles_enabled or settings.tiles_base_url is None:
         return None
     return Tiles(
@@ -47,6 +49,7 @@ def build_tiles(settings: Settings, placement: Placement) -> Tiles | None:
         public_base_url=settings.tiles_base_url,
         max_bytes=settings.tile_max_bytes,
         placement=placement,
+        pacer=pacer,
         timeout_s=settings.upstream_timeout_s,
         connections=settings.upstream_connections,
     )

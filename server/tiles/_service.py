@@ -3,13 +3,16 @@
 The views never hold a TomTom key: `tomtom-get-map-config` seals the caller's key
 into a short-lived token (`_tokens.py`) and hands out URL templates on this route.
 Any replica opens the token, checks the tile and the grant's rate (`_limiter.py`),
-fetches the tile from TomTom with the key, and answers with TomTom's body and cache
-headers. A refusal is a status with a one-line reason, never a broken image.
+waits for the key's turn and counts the tile in its quota (the TomTom client's own
+`Pacer`: a tile is a TomTom request), fetches the tile from TomTom with the key, and
+answers with TomTom's body and cache headers. A refusal is a status with a one-line
+reason, never a broken image.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -20,12 +23,13 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
 from server.bodies import ACCEPT_ENCODING, IDENTITY, TILE, RawBody, coding_of, received
-from server.errors import BodyError, TokenError
-from server.ops import metrics
+from server.errors import BodyError, QuotaError, RateLimitError, TokenError
+from server.ops import call_scope, metrics
 from server.pool import Placement
 from server.tiles._layers import LAYER_NAMES, LAYERS, Layer, tile_problem
 from server.tiles._limiter import RateLimiter
 from server.tiles._tokens import TileTokens
+from server.tomtom import Family, Pacer, family_of, retry_after_s
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +56,8 @@ class MapTiles:
 
 
 class Tiles:
-    """The tile route's state: the token sealer, the per-grant limiter, the upstream."""
+    """The tile route's state: the token sealer, the per-grant limiter, the pacing and quota
+    it shares with the TomTom client, the upstream."""
 
     def __init__(
         self,
@@ -63,11 +68,14 @@ class Tiles:
         public_base_url: str,
         max_bytes: int,
         placement: Placement,
+        pacer: Pacer,
         timeout_s: float = 10.0,
         connections: int = 200,
     ) -> None:
         self.tokens = tokens
         self._placement = placement
+        self._pacer = pacer
+        self._timeout_s = timeout_s
         self._limiter = limiter
         self._api = api_base_url.rstrip("/")
         self._public = public_base_url.rstrip("/")
@@ -144,13 +152,33 @@ class Tiles:
                 "too many tile requests for this token; slow down",
                 {"retry-after": str(wait)},
             )
+        path = layer.upstream_path(z, x, y, ext)
+        refused = await self._admitted(name, grant.key, family_of(path))
+        if refused is not None:
+            return refused
         conditional = {h: request.headers[h] for h in PASSED_ON if h in request.headers}
-        return await self._fetch(layer, (z, x, y, ext), grant.key, conditional)
+        return await self._fetch(layer, path, grant.key, conditional)
 
-    async def _fetch(
-        self, layer: Layer, tile: tuple[int, int, int, str], key: str, headers: dict[str, str]
-    ) -> Response:
-        url = self._api + layer.upstream_path(*tile)
+    async def _admitted(self, name: str, key: str, family: Family) -> Response | None:
+        """None when the key's turn has come: a tile is a TomTom request like any other,
+        paced with the API calls of its key and counted in the key's quota
+        (`TOMTOM_KEY_QUOTA_PER_MIN`); else the 429 that says when to come back."""
+        scope = call_scope.current(self._timeout_s)
+        try:
+            await self._pacer.admit(key, family, scope)
+        except RateLimitError as exc:
+            outcome = "quota" if isinstance(exc, QuotaError) else "rate_limited"
+            why = (
+                "this key's TomTom requests per minute on this server are used up"
+                if outcome == "quota"
+                else "this key's TomTom tile rate is reached"
+            )
+            retry = {"retry-after": str(max(1, math.ceil(exc.retry_after or 1)))}
+            return _refused(name, 429, outcome, why, retry)
+        return None
+
+    async def _fetch(self, layer: Layer, path: str, key: str, headers: dict[str, str]) -> Response:
+        url = self._api + path
         params = {"tileSize": "256", "key": key}
         started = time.perf_counter()
         outcome = "unavailable"
@@ -159,6 +187,9 @@ class Tiles:
                 url, params=params, headers=headers, allow_redirects=False
             ) as upstream:
                 outcome, response = await self._answer(layer.name, upstream)
+                if upstream.status == 429:  # TomTom's own: nothing more for the key until then
+                    wait = retry_after_s(upstream.headers.get("retry-after")) or 1.0
+                    self._pacer.hold(key, family_of(path), wait)
                 return response
         except TimeoutError:
             return _refused(layer.name, 504, "unavailable", "TomTom sent no tile in time")

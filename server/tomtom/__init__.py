@@ -14,7 +14,7 @@ Fitting workers never import this package: what they need of a TomTom answer is
 from __future__ import annotations
 
 from server.tomtom._client import Bounds, Params, TomTomClient, coordinate
-from server.tomtom._errors import scrub
+from server.tomtom._errors import retry_after_s, scrub
 from server.tomtom._families import FAMILIES, Family, family_of
 from server.tomtom._pacing import Pacer
 
@@ -27,5 +27,6 @@ __all__ = [
     "TomTomClient",
     "coordinate",
     "family_of",
+    "retry_after_s",
     "scrub",
 ]

@@ -30,16 +30,24 @@ from starlette.applications import Starlette
 from starlette.routing import Route
 
 from loadtest.topology import free_port
-from server.errors import TokenError
+from server.errors import QuotaError, TokenError
 from server.offline._app import _stacked_bomb
 from server.pool import INLINE
 from server.tiles import RateLimiter, Tiles, TileTokens
+from server.tomtom import FAMILIES, Pacer, TomTomClient
 from server.tomtom._errors import key_forms
 
 SECRET = "tile-secret-of-this-deployment-0123456789"
 KEY = "K3yOfTheCaller0123456789abcdefGH"
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 200
 TOMTOM = "https://api.tomtom.test"
+
+
+def unpaced(quota_per_minute: int = 0) -> Pacer:
+    """Pacing as the tests of other things need it, out of the way; a fresh one each
+    time (a 429 from TomTom holds the key in the pacer that saw it)."""
+    rates = {f.name: 10_000.0 for f in FAMILIES}
+    return Pacer(rates, max_wait_s=1.0, quota_per_minute=quota_per_minute)
 
 
 def test_a_token_sealed_by_one_replica_opens_on_another_with_the_same_secret() -> None:
@@ -169,7 +177,12 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 @asynccontextmanager
 async def tile_route(
-    handler: Handler, *, burst: int = 100, max_bytes: int = 4096, timeout_s: float = 5.0
+    handler: Handler,
+    *,
+    burst: int = 100,
+    max_bytes: int = 4096,
+    timeout_s: float = 5.0,
+    pacer: Pacer | None = None,
 ) -> AsyncIterator[tuple[httpx.AsyncClient, TileTokens, list[web.Request]]]:
     """The tile route in process, with TomTom played over real HTTP on a free local port by
     `handler` (an aiohttp handler); every request it receives is kept."""
@@ -190,6 +203,7 @@ async def tile_route(
             public_base_url="https://maps.example.test/tiles",
             max_bytes=max_bytes,
             placement=INLINE,
+            pacer=pacer or unpaced(),
             timeout_s=timeout_s,
         )
         route = Route("/tiles/{layer}/{z:int}/{x:int}/{y:int}.{ext}", tiles.serve)
@@ -345,6 +359,7 @@ async def test_an_unreachable_tomtom_is_a_502_that_never_repeats_the_url() -> No
         public_base_url="https://maps.example.test/tiles",
         max_bytes=4096,
         placement=INLINE,
+        pacer=unpaced(),
     )
     app = Starlette(routes=[Route("/tiles/{layer}/{z:int}/{x:int}/{y:int}.{ext}", tiles.serve)])
     token = tiles.tokens.seal(KEY, ["basemap"])[0]
@@ -371,6 +386,43 @@ async def test_a_grant_spent_down_to_429_gets_no_fresh_rate_by_another_spelling(
     assert len(seen) == 2
 
 
+async def test_tiles_count_in_their_keys_quota_and_past_it_get_429_with_retry_after() -> None:
+    async with tile_route(image(), pacer=unpaced(quota_per_minute=3)) as (client, tokens, seen):
+        grants = [tokens.seal(KEY, ["basemap"])[0] for _ in range(5)]  # each within its rate
+        answers = [await client.get(f"/tiles/basemap/2/1/1.png?t={t}") for t in grants]
+        other = await client.get(f"/tiles/basemap/2/1/1.png?t={tokens.seal('K2', ['basemap'])[0]}")
+    assert [a.status_code for a in answers] == [200, 200, 200, 429, 429]
+    assert "requests per minute on this server are used up" in answers[3].text
+    assert 55 <= int(answers[3].headers["retry-after"]) <= 60
+    assert other.status_code == 200, "the quota is the key's"
+    assert len(seen) == 4
+
+
+async def test_a_keys_api_calls_and_its_tiles_share_one_quota() -> None:
+    pacer = unpaced(quota_per_minute=3)
+    api = httpx.AsyncClient(transport=httpx.MockTransport(lambda _: httpx.Response(200, json={})))
+    tomtom = TomTomClient(api, TOMTOM, default_key=None, pacer=pacer)
+    await tomtom.geocode("Amsterdam", key=KEY)
+    await tomtom.geocode("Utrecht", key=KEY)
+    async with tile_route(image(), pacer=pacer) as (client, tokens, _):
+        token = tokens.seal(KEY, ["basemap"])[0]
+        tiles = [await client.get(f"/tiles/basemap/2/1/1.png?t={token}") for _ in range(2)]
+    assert [t.status_code for t in tiles] == [200, 429]
+    with pytest.raises(QuotaError):
+        await tomtom.geocode("Berlin", key=KEY)
+    await api.aclose()
+
+
+async def test_tomtoms_429_for_a_tile_holds_the_keys_tiles_until_its_retry_after() -> None:
+    async with tile_route(image(429, **{"retry-after": "30"})) as (client, tokens, seen):
+        token = tokens.seal(KEY, ["basemap"])[0]
+        first = await client.get(f"/tiles/basemap/2/1/1.png?t={token}")
+        second = await client.get(f"/tiles/basemap/2/1/2.png?t={token}")
+    assert (first.status_code, second.status_code) == (429, 429)
+    assert "tile rate is reached" in second.text and int(second.headers["retry-after"]) >= 29
+    assert len(seen) == 1, "the second never reached TomTom"
+
+
 async def test_a_token_over_its_rate_gets_429_with_retry_after_and_costs_tomtom_nothing() -> None:
     async with tile_route(image(), burst=2) as (client, tokens, seen):
         token = tokens.seal(KEY, ["basemap"])[0]
@@ -389,6 +441,7 @@ def test_map_tiles_give_templates_with_one_token_for_the_layers_asked() -> None:
         public_base_url="https://maps.example.test/tiles",
         max_bytes=1024,
         placement=INLINE,
+        pacer=unpaced(),
     )
     granted = tiles.map_tiles(KEY, ["traffic_flow", "basemap"])
     assert list(granted.templates) == ["basemap", "traffic_flow"]
