@@ -42,6 +42,7 @@ from server.ops.drain import CloseWhileDraining, Drain
 from server.ops.heap import freeze_startup_heap
 from server.ops.loop_lag import watch_loop_lag
 from server.runtime import Runtime, build_runtime, running
+from server.tool_names import APP_TOOLS, MODEL_TOOLS
 from server.tools import (
     register_earlier_views,
     register_plain_tools,
@@ -110,7 +111,7 @@ def build_server(runtime: Runtime, *, start_pool: bool = True) -> MCPServer[Runt
         "tomtom-mcp-apps",
         instructions=INSTRUCTIONS,
         extensions=[apps],
-        middleware=[ToolCallLog(runtime.settings.call_deadline_s)],
+        middleware=[ToolCallLog(MODEL_TOOLS + APP_TOOLS, runtime.settings.call_deadline_s)],
         lifespan=lifespan,
     )
     register_plain_tools(mcp)
@@ -118,12 +119,16 @@ def build_server(runtime: Runtime, *, start_pool: bool = True) -> MCPServer[Runt
     return mcp
 
 
-def build_app(settings: Settings, drain: Drain | None = None) -> Starlette:
+def build_app(
+    settings: Settings, drain: Drain | None = None, *, start_pool: bool = True
+) -> Starlette:
     """The replica: `POST /mcp` and its companions, owning the runtime in its lifespan;
-    `drain` is the replica's stopping state (the server that runs the app sets it)."""
+    `drain` is the replica's stopping state (the server that runs the app sets it).
+    `start_pool=False` is for an app whose jobs all run on the loop (`FIT_INLINE`) in
+    process (the HTTP surface's tests): its `/health` then never says ready."""
     drain = drain or Drain()
     runtime = build_runtime(settings)
-    mcp = build_server(runtime)
+    mcp = build_server(runtime, start_pool=start_pool)
     mcp.streamable_http_app(
         stateless_http=True,
         json_response=True,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Collection
 from typing import Any
 
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
@@ -24,9 +25,11 @@ DEADLINE_S = 60.0
 
 class ToolCallLog:
     """`ServerMiddleware`: one log line and one counter increment per `tools/call`, run
-    within the call's scope of `deadline_s` seconds."""
+    within the call's scope of `deadline_s` seconds; a name not among `tools` is counted
+    as `other` (a caller's made-up names add no metric series)."""
 
-    def __init__(self, deadline_s: float = DEADLINE_S) -> None:
+    def __init__(self, tools: Collection[str], deadline_s: float = DEADLINE_S) -> None:
+        self._tools = frozenset(tools)
         self._deadline_s = deadline_s
 
     async def __call__(
@@ -46,7 +49,7 @@ class ToolCallLog:
             finally:
                 tracing.current_span().set_attribute("mcp.tool.outcome", outcome)
                 ms = (time.perf_counter() - started) * 1000
-                metrics.TOOL_CALLS.labels(tool, outcome).inc()
+                metrics.TOOL_CALLS.labels(metrics.bounded(tool, self._tools), outcome).inc()
                 log.log(
                     logging.INFO if outcome == "ok" else logging.WARNING,
                     "tool call",

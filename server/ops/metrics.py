@@ -1,14 +1,28 @@
-"""Prometheus metrics served at `GET /metrics`: what operators watch for misses and slow fits."""
+"""Prometheus metrics served at `GET /metrics`: what operators watch for misses and slow fits.
+
+Every label takes its values from a closed set: a name a caller chose (a tool, a host,
+a reason, a layer) is counted under its own value only when it is one of the known
+ones, else under `OTHER` (`bounded`), so no caller can add series (issue 21).
+"""
 
 from __future__ import annotations
+
+from collections.abc import Collection
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 REGISTRY = CollectorRegistry()
+OTHER = "other"
+
+
+def bounded(value: str, known: Collection[str]) -> str:
+    """`value` as a label value when it is one of `known`, else `OTHER`."""
+    return value if value in known else OTHER
+
 
 TOOL_CALLS = Counter(
     "tomtom_mcp_tool_calls_total",
-    "Tool calls by tool and outcome (ok, tool_error, crash).",
+    "Tool calls by tool (other: a name no tool has) and outcome (ok, tool_error, crash).",
     ["tool", "outcome"],
     registry=REGISTRY,
 )
