@@ -18,6 +18,7 @@ import httpx
 
 from server.config import OFFLINE_BASE_URL, Settings
 from server.pool import FitPool, Placement
+from server.product import user_agent
 from server.tiles import Tiles, build_tiles
 from server.tomtom import Bounds, Pacer, TomTomClient
 
@@ -81,9 +82,12 @@ def build_runtime(
 
         # Requests with no key go here, the others to TomTom: one client serves both.
         mounts[OFFLINE_BASE_URL] = httpx.ASGITransport(app=build_upstream_app())
-    http = httpx.AsyncClient(limits=limits, timeout=timeout, mounts=mounts, transport=upstream)
+    headers = {"user-agent": user_agent(settings.public_url)}
+    http = httpx.AsyncClient(
+        limits=limits, timeout=timeout, mounts=mounts, transport=upstream, headers=headers
+    )
     downloads = httpx.AsyncClient(
-        timeout=httpx.Timeout(settings.data_viz_timeout_s), follow_redirects=False
+        timeout=httpx.Timeout(settings.data_viz_timeout_s), follow_redirects=False, headers=headers
     )
     pool = FitPool(
         settings.fit_workers,

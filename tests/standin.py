@@ -2,7 +2,7 @@
 
 `python -m tests.standin --port N` serves `server.offline`'s TomTom shapes (tiles
 included) and remembers the method, path and `key` of every request it receives,
-so a test can see exactly what reached "TomTom" and with which key:
+so a test can see exactly what reached "TomTom", with which key and User-Agent:
 `GET /_recorded` lists them, `DELETE /_recorded` forgets them. `record(url)` and
 `forget(url)` do that over HTTP.
 """
@@ -41,8 +41,14 @@ class Recording:
             return
         query = dict(parse_qsl(scope.get("query_string", b"").decode("latin-1")))
         if scope["path"] != "/health":
+            headers = dict(scope["headers"])
             self.seen.append(
-                {"method": scope["method"], "path": scope["path"], "key": query.get("key")}
+                {
+                    "method": scope["method"],
+                    "path": scope["path"],
+                    "key": query.get("key"),
+                    "user_agent": headers.get(b"user-agent", b"").decode("latin-1"),
+                }
             )
         await self.app(scope, receive, send)
 

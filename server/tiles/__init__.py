@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from server.config import Settings
 from server.pool import Placement
+from server.product import user_agent
 from server.tiles._layers import LAYER_NAMES, LAYERS, MAX_ZOOM, Layer, tile_problem
 from server.tiles._limiter import RateLimiter
 from server.tiles._service import MapTiles, Tiles
@@ -50,6 +51,7 @@ def build_tiles(settings: Settings, placement: Placement, pacer: Pacer) -> Tiles
         max_bytes=settings.tile_max_bytes,
         placement=placement,
         pacer=pacer,
+        user_agent=user_agent(settings.public_url),
         timeout_s=settings.upstream_timeout_s,
         connections=settings.upstream_connections,
     )

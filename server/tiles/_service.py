@@ -69,12 +69,14 @@ class Tiles:
         max_bytes: int,
         placement: Placement,
         pacer: Pacer,
+        user_agent: str,
         timeout_s: float = 10.0,
         connections: int = 200,
     ) -> None:
         self.tokens = tokens
         self._placement = placement
         self._pacer = pacer
+        self._user_agent = user_agent
         self._timeout_s = timeout_s
         self._limiter = limiter
         self._api = api_base_url.rstrip("/")
@@ -102,7 +104,7 @@ class Tiles:
                 connector=connector,
                 timeout=self._timeout,
                 auto_decompress=False,
-                headers={"accept-encoding": ACCEPT_ENCODING},
+                headers={"accept-encoding": ACCEPT_ENCODING, "user-agent": self._user_agent},
             )
         return self._session
 

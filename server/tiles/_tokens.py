@@ -85,7 +85,9 @@ class TileTokens:
             raise TokenError("no tile token (the t parameter)")
         if len(token) > MAX_TOKEN_CHARS:
             raise TokenError("malformed tile token")
-        respelled = TokenError("tile token not in the spelling it was issued in (base64url)")
+        respelled = TokenError(
+            "malformed tile token: not in the spelling it was issued in (unpadded base64url)"
+        )
         if not _ALPHABET.fullmatch(token):
             raise respelled
         try:

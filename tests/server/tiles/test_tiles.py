@@ -41,6 +41,7 @@ SECRET = "tile-secret-of-this-deployment-0123456789"
 KEY = "K3yOfTheCaller0123456789abcdefGH"
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 200
 TOMTOM = "https://api.tomtom.test"
+USER_AGENT = "tomtom-mcp-apps/0.0 (+https://maps.example.test/mcp)"
 
 
 def unpaced(quota_per_minute: int = 0) -> Pacer:
@@ -204,6 +205,7 @@ async def tile_route(
             max_bytes=max_bytes,
             placement=INLINE,
             pacer=pacer or unpaced(),
+            user_agent=USER_AGENT,
             timeout_s=timeout_s,
         )
         route = Route("/tiles/{layer}/{z:int}/{x:int}/{y:int}.{ext}", tiles.serve)
@@ -240,6 +242,8 @@ async def test_a_tile_is_fetched_with_the_key_and_keeps_tomtoms_cache_headers() 
     (request,) = seen
     assert request.path == "/map/1/tile/basic/main/5/16/10.png"
     assert request.query["key"] == KEY and request.query["tileSize"] == "256"
+    assert request.headers["user-agent"] == USER_AGENT
+    assert request.headers["accept-encoding"] == "gzip"
 
 
 async def test_a_conditional_request_is_passed_on_and_tomtoms_304_back() -> None:
@@ -360,6 +364,7 @@ async def test_an_unreachable_tomtom_is_a_502_that_never_repeats_the_url() -> No
         max_bytes=4096,
         placement=INLINE,
         pacer=unpaced(),
+        user_agent=USER_AGENT,
     )
     app = Starlette(routes=[Route("/tiles/{layer}/{z:int}/{x:int}/{y:int}.{ext}", tiles.serve)])
     token = tiles.tokens.seal(KEY, ["basemap"])[0]
@@ -442,6 +447,7 @@ def test_map_tiles_give_templates_with_one_token_for_the_layers_asked() -> None:
         max_bytes=1024,
         placement=INLINE,
         pacer=unpaced(),
+        user_agent=USER_AGENT,
     )
     granted = tiles.map_tiles(KEY, ["traffic_flow", "basemap"])
     assert list(granted.templates) == ["basemap", "traffic_flow"]
