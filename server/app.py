@@ -36,6 +36,7 @@ from starlette.routing import Route
 import widgets
 from server.config import Settings
 from server.errors import ToolCallError
+from server.http import DoorLimits, FrontDoor
 from server.ops import metrics
 from server.ops.call_log import ToolCallLog
 from server.ops.drain import CloseWhileDraining, Drain
@@ -194,7 +195,7 @@ def build_app(
     middleware = [Middleware(CloseWhileDraining, drain=drain)]
     if settings.traces_exporter != "none":
         middleware.insert(0, _traced())
-    if settings.allowed_origins:
+    if settings.allowed_origins:  # outside the front door: its refusals carry CORS too
         middleware.append(
             Middleware(
                 CORSMiddleware,
@@ -205,6 +206,7 @@ def build_app(
                 max_age=600,
             )
         )
+    middleware.append(Middleware(FrontDoor, limits=DoorLimits.of(settings)))
     app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
     app.state.drain = drain
     return app

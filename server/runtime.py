@@ -93,6 +93,7 @@ def build_runtime(
         settings.fit_workers,
         least_work_first=settings.fit_order == "least-work",
         traces_exporter=settings.traces_exporter,
+        max_queued_bytes=settings.fit_queue_max_bytes,
     )
     placement = Placement(
         pool, inline_points=settings.inline_points, inline_only=settings.fit_inline

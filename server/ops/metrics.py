@@ -126,3 +126,17 @@ DRAINING = Gauge(
     "1 while the replica drains after SIGTERM: /health answers 503, accepted calls finish.",
     registry=REGISTRY,
 )
+REFUSALS = Counter(
+    "tomtom_mcp_refusals_total",
+    "Requests and calls refused before or instead of being served, by reason: client_rate "
+    "(a client past its rate: 429), calls_in_flight (the replica's ceiling: 503), "
+    "body_too_large (413), body_timeout (408), header_timeout (408), headers_too_large "
+    "(431), pool_queue (the fitting pool's queue is full: a tool error).",
+    ["reason"],
+    registry=REGISTRY,
+)
+CALLS_IN_FLIGHT = Gauge(
+    "tomtom_mcp_calls_in_flight",
+    "POST /mcp requests this replica is serving (MAX_CALLS_IN_FLIGHT bounds it).",
+    registry=REGISTRY,
+)

@@ -4,8 +4,8 @@
   `traffic_incidents`), where TomTom serves each, and the tile grid's bounds;
 - `_tokens.py`: `TileTokens`, the sealed short-lived tokens (AES-GCM) any replica opens,
   each in one spelling, each a `Grant` with an identity;
-- `_limiter.py`: `RateLimiter`, a bounded token bucket per grant;
-- `_service.py`: `Tiles`, the URL templates for a view and `GET /tiles/...` itself.
+- `_service.py`: `Tiles`, the URL templates for a view and `GET /tiles/...` itself, with
+  a rate per grant (`server.http.RateLimiter`).
 
 Decisions: docs/adr/0061-tile-route.md.
 """
@@ -13,10 +13,10 @@ Decisions: docs/adr/0061-tile-route.md.
 from __future__ import annotations
 
 from server.config import Settings
+from server.http import RateLimiter
 from server.pool import Placement
 from server.product import user_agent
 from server.tiles._layers import LAYER_NAMES, LAYERS, MAX_ZOOM, Layer, tile_problem
-from server.tiles._limiter import RateLimiter
 from server.tiles._service import MapTiles, Tiles
 from server.tiles._tokens import Grant, TileTokens
 from server.tomtom import Pacer
@@ -28,7 +28,6 @@ __all__ = [
     "Grant",
     "Layer",
     "MapTiles",
-    "RateLimiter",
     "TileTokens",
     "Tiles",
     "build_tiles",

@@ -2,11 +2,11 @@
 
 The views never hold a TomTom key: `tomtom-get-map-config` seals the caller's key
 into a short-lived token (`_tokens.py`) and hands out URL templates on this route.
-Any replica opens the token, checks the tile and the grant's rate (`_limiter.py`),
-waits for the key's turn and counts the tile in its quota (the TomTom client's own
-`Pacer`: a tile is a TomTom request), fetches the tile from TomTom with the key, and
-answers with TomTom's body and cache headers. A refusal is a status with a one-line
-reason, never a broken image.
+Any replica opens the token, checks the tile and the grant's rate
+(`server.http.RateLimiter`), waits for the key's turn and counts the tile in its quota
+(the TomTom client's own `Pacer`: a tile is a TomTom request), fetches the tile from
+TomTom with the key, and answers with TomTom's body and cache headers. A refusal is a
+status with a one-line reason, never a broken image.
 """
 
 from __future__ import annotations
@@ -24,10 +24,10 @@ from starlette.responses import PlainTextResponse, Response
 
 from server.bodies import ACCEPT_ENCODING, IDENTITY, TILE, RawBody, coding_of, received
 from server.errors import BodyError, QuotaError, RateLimitError, TokenError
+from server.http import RateLimiter
 from server.ops import call_scope, metrics
 from server.pool import Placement
 from server.tiles._layers import LAYER_NAMES, LAYERS, Layer, tile_problem
-from server.tiles._limiter import RateLimiter
 from server.tiles._tokens import TileTokens
 from server.tomtom import Family, Pacer, family_of, retry_after_s
 

@@ -21,8 +21,12 @@ from server.pool import INLINE
 
 GEOJSON = b'{"type":"FeatureCollection","features":[]}'
 BIG = b"[" + b"0," * 6000 + b"0]"  # 12,003 bytes
-ALLOW = Settings(data_viz_allow_private=True, data_viz_max_bytes=10_000, data_viz_timeout_s=0.5)
+ALLOW = Settings(data_viz_allow_private=True, data_viz_max_bytes=10_000, data_viz_timeout_s=10)
+IMPATIENT = ALLOW.model_copy(update={"data_viz_timeout_s": 0.5})
+"""For the one download that must time out; the others get time to spare on a busy machine."""
 STRICT = Settings(data_viz_allow_private=False)
+STACKED = _stacked_bomb()  # 373 bytes, 4 GiB under three layers of gzip
+BOMB = _bomb(8 * 1024 * 1024)  # 8 KB, 8 MiB once inflated
 
 
 class QuietServer(ThreadingHTTPServer):
@@ -55,8 +59,8 @@ class Site:
                     "/big": lambda: self.reply(200, "application/json", BIG),
                     "/big-unannounced": self.unannounced,
                     "/redirect": self.redirect,
-                    "/stacked": lambda: self.encoded(_stacked_bomb(), "gzip, gzip, gzip"),
-                    "/bomb": lambda: self.encoded(_bomb(8 * 1024 * 1024), "gzip"),  # 8 KB
+                    "/stacked": lambda: self.encoded(STACKED, "gzip, gzip, gzip"),
+                    "/bomb": lambda: self.encoded(BOMB, "gzip"),
                     "/br": lambda: self.encoded(GEOJSON, "br"),
                     "/gzip": lambda: self.encoded(gzip.compress(GEOJSON), "gzip"),
                     "/slow": self.slow,
@@ -228,7 +232,7 @@ async def test_bad_downloads_get_a_specific_error(
     client: httpx.AsyncClient, site: Site, path: str, message: str
 ) -> None:
     with pytest.raises(DataUrlError, match=message):
-        await download(client, site.url + path, ALLOW, INLINE)
+        await download(client, site.url + path, IMPATIENT if path == "/slow" else ALLOW, INLINE)
 
 
 @pytest.mark.parametrize(

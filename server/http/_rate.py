@@ -1,7 +1,8 @@
-"""A token bucket per tile grant, per replica: bounded memory, no shared store.
+"""A token bucket per identity, per replica: bounded memory, no shared store.
 
-Kept by the grant's identity (`Grant.id`), never by the token's text: a token spelled
-another way is refused before it gets here, and one grant is one bucket."""
+The front door keeps one per client (`client_of`), the tile route one per tile grant
+(`Grant.id`, never the token's text: a token spelled another way is refused before it
+gets there, and one grant is one bucket)."""
 
 from __future__ import annotations
 
