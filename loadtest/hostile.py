@@ -7,10 +7,12 @@
 Starts the offline upstream as its own process (standing in for TomTom and for a
 caller's `data_url` host: it answers hostile bodies on request by key, `server.offline`
 HOSTILE_KEYS) and one replica with its defaults but for what an attack needs (a
-per-key quota of `QUOTA_PER_MIN`, a small tile burst, private `data_url`s allowed).
+per-key quota of `QUOTA_PER_MIN`, a small tile burst, private `data_url`s allowed, this
+suite trusted as a proxy so that `X-Forwarded-For` names a client; `--quick` also cuts
+slow clients after 2 s instead of the defaults' 10 s and 30 s).
 Callers with a `tomtom-api-key` header reach the hostile upstream; the probe, a
-keyless geocode sent again and again throughout, is answered by the replica's
-built-in offline upstream, so it measures the replica and nothing else.
+keyless geocode sent again and again throughout (as a client of its own), is answered
+by the replica's built-in offline upstream, so it measures the replica and nothing else.
 
 Per attack it prints the answer, the replica's peak RSS growth (its process group:
 server and fitting workers, sampled every 0.1 s by a process of its own, from
@@ -62,6 +64,20 @@ MAX_GEOCODE_MS = 2000
 QUOTA_PER_MIN = 8
 TILE_BURST = 4
 MIB = 1024 * 1024
+CLIENT_RATE_PER_S = 20  # the defaults
+CLIENT_BURST = 200
+SLOW_CLIENT_GIVE_UP_S = 90
+PROBE_CLIENT = "198.51.100.1"
+FLOODER = "198.51.100.66"
+"""The probe's and the flooding client's addresses, as the trusted proxy (this suite, on
+127.0.0.1) names them; every other attack is 127.0.0.1 itself."""
+QUICK = {"HTTP_HEADER_TIMEOUT_S": "2", "HTTP_BODY_TIMEOUT_S": "2"}
+"""The quick run's replica: slow clients cut sooner (the defaults, 10 s and 30 s, in full)."""
+MCP_HEADERS = {
+    "accept": "application/json, text/event-stream",
+    "content-type": "application/json",
+    "mcp-protocol-version": "2025-11-25",
+}
 PROBE_CALL = ("tomtom-geocode", {"query": "Damrak 1, Amsterdam", "show_ui": False})
 
 
@@ -182,7 +198,8 @@ def respellings(token: str) -> list[str]:
     stray characters a lenient decoder skips."""
     padded = token + "=" * (-len(token) % 4)
     standard = padded.translate(str.maketrans("-_", "+/"))
-    return [padded, standard, token + "=", token[:8] + "\n" + token[8:], token + "=="]
+    others = [padded, standard, token + "=", token + "====", token[:8] + "\n" + token[8:]]
+    return [other for other in dict.fromkeys(others) if other != token]
 
 
 async def tile_token_respelled(t: Target) -> str:
@@ -214,13 +231,90 @@ async def tiles_past_quota(t: Target) -> str:
 
 
 async def made_up_tools(t: Target) -> str:
-    """`tools/call` with 40 random tool names: does each add a metric series?"""
+    """`tools/call` with 40 random tool names: does each add a metric series? (One made-up
+    name first: the first unknown tool may add the `other` value's series, once.)"""
+    await t.call("made-up-tool-first", {})
     before = await t.metric_series()
     for _ in range(40):
         name = "".join(random.choices(string.ascii_lowercase, k=12))
         await t.call(name, {})
     after = await t.metric_series()
     return f"{after - before:+d} metric series after 40 made-up tools"
+
+
+async def one_client_floods(t: Target) -> str:
+    """One client (its own `X-Forwarded-For`, from a trusted proxy) sends 400 `ping`s at
+    once: past its burst and rate it is refused, and the probe, another client, is not."""
+    body = orjson.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"})
+    headers = {**MCP_HEADERS, "x-forwarded-for": FLOODER}
+
+    async def one() -> int:
+        return (await t.http.post(t.mcp_url, content=body, headers=headers)).status_code
+
+    begun = time.monotonic()
+    statuses = await asyncio.gather(*(one() for _ in range(400)))
+    took = time.monotonic() - begun
+    refused = sorted(set(statuses) - {200})
+    served = statuses.count(200)
+    bound = CLIENT_BURST + CLIENT_RATE_PER_S * took  # what the bucket holds in that time
+    within = "within" if served <= bound + 1 else "PAST"
+    return (
+        f"{served} of 400 served in {took:.1f} s ({within} its burst + rate: {bound:.0f}), "
+        f"then {refused}"
+    )
+
+
+async def body_too_large(t: Target) -> str:
+    """`POST /mcp` with 64 MiB: declared (Content-Length), then streamed undeclared."""
+
+    async def stream() -> AsyncIterator[bytes]:
+        for _ in range(64):
+            yield b" " * MIB
+
+    answers = []
+    for content in (b" " * (64 * MIB), stream()):
+        try:
+            response = await t.http.post(t.mcp_url, content=content, headers=MCP_HEADERS)
+            answers.append(f"HTTP {response.status_code}")
+        except httpx.HTTPError as exc:  # refused and closed while still sending
+            answers.append(f"closed ({type(exc).__name__})")
+    return f"declared: {answers[0]}; streamed: {answers[1]}"
+
+
+async def slow_clients(t: Target) -> str:
+    """64 connections sending their headers a byte a second, and 64 sending their body so:
+    each closed by the replica at its header or body deadline."""
+    host, port = t.replica.url.removeprefix("http://").rsplit(":", 1)
+    head = f"POST /mcp HTTP/1.1\r\nhost: {host}\r\n".encode()
+    whole = head + b"content-type: application/json\r\ncontent-length: 1000\r\n\r\n{"
+
+    async def dribble(start: bytes) -> float:
+        begun = time.monotonic()
+        reader, writer = await asyncio.open_connection(host, int(port))
+        try:
+            writer.write(start)
+            async with asyncio.timeout(SLOW_CLIENT_GIVE_UP_S):
+                while not reader.at_eof():
+                    with contextlib.suppress(TimeoutError):
+                        async with asyncio.timeout(1):
+                            if await reader.read(65536) == b"":
+                                break
+                    writer.write(b"x")
+                    await writer.drain()
+        except TimeoutError:
+            return float("inf")  # never closed: the deadline did not hold
+        except ConnectionError:
+            pass  # closed while this client was still writing
+        finally:
+            writer.close()
+        return time.monotonic() - begun
+
+    headers = await asyncio.gather(*(dribble(head + b"x-slow: ") for _ in range(64)))
+    bodies = await asyncio.gather(*(dribble(whole) for _ in range(64)))
+    return (
+        f"slow headers closed after {max(headers):.0f} s, "
+        f"slow bodies after {max(bodies):.0f} s (64 each)"
+    )
 
 
 @dataclass(frozen=True)
@@ -243,6 +337,21 @@ ATTACKS: tuple[Attack, ...] = (
     Attack("tile token: respelled", tile_token_respelled, r"respelled: 0/"),
     Attack(f"tiles: 16 under a quota of {QUOTA_PER_MIN}/min", tiles_past_quota, r"^8 of 16"),
     Attack("metrics: 40 made-up tool names", made_up_tools, r"^\+0 "),
+    Attack(
+        "one client: 400 requests at once",
+        one_client_floods,
+        r"within .*, then \[429\]$",
+    ),
+    Attack(
+        "request body: 64 MiB",
+        body_too_large,
+        r"declared: (HTTP 413|closed).*; streamed: (HTTP 413|closed)",
+    ),
+    Attack(
+        "slow clients: 64 headers, 64 bodies",
+        slow_clients,
+        r"headers closed after \d+ s, slow bodies after \d+ s",
+    ),
 )
 
 
@@ -316,7 +425,9 @@ class Probe:
 
 def _probe(url: str, stopping: Event, out: Queue) -> None:
     async def run() -> None:
-        async with httpx.AsyncClient(timeout=60.0) as client:
+        # A client of its own for the rate per client (the others are 127.0.0.1 itself).
+        headers = {"x-forwarded-for": PROBE_CLIENT}
+        async with httpx.AsyncClient(timeout=60.0, headers=headers) as client:
             while not stopping.is_set():
                 started = time.monotonic()
                 try:
@@ -377,6 +488,11 @@ def replica_environment(upstream: Service, port: int, extra: dict[str, str]) -> 
             "TILE_RATE_PER_S": "0.1",
             "LOG_FORMAT": "json",
             "DRAIN_DELAY_S": "0",
+            # The front door as deployed behind a proxy (this suite, writing X-Forwarded-For
+            # for the flooding client); its rate per client at its defaults.
+            "TRUSTED_PROXIES": "127.0.0.1/32",
+            "CLIENT_RATE_PER_S": str(CLIENT_RATE_PER_S),
+            "CLIENT_BURST": str(CLIENT_BURST),
             **extra,
         }
     )
@@ -415,6 +531,7 @@ async def run_suite(
     attacks: Sequence[Attack], *, quick: bool, workdir: Path, extra: dict[str, str] | None = None
 ) -> list[Row]:
     rows = []
+    extra = {**(QUICK if quick else {}), **(extra or {})}
     async with target(workdir, quick=quick, extra=extra) as t:
         await call_tool(t.http, t.mcp_url, *PROBE_CALL)  # warm
         with Probe(t.mcp_url) as probe:
