@@ -31,9 +31,9 @@ from starlette.routing import Route
 
 from loadtest.topology import free_port
 from server.errors import QuotaError, TokenError
+from server.http import RateLimiter
 from server.offline._app import _stacked_bomb
 from server.pool import INLINE
-from server.http import RateLimiter
 from server.tiles import Tiles, TileTokens
 from server.tomtom import FAMILIES, Pacer, TomTomClient
 from server.tomtom._errors import key_forms
