@@ -11,19 +11,19 @@ round fetches the same 64 tiles (zoom 6, an 8x8 block) once through the route an
 once directly, alternating which goes first; `--runs` requests per side in all.
 The route's share is the difference: token opening, checks, the upstream request
 from the replica and the copy back, and one more process to wake on a shared CPU.
-CPU time per tile (from /proc, so less sensitive to how busy the machine is) is
-printed for the replica per routed tile and, as the reference, for the upstream
-per direct tile: what one Python HTTP server hop costs here. Target: under 2 ms
-added at p50.
+CPU time per tile (each process's own CPU-time clock, so less sensitive to how busy
+the machine is) is printed for the replica per routed tile and, as the reference,
+for the upstream per direct tile: what one Python HTTP server hop costs here.
+Target: under 2 ms added at p50.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import ctypes
 import os
 import time
-from pathlib import Path
 
 import httpx
 
@@ -46,10 +46,18 @@ async def fetch_all(client: httpx.AsyncClient, template: str) -> list[float]:
     return latencies
 
 
-def cpu_seconds(pid: int) -> float:
-    """User and system CPU time a process has used so far."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+def cpu_clock(pid: int) -> int:
+    """The CPU-time clock of process `pid` (clock_getcpuclockid(3)), for `time.clock_gettime`.
+
+    It counts every thread of the process in nanoseconds; /proc's utime and stime
+    count clock ticks (10 ms), which a few dozen tiles of well under a millisecond
+    each can leave at zero.
+    """
+    clock = ctypes.c_int()  # clockid_t
+    error = ctypes.CDLL(None).clock_getcpuclockid(pid, ctypes.byref(clock))
+    if error:
+        raise OSError(error, f"no CPU-time clock for process {pid}: {os.strerror(error)}")
+    return clock.value
 
 
 async def measure(runs: int) -> tuple[list[float], list[float], int, float, float]:
@@ -71,17 +79,17 @@ async def measure(runs: int) -> tuple[list[float], list[float], int, float, floa
             through: list[float] = []
             straight: list[float] = []
             cpu = {"replica": 0.0, "upstream": 0.0}
-            pids = {
-                "replica": topology.replicas[0].process.pid,
-                "upstream": topology.upstream.process.pid,
+            clocks = {
+                "replica": cpu_clock(topology.replicas[0].process.pid),
+                "upstream": cpu_clock(topology.upstream.process.pid),
             }
             rounds = max(1, runs // len(TILES))
             for i in range(rounds):
                 order = [(route, through, "replica"), (direct, straight, "upstream")]
                 for template, into, measured in order if i % 2 == 0 else order[::-1]:
-                    before = cpu_seconds(pids[measured])
+                    before = time.clock_gettime(clocks[measured])
                     into.extend(await fetch_all(client, template))
-                    cpu[measured] += cpu_seconds(pids[measured]) - before
+                    cpu[measured] += time.clock_gettime(clocks[measured]) - before
     per_tile = {name: seconds * 1000 / len(through) for name, seconds in cpu.items()}
     return through, straight, size, per_tile["replica"], per_tile["upstream"]
 

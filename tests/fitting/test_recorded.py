@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import fitting
 from loadtest import recorded
 
-from .support import as_sent, envelope, line_feature, sent_features, spanning_error, step
+from .support import as_sent, envelope, error_bounds, line_feature, sent_features, step
 
 TRIP = np.concatenate(recorded.legs())
 
@@ -46,15 +46,13 @@ def check(env: dict, result: fitting.FitResult, budget: int) -> tuple[np.ndarray
     # The report sent is the one returned, and counts the characters it is part of.
     assert fitting.decode(result.app_data)["fitted"] == report
     assert report["chars"] == len(result.app_data)
-    spanning, nearest = spanning_error(route, sent, q)
+    least, most = error_bounds(route, sent, q)
     reported = report["max_error_m"]
-    # No original vertex is farther from the drawn line than reported. (Where a coarse grid
-    # puts neighbours on one point, which of them was kept is ambiguous to the test, so its
-    # spanning figure may err high: it bounds the report from above only.) Both are planar
-    # frames, within a few per mille of each other; for kept segments hundreds of km long
-    # (budgets of a few hundred characters) the segment's own frame errs high, by up to ~6%.
-    assert reported >= nearest * (1 - 5e-3) - 0.01
-    assert reported <= spanning * (1 + 0.1) + 0.11  # rounded up to 0.1 m, not inflated
+    # No original vertex is farther from the drawn line than reported, and the figure is not
+    # inflated (it is rounded up to 0.1 m). The bounds are exact where the kept vertices can
+    # be told apart, and allow for the frames' only difference (`error_bounds`).
+    assert reported >= least - 0.01
+    assert reported <= most + 0.11
     return sent, q
 
 
@@ -78,18 +76,29 @@ def test_a_densified_trip_on_a_coarse_grid_reports_its_error_quantisation_includ
     assert q > 1, "a budget this tight should send a coarser grid than 1e-5 degrees"
 
 
+@st.composite
+def stretches(draw: st.DrawFn) -> tuple[int, int, list[int]]:
+    """A stretch of the trip (start, length) and up to 6 of its vertices properties point at."""
+    start = draw(st.integers(0, len(TRIP) - 3_000))
+    length = draw(st.integers(2, 3_000))
+    return start, length, draw(st.lists(st.integers(0, length - 1), max_size=6))
+
+
 @settings(max_examples=25, deadline=None)
-@given(
-    start=st.integers(0, len(TRIP) - 3_000),
-    length=st.integers(2, 3_000),
-    budget=st.integers(400, 12_000),
-    data=st.data(),
-)
+@given(stretch=stretches(), budget=st.integers(400, 12_000))
+# A 1 km grid puts several route vertices on the kept ones' grid points: which was kept is
+# ambiguous, and the first on its point is not always it.
+@example(stretch=(144, 311, [0, 1, 2, 18, 125]), budget=400)
+# Kept segments of about 1.1 degrees: the fit's frame and the test's differ by 0.5%.
+@example(stretch=(16486, 1009, [1, 2, 3, 201]), budget=400)
+# The first grid point of a kept vertex is not where it was: measured that way, the error
+# came out 3% over the reported one (found by hypothesis in a quick-tier run).
+@example(stretch=(2585, 456, [6, 1, 2, 7]), budget=401)
 def test_any_stretch_of_the_trip_fits_with_anchors_kept_and_an_honest_error(
-    start: int, length: int, budget: int, data: st.DataObject
+    stretch: tuple[int, int, list[int]], budget: int
 ) -> None:
+    start, length, marks = stretch
     route = TRIP[start : start + length]
-    marks = data.draw(st.lists(st.integers(0, length - 1), max_size=6))
     props = {
         "legs": [{"startPointIndex": 0, "endPointIndex": length - 1}],
         "sections": [{"startPointIndex": min(marks or [0]), "endPointIndex": max(marks or [0])}],
