@@ -281,6 +281,40 @@ async def body_too_large(t: Target) -> str:
     return f"declared: {answers[0]}; streamed: {answers[1]}"
 
 
+async def one_client_holds_calls(t: Target) -> str:
+    """One client opens 200 calls whose bodies never finish: it holds its share of the
+    replica's calls in flight (until the body deadline), the rest are refused at once,
+    and other clients (the probe) are served meanwhile."""
+    host, port = t.replica.url.removeprefix("http://").rsplit(":", 1)
+    start = (
+        f"POST /mcp HTTP/1.1\r\nhost: {host}\r\nx-forwarded-for: {FLOODER}\r\n"
+        "content-type: application/json\r\ncontent-length: 1000\r\n\r\n{"
+    ).encode()
+
+    async def held() -> tuple[str, float]:
+        begun = time.monotonic()
+        reader, writer = await asyncio.open_connection(host, int(port))
+        try:
+            writer.write(start)
+            async with asyncio.timeout(SLOW_CLIENT_GIVE_UP_S):
+                line = await reader.readline()
+            status = line.decode("latin-1").split(" ")[1] if line else "closed"
+        except TimeoutError:
+            status = "never answered"
+        finally:
+            writer.close()
+        return status, time.monotonic() - begun
+
+    answers = await asyncio.gather(*(held() for _ in range(200)))
+    by_status: dict[str, list[float]] = {}
+    for status, took in answers:
+        by_status.setdefault(status, []).append(took)
+    return "; ".join(
+        f"{len(times)} {status} after {min(times):.0f}-{max(times):.0f} s"
+        for status, times in sorted(by_status.items())
+    )
+
+
 async def slow_clients(t: Target) -> str:
     """64 connections sending their headers a byte a second, and 64 sending their body so:
     each closed by the replica at its header or body deadline."""
@@ -341,6 +375,11 @@ ATTACKS: tuple[Attack, ...] = (
         "one client: 400 requests at once",
         one_client_floods,
         r"within .*, then \[429\]$",
+    ),
+    Attack(
+        "one client: 200 calls held open",
+        one_client_holds_calls,
+        r"^32 408 after .*; 168 429 after 0-",
     ),
     Attack(
         "request body: 64 MiB",

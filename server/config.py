@@ -177,6 +177,8 @@ class Settings(BaseSettings):
     trusted_proxies: _Networks = Field((), validation_alias="TRUSTED_PROXIES")
     """Proxies whose `X-Forwarded-For` names the client (CIDRs); others' is ignored."""
     max_calls_in_flight: int = Field(128, ge=1, validation_alias="MAX_CALLS_IN_FLIGHT")
+    client_max_in_flight: int = Field(32, ge=1, validation_alias="CLIENT_MAX_IN_FLIGHT")
+    """One client's share of `max_calls_in_flight` (then 429)."""
     fit_queue_max_bytes: int = Field(256 * MIB, ge=MIB, validation_alias="FIT_QUEUE_MAX_BYTES")
     """Work waiting for the fitting pool, in the bytes it decodes (`server.pool`)."""
     http_header_timeout_s: _Positive = Field(10.0, validation_alias="HTTP_HEADER_TIMEOUT_S")

@@ -52,6 +52,7 @@ class DoorLimits:
     client_burst: int = 200
     trusted_proxies: Sequence[Network] = ()
     max_calls_in_flight: int = 128
+    client_max_in_flight: int = 32
     body_timeout_s: float = 30.0
     max_body_bytes: int = 4 * 1024 * 1024
 
@@ -62,6 +63,7 @@ class DoorLimits:
             client_burst=settings.client_burst,
             trusted_proxies=settings.trusted_proxies,
             max_calls_in_flight=settings.max_calls_in_flight,
+            client_max_in_flight=settings.client_max_in_flight,
             body_timeout_s=settings.http_body_timeout_s,
             max_body_bytes=settings.http_max_body_bytes,
         )
@@ -76,14 +78,17 @@ class FrontDoor:
         rate = limits.client_rate_per_s
         self._rate = RateLimiter(rate, limits.client_burst) if rate > 0 else None
         self._in_flight = 0
+        self._client_in_flight: dict[str, int] = {}
+        """Calls in flight per client; a client leaves it with its last call."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["path"] in EXEMPT:
             await self.app(scope, receive, send)
             return
         call = scope["path"] == "/mcp" and scope["method"] == "POST"
+        client = client_of(scope, self._limits.trusted_proxies)
         if self._rate is not None:
-            wait = self._rate.take(client_of(scope, self._limits.trusted_proxies))
+            wait = self._rate.take(client)
             if wait is not None:
                 why = f"too many requests from this client; retry in {wait} s"
                 await _refuse(send, call, 429, "client_rate", why, wait)
@@ -91,11 +96,16 @@ class FrontDoor:
         if not call:
             await self.app(scope, receive, send)
             return
+        if self._client_in_flight.get(client, 0) >= self._limits.client_max_in_flight:
+            why = f"too many calls in flight from this client; retry in {BUSY_RETRY_S} s"
+            await _refuse(send, call, 429, "client_in_flight", why, BUSY_RETRY_S)
+            return
         if self._in_flight >= self._limits.max_calls_in_flight:
             why = f"this server is busy (too many calls in flight); retry in {BUSY_RETRY_S} s"
             await _refuse(send, call, 503, "calls_in_flight", why, BUSY_RETRY_S)
             return
         self._in_flight += 1
+        self._client_in_flight[client] = self._client_in_flight.get(client, 0) + 1
         metrics.CALLS_IN_FLIGHT.set(self._in_flight)
         try:
             body = await self._body(scope, receive, send)
@@ -103,6 +113,9 @@ class FrontDoor:
                 await self.app(scope, _replaying(body, receive), send)
         finally:
             self._in_flight -= 1
+            left = self._client_in_flight.pop(client) - 1
+            if left:
+                self._client_in_flight[client] = left
             metrics.CALLS_IN_FLIGHT.set(self._in_flight)
 
     async def _body(self, scope: Scope, receive: Receive, send: Send) -> bytes | None:

@@ -129,7 +129,8 @@ DRAINING = Gauge(
 REFUSALS = Counter(
     "tomtom_mcp_refusals_total",
     "Requests and calls refused before or instead of being served, by reason: client_rate "
-    "(a client past its rate: 429), calls_in_flight (the replica's ceiling: 503), "
+    "(a client past its rate: 429), client_in_flight (a client past its calls at once: 429), "
+    "calls_in_flight (the replica's ceiling: 503), "
     "body_too_large (413), body_timeout (408), header_timeout (408), headers_too_large "
     "(431), pool_queue (the fitting pool's queue is full: a tool error).",
     ["reason"],

@@ -88,12 +88,18 @@ def door(app: Held, **limits: object) -> httpx.AsyncClient:
     return httpx.AsyncClient(transport=httpx.ASGITransport(guarded), base_url="http://r")
 
 
+async def entered(held: Held, calls: int) -> None:
+    """Until `calls` calls are in the app, for 5 s at most."""
+    async with asyncio.timeout(5):
+        while held.entered < calls:
+            await asyncio.sleep(0)
+
+
 async def test_past_the_ceiling_of_calls_in_flight_a_call_gets_503_at_once() -> None:
     held = Held()
     async with door(held, max_calls_in_flight=2) as client:
         calls = [asyncio.create_task(client.post("/mcp", content=b"{}")) for _ in range(2)]
-        while held.entered < 2:
-            await asyncio.sleep(0)
+        await entered(held, 2)
         busy = await asyncio.wait_for(client.post("/mcp", content=b"{}"), 5)
         tiles = await asyncio.wait_for(client.get("/tiles/x"), 5)  # only calls count
         held.release.set()
@@ -103,6 +109,34 @@ async def test_past_the_ceiling_of_calls_in_flight_a_call_gets_503_at_once() -> 
     assert "busy" in busy.json()["error"]["message"]
     assert tiles.status_code == 200
     assert [d.status_code for d in done] == [200, 200] and after.status_code == 200
+
+
+async def test_one_client_past_its_share_of_calls_in_flight_gets_429_and_others_are_served() -> (
+    None
+):
+    held = Held()
+    before = refusals("client_in_flight")
+    proxy = (ipaddress.ip_network("127.0.0.0/8"),)  # ASGITransport's peer is 127.0.0.1
+    one = {"x-forwarded-for": "192.0.2.1"}
+    limits = {"max_calls_in_flight": 4, "client_max_in_flight": 2, "trusted_proxies": proxy}
+    async with door(held, **limits) as client:
+        calls = [
+            asyncio.create_task(client.post("/mcp", content=b"{}", headers=one)) for _ in range(2)
+        ]
+        await entered(held, 2)
+        third = await asyncio.wait_for(client.post("/mcp", content=b"{}", headers=one), 5)
+        other = asyncio.create_task(
+            client.post("/mcp", content=b"{}", headers={"x-forwarded-for": "192.0.2.2"})
+        )
+        await entered(held, 3)
+        held.release.set()
+        done = await asyncio.gather(*calls, other)
+        after = await client.post("/mcp", content=b"{}", headers=one)
+    assert third.status_code == 429 and third.headers["retry-after"] == "1"
+    assert "from this client" in third.json()["error"]["message"]
+    assert [d.status_code for d in done] == [200, 200, 200], "another client is served"
+    assert after.status_code == 200, "a client's share comes back with its calls"
+    assert refusals("client_in_flight") == before + 1
 
 
 async def test_the_body_reaches_the_app_whole_and_unchanged() -> None:
