@@ -65,6 +65,7 @@ QUOTA_PER_MIN = 8
 TILE_BURST = 4
 MIB = 1024 * 1024
 CLIENT_RATE_PER_S = 20  # the defaults
+CLIENT_MAX_IN_FLIGHT = 32
 CLIENT_BURST = 200
 SLOW_CLIENT_GIVE_UP_S = 90
 PROBE_CLIENT = "198.51.100.1"
@@ -379,7 +380,7 @@ ATTACKS: tuple[Attack, ...] = (
     Attack(
         "one client: 200 calls held open",
         one_client_holds_calls,
-        r"^32 408 after .*; 168 429 after 0-",
+        rf"^{CLIENT_MAX_IN_FLIGHT} 408 after .*; {200 - CLIENT_MAX_IN_FLIGHT} 429 after 0-",
     ),
     Attack(
         "request body: 64 MiB",
@@ -528,9 +529,10 @@ def replica_environment(upstream: Service, port: int, extra: dict[str, str]) -> 
             "LOG_FORMAT": "json",
             "DRAIN_DELAY_S": "0",
             # The front door as deployed behind a proxy (this suite, writing X-Forwarded-For
-            # for the flooding client); its rate per client at its defaults.
+            # for the flooding client); its rate and share per client at their defaults.
             "TRUSTED_PROXIES": "127.0.0.1/32",
             "CLIENT_RATE_PER_S": str(CLIENT_RATE_PER_S),
+            "CLIENT_MAX_IN_FLIGHT": str(CLIENT_MAX_IN_FLIGHT),
             "CLIENT_BURST": str(CLIENT_BURST),
             **extra,
         }
