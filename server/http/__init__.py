@@ -4,8 +4,9 @@
   trusted proxies wrote it): the one seam the rate per client keys on;
 - `_rate.py`: `RateLimiter`, a bounded token bucket per identity (clients here, tile
   grants in `server.tiles`);
-- `_front_door.py`: `FrontDoor`, the ASGI middleware: a rate per client (429), a
-  ceiling on calls in flight (503), the request body within a deadline and a size;
+- `_front_door.py`: `FrontDoor`, the ASGI middleware: a rate per client (429), a share
+  per client of the calls in flight (429), a ceiling on calls in flight (503), the
+  request body within a deadline and a size;
 - `_connections.py`: `guarded`, uvicorn's httptools protocol with an idle timeout from
   the first moment of a connection, a header timeout and a header size.
 
