@@ -70,8 +70,9 @@ CLIENT_BURST = 200
 SLOW_CLIENT_GIVE_UP_S = 90
 PROBE_CLIENT = "198.51.100.1"
 FLOODER = "198.51.100.66"
-"""The probe's and the flooding client's addresses, as the trusted proxy (this suite, on
-127.0.0.1) names them; every other attack is 127.0.0.1 itself."""
+HOLDER = "198.51.100.77"
+"""The probe's, the flooding and the holding clients' addresses, as the trusted proxy
+(this suite, on 127.0.0.1) names them; every other attack is 127.0.0.1 itself."""
 QUICK = {"HTTP_HEADER_TIMEOUT_S": "2", "HTTP_BODY_TIMEOUT_S": "2"}
 """The quick run's replica: slow clients cut sooner (the defaults, 10 s and 30 s, in full)."""
 MCP_HEADERS = {
@@ -288,7 +289,7 @@ async def one_client_holds_calls(t: Target) -> str:
     and other clients (the probe) are served meanwhile."""
     host, port = t.replica.url.removeprefix("http://").rsplit(":", 1)
     start = (
-        f"POST /mcp HTTP/1.1\r\nhost: {host}\r\nx-forwarded-for: {FLOODER}\r\n"
+        f"POST /mcp HTTP/1.1\r\nhost: {host}\r\nx-forwarded-for: {HOLDER}\r\n"
         "content-type: application/json\r\ncontent-length: 1000\r\n\r\n{"
     ).encode()
 

@@ -176,8 +176,8 @@ async def _refuse(
     headers = [(b"cache-control", b"no-store")]
     if retry_after is not None:
         headers.append((b"retry-after", str(max(1, math.ceil(retry_after))).encode()))
-    if status in (408, 413):
-        headers.append((b"connection", b"close"))  # the rest of the body is not read
+    if call:  # its body, unread, would follow on a kept-alive connection, as slowly as it likes
+        headers.append((b"connection", b"close"))
     if call:
         error = {"code": -32000, "message": why[0].upper() + why[1:] + "."}
         body = orjson.dumps({"jsonrpc": "2.0", "id": None, "error": error})

@@ -106,6 +106,7 @@ async def test_past_the_ceiling_of_calls_in_flight_a_call_gets_503_at_once() -> 
         done = await asyncio.gather(*calls)
         after = await client.post("/mcp", content=b"{}")
     assert busy.status_code == 503 and busy.headers["retry-after"] == "1"
+    assert busy.headers["connection"] == "close", "its unread body cannot follow"
     assert "busy" in busy.json()["error"]["message"]
     assert tiles.status_code == 200
     assert [d.status_code for d in done] == [200, 200] and after.status_code == 200
@@ -133,6 +134,7 @@ async def test_one_client_past_its_share_of_calls_in_flight_gets_429_and_others_
         done = await asyncio.gather(*calls, other)
         after = await client.post("/mcp", content=b"{}", headers=one)
     assert third.status_code == 429 and third.headers["retry-after"] == "1"
+    assert third.headers["connection"] == "close"
     assert "from this client" in third.json()["error"]["message"]
     assert [d.status_code for d in done] == [200, 200, 200], "another client is served"
     assert after.status_code == 200, "a client's share comes back with its calls"
