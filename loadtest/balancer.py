@@ -97,13 +97,25 @@ http {{
             proxy_read_timeout 15s;
         }}
 
+        # Sign-in (OAUTH_ISSUER): the Protected Resource Metadata MCP clients read after a
+        # 401, at the root and after the endpoint's path (RFC 9728). Every replica serves it.
+        location /.well-known/oauth-protected-resource {{
+            limit_except GET {{
+                deny all;
+            }}
+            proxy_pass http://mcp_replicas;
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+        }}
+
         location = /health {{
             proxy_pass http://mcp_replicas;
             proxy_http_version 1.1;
             proxy_set_header Connection "";
         }}
 
-        # /metrics is per replica: scrape each replica, not the balancer.
+        # /metrics is per replica and stays internal: scrape each replica on its own port,
+        # never through the balancer (every other path answers 404 here).
         location / {{
             return 404;
         }}

@@ -1,22 +1,26 @@
 """The Starlette app: stateless MCP on `POST /mcp`, plus `/tiles`, `/health`, `/metrics`,
-`/preview`.
+`/preview`, and with sign-in (`OAUTH_ISSUER`) the Protected Resource Metadata.
 
 `build_server()` makes the `MCPServer` (tools and views), whose lifespan owns the
 long-lived resources (`server.runtime.running`: the TomTom HTTP client, the download
 client, the tile pool, the fitting pool) for whichever transport serves it;
 `build_app()` wraps it for uvicorn, and its lifespan enters the session manager's
 (which enters the server's once). Any replica answers any request: nothing is kept
-between requests. While the replica drains (`server.ops.drain`) `/health` answers 503
-and responses close their connections.
+between requests. With sign-in, `POST /mcp` answers only a verified bearer token
+(`server.auth`); `/health`, `/metrics` and `/tiles` (sealed tokens of its own) stay open.
+While the replica drains (`server.ops.drain`) `/health` answers 503 and responses close
+their connections.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
 import logging
 from collections.abc import AsyncIterator
 from typing import Any
+from urllib.parse import urlsplit
 
 from mcp.server import MCPServer
 from mcp.server.apps import Apps
@@ -34,6 +38,7 @@ from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, R
 from starlette.routing import Route
 
 import widgets
+from server.auth import SignIn, build_sign_in, current_user
 from server.config import Settings
 from server.errors import ToolCallError
 from server.http import DoorLimits, FrontDoor
@@ -112,12 +117,20 @@ def build_server(runtime: Runtime, *, start_pool: bool = True) -> MCPServer[Runt
         "tomtom-mcp-apps",
         instructions=INSTRUCTIONS,
         extensions=[apps],
-        middleware=[ToolCallLog(MODEL_TOOLS + APP_TOOLS, runtime.settings.call_deadline_s)],
+        middleware=[
+            ToolCallLog(MODEL_TOOLS + APP_TOOLS, runtime.settings.call_deadline_s, who=_user_id)
+        ],
         lifespan=lifespan,
     )
     register_plain_tools(mcp)
     register_earlier_views(mcp, runtime.settings)
     return mcp
+
+
+def _user_id() -> str | None:
+    """The signed-in user's id for the call's scope and log line (never a token)."""
+    user = current_user()
+    return user.id if user is not None else None
 
 
 def build_app(
@@ -135,12 +148,18 @@ def build_app(
         json_response=True,
         transport_security=_transport_security(settings),
     )
-    mcp_endpoint = StreamableHTTPASGIApp(mcp.session_manager)
+    mcp_endpoint: Any = StreamableHTTPASGIApp(mcp.session_manager)
+    sign_in = build_sign_in(settings)
+    if sign_in is not None:
+        mcp_endpoint = sign_in.protect(mcp_endpoint)
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
-        _log_modes(settings)
-        async with mcp.session_manager.run():  # enters the server's lifespan: `running`
+        _log_modes(settings, sign_in)
+        async with contextlib.AsyncExitStack() as stack:
+            if sign_in is not None:
+                await stack.enter_async_context(sign_in.running())
+            await stack.enter_async_context(mcp.session_manager.run())  # the server's `running`
             freeze_startup_heap()
             lag = asyncio.get_running_loop().create_task(watch_loop_lag())
             try:
@@ -178,6 +197,7 @@ def build_app(
         Route("/tiles/{layer}/{z:int}/{x:int}/{y:int}.{ext}", tiles, methods=["GET"]),
         Route("/health", health, methods=["GET"]),
         Route("/metrics", metrics_endpoint, methods=["GET"]),
+        *(sign_in.routes if sign_in is not None else []),
     ]
     if settings.preview:
         page = widgets.preview_html()
@@ -226,8 +246,9 @@ def _traced() -> Middleware:
     )
 
 
-def _log_modes(settings: Settings) -> None:
-    """Say at start-up, loudly, who gets offline demo data and who gets no tiles."""
+def _log_modes(settings: Settings, sign_in: SignIn | None) -> None:
+    """Say at start-up, loudly, who gets offline demo data, who gets no tiles, who signs
+    users in, and when anyone at all spends the operator's key."""
     if settings.offline_mode == "always":
         log.warning(
             "OFFLINE=always: every request is answered by the built-in OFFLINE upstream "
@@ -255,6 +276,33 @@ def _log_modes(settings: Settings) -> None:
             settings.public_origin,
             extra={"event": "tiles"},
         )
+    if sign_in is not None:
+        log.info(
+            "sign-in on: POST /mcp needs a bearer token from %s for %s%s",
+            sign_in.issuer.issuer,
+            settings.token_audience,
+            f" with scopes {' '.join(sign_in.scopes)}" if sign_in.scopes else "",
+            extra={"event": "sign_in"},
+        )
+    elif settings.api_key is not None and settings.serves_keyed and _public(settings):
+        log.warning(
+            "TOMTOM_API_KEY is set, sign-in is off (no OAUTH_ISSUER) and PUBLIC_URL %s is not "
+            "a loopback address: anyone who reaches this server spends that key, on every call "
+            "and every tile. Set OAUTH_ISSUER to sign users in (deploy/README.md).",
+            settings.public_url,
+            extra={"event": "open_key"},
+        )
+
+
+def _public(settings: Settings) -> bool:
+    """Whether `PUBLIC_URL` names something other than this machine's loopback."""
+    host = urlsplit(settings.public_url or "").hostname or ""
+    if host == "localhost" or host.endswith(".localhost"):
+        return False
+    try:
+        return not ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return bool(host)
 
 
 def _transport_security(settings: Settings) -> TransportSecuritySettings:

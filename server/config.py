@@ -66,6 +66,22 @@ API_FAMILIES = frozenset(
 )
 """Names `TOMTOM_QPS` may set: the families of `server/tomtom/_families.py` (a test keeps
 the two equal)."""
+SIGNING_ALGORITHMS = (
+    "RS256",
+    "RS384",
+    "RS512",
+    "PS256",
+    "PS384",
+    "PS512",
+    "ES256",
+    "ES384",
+    "ES512",
+    "EdDSA",
+)
+"""The JWS algorithms `OAUTH_ALGORITHMS` may allow: public-key signatures only (never
+`none`, never HMAC, whose secret a resource server would share with the issuer)."""
+Introspection = Literal["off", "opaque", "all"]
+QuotaStoreDown = Literal["local", "refuse"]
 TracesExporter = Literal["console", "none", "otlp"]
 TRACES_EXPORTERS: tuple[TracesExporter, ...] = get_args(TracesExporter)
 MIB = 1024 * 1024
@@ -78,7 +94,15 @@ def _comma_list(value: Any) -> Any:
     return value
 
 
+def _space_list(value: Any) -> Any:
+    """`a b  c` (or `a,b c`) -> ("a", "b", "c"): OAuth's scope lists are space-separated."""
+    if isinstance(value, str):
+        return tuple(item for item in value.replace(",", " ").split() if item)
+    return value
+
+
 _CommaList = Annotated[tuple[str, ...], BeforeValidator(_comma_list)]
+_SpaceList = Annotated[tuple[str, ...], BeforeValidator(_space_list)]
 _Positive = Annotated[float, Field(gt=0, allow_inf_nan=False)]
 """A positive, finite number (seconds, or a rate)."""
 
@@ -188,6 +212,39 @@ class Settings(BaseSettings):
         64 * 1024, ge=8 * 1024, validation_alias="HTTP_MAX_HEADER_BYTES"
     )
     http_max_body_bytes: int = Field(4 * MIB, ge=64 * 1024, validation_alias="HTTP_MAX_BODY_BYTES")
+    # Issue 20: sign-in (an OAuth 2.1 resource server, `server.auth`) and per-user budgets
+    # (`server.quotas`); docs/adr/0074-0079.
+    oauth_issuer: str | None = Field(None, validation_alias="OAUTH_ISSUER")
+    """The authorization server's issuer URL: set, every `POST /mcp` needs a bearer token."""
+    oauth_audience: str | None = Field(None, validation_alias="OAUTH_AUDIENCE")
+    """The `aud` a token must name; `PUBLIC_URL` when unset (`token_audience`)."""
+    oauth_scopes: _SpaceList = Field((), validation_alias="OAUTH_SCOPES")
+    oauth_algorithms: _CommaList = Field(SIGNING_ALGORITHMS, validation_alias="OAUTH_ALGORITHMS")
+    oauth_leeway_s: float = Field(
+        30.0, ge=0.0, le=300.0, allow_inf_nan=False, validation_alias="OAUTH_LEEWAY_S"
+    )
+    """Clock skew allowed on `exp`, `nbf` and `iat`."""
+    oauth_timeout_s: _Positive = Field(5.0, validation_alias="OAUTH_TIMEOUT_S")
+    """One request to the authorization server (metadata, keys, introspection)."""
+    oauth_jwks_cache_s: int = Field(600, ge=10, validation_alias="OAUTH_JWKS_CACHE_S")
+    oauth_jwks_refetch_s: float = Field(
+        30.0, ge=0.0, allow_inf_nan=False, validation_alias="OAUTH_JWKS_MIN_REFETCH_S"
+    )
+    """The least time between two fetches of the keys for a token naming an unknown key."""
+    oauth_introspection: Introspection = Field("off", validation_alias="OAUTH_INTROSPECTION")
+    """RFC 7662 for `opaque` tokens (not JWTs), for `all`, or `off`."""
+    oauth_client_id: str | None = Field(None, validation_alias="OAUTH_CLIENT_ID")
+    oauth_client_secret: str | None = Field(None, validation_alias="OAUTH_CLIENT_SECRET")
+    oauth_introspection_cache_s: int = Field(
+        60, ge=0, validation_alias="OAUTH_INTROSPECTION_CACHE_S"
+    )
+    user_quota_per_min: int = Field(0, ge=0, validation_alias="USER_QUOTA_PER_MIN")
+    user_quota_per_day: int = Field(0, ge=0, validation_alias="USER_QUOTA_PER_DAY")
+    quota_store: str | None = Field(None, validation_alias="QUOTA_STORE")
+    """`redis://...`: budgets exact across replicas; unset: per replica."""
+    quota_store_timeout_s: _Positive = Field(0.25, validation_alias="QUOTA_STORE_TIMEOUT_S")
+    quota_store_down: QuotaStoreDown = Field("local", validation_alias="QUOTA_STORE_DOWN")
+    """While the store is unreachable: `local` budgets per replica, or `refuse` calls."""
 
     @property
     def serves_keyed(self) -> bool:
@@ -198,6 +255,21 @@ class Settings(BaseSettings):
     def tiles_enabled(self) -> bool:
         """The tile route serves: keyed callers exist and replicas share a token secret."""
         return self.serves_keyed and bool(self.tile_token_secrets)
+
+    @property
+    def sign_in(self) -> bool:
+        """Whether `POST /mcp` needs a bearer token (`OAUTH_ISSUER` is set)."""
+        return self.oauth_issuer is not None
+
+    @property
+    def token_audience(self) -> str | None:
+        """The `aud` a token must name: `OAUTH_AUDIENCE`, else `PUBLIC_URL` (RFC 8707)."""
+        return self.oauth_audience or self.public_url
+
+    @property
+    def user_quotas(self) -> bool:
+        """Whether signed-in users' TomTom requests are budgeted."""
+        return bool(self.user_quota_per_min or self.user_quota_per_day)
 
     @property
     def public_origin(self) -> str | None:
@@ -269,7 +341,7 @@ class Settings(BaseSettings):
     def _upper(cls, value: Any) -> Any:
         return value.upper() if isinstance(value, str) else value
 
-    @field_validator("fit_order", mode="before")
+    @field_validator("fit_order", "oauth_introspection", "quota_store_down", mode="before")
     @classmethod
     def _lower(cls, value: Any) -> Any:
         return value.lower() if isinstance(value, str) else value
@@ -295,7 +367,16 @@ class Settings(BaseSettings):
             raise ConfigError(f"OFFLINE={mode!r}: use {', '.join(OFFLINE_MODES)}")
         return mode
 
-    @field_validator("public_url", "ui_domain", mode="before")
+    @field_validator(
+        "public_url",
+        "ui_domain",
+        "oauth_issuer",
+        "oauth_audience",
+        "oauth_client_id",
+        "oauth_client_secret",
+        "quota_store",
+        mode="before",
+    )
     @classmethod
     def _blank_is_unset(cls, value: Any) -> Any:
         return (value.strip() or None) if isinstance(value, str) else value
@@ -325,6 +406,43 @@ class Settings(BaseSettings):
             raise ConfigError(f"UI_DOMAIN={value[:80]!r}: not a domain (no spaces, 253 at most)")
         return value
 
+    @field_validator("oauth_issuer")
+    @classmethod
+    def _issuer(cls, url: str | None) -> str | None:
+        if url is None:
+            return None
+        parts = urlsplit(url)
+        loopback = parts.hostname in ("localhost", "127.0.0.1", "::1")
+        if parts.scheme != "https" and not (parts.scheme == "http" and loopback):
+            raise ConfigError(
+                f"OAUTH_ISSUER={url!r}: an issuer URL is https:// (http:// only on loopback), "
+                "exactly as the authorization server's metadata names it"
+            )
+        if parts.query or parts.fragment:
+            raise ConfigError(f"OAUTH_ISSUER={url!r}: an issuer URL has no query or fragment")
+        return url
+
+    @field_validator("oauth_algorithms")
+    @classmethod
+    def _asymmetric(cls, algorithms: tuple[str, ...]) -> tuple[str, ...]:
+        refused = [alg for alg in algorithms if alg not in SIGNING_ALGORITHMS]
+        if refused or not algorithms:
+            raise ConfigError(
+                f"OAUTH_ALGORITHMS: {', '.join(refused) or 'none given'} refused; allow some of "
+                f"{', '.join(SIGNING_ALGORITHMS)} (public-key signatures only)"
+            )
+        return algorithms
+
+    @field_validator("quota_store")
+    @classmethod
+    def _redis_url(cls, url: str | None) -> str | None:
+        if url is not None and urlsplit(url).scheme not in ("redis", "rediss", "unix"):
+            raise ConfigError(
+                f"QUOTA_STORE={urlsplit(url).scheme}://...: give a redis://, rediss:// or "
+                "unix:// URL of a Redis server shared by every replica"
+            )
+        return url
+
     @field_validator("tile_token_secrets")
     @classmethod
     def _long_secrets(cls, secrets: tuple[str, ...]) -> tuple[str, ...]:
@@ -347,7 +465,24 @@ class Settings(BaseSettings):
             raise ConfigError(
                 f"UI_DOMAIN={self.ui_domain}: set PUBLIC_URL too; the domain is derived from it"
             )
+        self._consistent_sign_in()
         return self
+
+    def _consistent_sign_in(self) -> None:
+        """Sign-in's settings that only make sense together (issue 20)."""
+        if self.user_quotas and not self.sign_in:
+            raise ConfigError(
+                "USER_QUOTA_PER_MIN/USER_QUOTA_PER_DAY need OAUTH_ISSUER: budgets are kept per "
+                "signed-in user, and without sign-in there are no users"
+            )
+        if self.oauth_introspection != "off" and not (
+            self.oauth_client_id and self.oauth_client_secret
+        ):
+            raise ConfigError(
+                f"OAUTH_INTROSPECTION={self.oauth_introspection} needs OAUTH_CLIENT_ID and "
+                "OAUTH_CLIENT_SECRET: the authorization server answers introspection only to "
+                "a client it knows"
+            )
 
     def _require_tile_secret(self) -> None:
         """A server that sends keys to TomTom must seal tile tokens, or its views load no

@@ -24,7 +24,9 @@ never a protocol error. In brackets, the built-in class each also is::
      │    │    │                                 not entitled
      │    │    ├── RateLimitError                429 (or TomTom's 403 "Over Qps"), or our own
      │    │    │    │                            pacing; `retry_after` seconds
-     │    │    │    └── QuotaError               the operator's quota per key per minute
+     │    │    │    ├── QuotaError               the operator's quota per key per minute
+     │    │    │    └── UserQuotaError           a signed-in user's budget per minute or day
+     │    │    │                                 (or its shared store is unreachable)
      │    │    ├── BadRequestError               other 4xx: TomTom's own description quoted
      │    │    ├── UpstreamTimeoutError          no whole answer within the deadline
      │    │    └── UpstreamUnavailableError      5xx, connection failure, or not JSON
@@ -33,6 +35,10 @@ never a protocol error. In brackets, the built-in class each also is::
      ├── GeoJsonError (ValueError)               caller GeoJSON is malformed (its path named);
      │                                           the data-viz job reports it as a JobError
      ├── TokenError (ValueError)                 a tile token cannot be used (the 403's reason)
+     ├── TokenRefused (ValueError)               a bearer token is refused (the 401's reason)
+     ├── IssuerUnavailable (RuntimeError)        the authorization server's metadata, keys or
+     │                                           introspection cannot be had (a 503)
+     ├── QuotaStoreError (RuntimeError)          the shared budget store did not answer
      ├── OfflineBadRequest (ValueError)          the offline upstream refuses a request: a 400
      │                                           in the shape of the TomTom service asked
      └── ConfigError (ValueError)                an environment variable is unusable (start-up)
@@ -40,7 +46,8 @@ never a protocol error. In brackets, the built-in class each also is::
 Where they are raised: `server.bodies` (BodyError, BadAnswer: TomTom's bodies decoded
 and checked), `server.jobs` (JobError, NoRoute, GeoJsonError), `server.pool`
 (FitWorkerDied, BusyError), `server.tomtom` (TomTomError's tree, every message scrubbed of the
-caller's key), `server.downloads` (DataUrlError), `server.tiles` (TokenError),
+caller's key), `server.downloads` (DataUrlError), `server.tiles` (TokenError), `server.auth`
+(TokenRefused, IssuerUnavailable), `server.quotas` (UserQuotaError, QuotaStoreError),
 `server.offline` (OfflineBadRequest), `server.config` (ConfigError). `fitting` keeps
 its own tree (`fitting/_exceptions.py`): it imports nothing of `server`.
 
@@ -117,6 +124,10 @@ class QuotaError(RateLimitError):
     """The operator's quota of TomTom requests per key per minute is used up."""
 
 
+class UserQuotaError(RateLimitError):
+    """A signed-in user has used their budget of TomTom requests (`USER_QUOTA_PER_*`)."""
+
+
 class BadRequestError(TomTomError):
     """TomTom rejected the request's parameters (400 and other 4xx)."""
 
@@ -143,6 +154,24 @@ class GeoJsonError(ValueError):
 
 class TokenError(ValueError):
     """A token that cannot be used; the message is the short reason the 403 carries."""
+
+
+class TokenRefused(ValueError):
+    """A bearer token this server does not accept; `reason` is a label from a closed set
+    (metrics), the message a short description for `error_description` (never the token)."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+class IssuerUnavailable(RuntimeError):
+    """The authorization server's metadata, keys or introspection could not be had: no
+    token can be checked until it answers again."""
+
+
+class QuotaStoreError(RuntimeError):
+    """The shared store of per-user budgets (Redis) did not answer in time or failed."""
 
 
 class OfflineBadRequest(ValueError):

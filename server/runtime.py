@@ -19,6 +19,7 @@ import httpx
 from server.config import OFFLINE_BASE_URL, Settings
 from server.pool import FitPool, Placement
 from server.product import user_agent
+from server.quotas import Budgets, build_budgets
 from server.tiles import Tiles, build_tiles
 from server.tomtom import Bounds, Pacer, TomTomClient
 
@@ -39,6 +40,9 @@ class Runtime:
     tiles: Tiles | None = None
     """The tile route's tokens, limits and upstream pool; None when this server serves no
     tiles."""
+    budgets: Budgets | None = None
+    """Signed-in users' budgets of TomTom requests (API and tiles); None without
+    `USER_QUOTA_*`."""
 
 
 @contextlib.asynccontextmanager
@@ -58,6 +62,8 @@ async def running(runtime: Runtime, *, start_pool: bool = True) -> AsyncIterator
         await runtime.downloads.aclose()
         if runtime.tiles is not None:
             await runtime.tiles.aclose()
+        if runtime.budgets is not None:
+            await runtime.budgets.aclose()
 
 
 def build_runtime(
@@ -99,6 +105,7 @@ def build_runtime(
         pool, inline_points=settings.inline_points, inline_only=settings.fit_inline
     )
     pacer = pacer_of(settings)  # one per replica: API calls and tiles count against it alike
+    budgets = build_budgets(settings)
     return Runtime(
         settings=settings,
         tomtom=TomTomClient(
@@ -109,12 +116,14 @@ def build_runtime(
             bounds=bounds_of(settings),
             pacer=pacer,
             offline_mode=settings.offline_mode,
+            budgets=budgets,
         ),
         http=http,
         downloads=downloads,
         pool=pool,
         placement=placement,
-        tiles=build_tiles(settings, placement, pacer),
+        tiles=build_tiles(settings, placement, pacer, budgets),
+        budgets=budgets,
     )
 
 

@@ -18,9 +18,9 @@ import pytest
 
 import loadtest.topology
 from loadtest.topology import Service, free_port, serving
-from tests.processes import TEST_KEY, TILE_SECRET, running
+from tests.processes import TEST_KEY, TILE_SECRET, redis_server, running
 
-PROCESS_FIXTURES = frozenset({"upstream", "standin", "server", "preview_server"})
+PROCESS_FIXTURES = frozenset({"upstream", "standin", "server", "preview_server", "redis"})
 """The fixtures below that start processes."""
 TIER_MARKS = ("process", "browser")
 
@@ -113,4 +113,11 @@ def mcp_url(server: Service) -> str:
 def preview_server() -> Iterator[Service]:
     """A keyless replica (built-in offline upstream) that also serves `/preview`."""
     with running(["serve", "--preview", "--fit-workers", "1"]) as process:
+        yield process
+
+
+@pytest.fixture(scope="session")
+def redis() -> Iterator[Service]:
+    """Debian's redis-server, in memory, for budgets shared between replicas."""
+    with redis_server() as process:
         yield process

@@ -13,7 +13,7 @@ import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-from loadtest.topology import Service, cli, free_port, serving
+from loadtest.topology import Service, cli, free_port, serving, wait_listening
 
 ROOT = Path(__file__).resolve().parent.parent
 START_TIMEOUT_S = 120.0
@@ -24,9 +24,12 @@ TILE_SECRET = "test-tile-secret-shared-by-every-replica-0123456789"
 
 
 @contextlib.contextmanager
-def running(args: list[str], env: Mapping[str, str] | None = None) -> Iterator[Service]:
-    """Run `tomtom-mcp-apps <args>` until the block ends, once its `/health` answers 200."""
-    port = free_port()
+def running(
+    args: list[str], env: Mapping[str, str] | None = None, *, port: int | None = None
+) -> Iterator[Service]:
+    """Run `tomtom-mcp-apps <args>` (on `port`, default a free one) until the block ends,
+    once its `/health` answers 200."""
+    port = port or free_port()
     full_env = {
         **{k: v for k, v in os.environ.items() if not k.startswith("TOMTOM_")},
         "LOG_FORMAT": "json",
@@ -42,3 +45,28 @@ def running(args: list[str], env: Mapping[str, str] | None = None) -> Iterator[S
     }
     with serving(args[0], cli(args, port), port, env=full_env, timeout=START_TIMEOUT_S) as service:
         yield service
+
+
+@contextlib.contextmanager
+def redis_server(port: int | None = None) -> Iterator[Service]:
+    """Debian's `redis-server` on `port` (default: a free one) of 127.0.0.1, in memory only
+    (no snapshot, no append-only file), until the block ends (`redis_url` is its URL)."""
+    port = port or free_port()
+    command = [
+        "redis-server",
+        "--port",
+        str(port),
+        "--bind",
+        "127.0.0.1",
+        "--save",
+        "",
+        "--appendonly",
+        "no",
+    ]
+    with serving("redis", command, port, ready=wait_listening) as service:
+        yield service
+
+
+def redis_url(service: Service) -> str:
+    """The `redis://` URL of a `redis_server()`."""
+    return service.url.replace("http://", "redis://") + "/0"

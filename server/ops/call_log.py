@@ -3,15 +3,16 @@
 One place for the per-call log line and `tomtom_mcp_tool_calls_total`, so tools
 stay thin and no call goes unrecorded (argument-validation failures included). The
 call's span is the MCP SDK's own (`tools/call <tool>`); this adds its outcome. It
-also enters the call's scope (`call_scope`): who is calling, and the deadline TomTom
-requests made for the call plan their waits against.
+also enters the call's scope (`call_scope`): who is calling (the signed-in user's id,
+from `who`: never a token), and the deadline TomTom requests made for the call plan
+their waits against.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from typing import Any
 
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
@@ -23,14 +24,25 @@ log = logging.getLogger(__name__)
 DEADLINE_S = 60.0
 
 
+def _nobody() -> str | None:
+    return None
+
+
 class ToolCallLog:
     """`ServerMiddleware`: one log line and one counter increment per `tools/call`, run
     within the call's scope of `deadline_s` seconds; a name not among `tools` is counted
-    as `other` (a caller's made-up names add no metric series)."""
+    as `other` (a caller's made-up names add no metric series); `who` names the signed-in
+    user's id (the log line carries it)."""
 
-    def __init__(self, tools: Collection[str], deadline_s: float = DEADLINE_S) -> None:
+    def __init__(
+        self,
+        tools: Collection[str],
+        deadline_s: float = DEADLINE_S,
+        who: Callable[[], str | None] = _nobody,
+    ) -> None:
         self._tools = frozenset(tools)
         self._deadline_s = deadline_s
+        self._who = who
 
     async def __call__(
         self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
@@ -41,7 +53,8 @@ class ToolCallLog:
         tool = str(params.get("name", "?"))[:64]
         started = time.perf_counter()
         outcome = "crash"
-        with call_scope.entered(tool, self._deadline_s):
+        user = self._who()
+        with call_scope.entered(tool, self._deadline_s, user):
             try:
                 result = await call_next(ctx)
                 outcome = "tool_error" if _is_error(result) else "ok"
@@ -58,6 +71,7 @@ class ToolCallLog:
                         "tool": tool,
                         "outcome": outcome,
                         "ms": round(ms, 2),
+                        **({"user": user} if user is not None else {}),
                     },
                 )
 

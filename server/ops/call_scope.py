@@ -1,16 +1,16 @@
 """The tool call a piece of work belongs to: who is calling, and until when it may take.
 
 `ToolCallLog` enters a scope for every `tools/call`; code deeper down (the TomTom
-client's pacing and its one retry after a 429) reads it to queue callers fairly and
-to decide whether waiting still fits the call. Work outside any tool call gets a
-scope of its own.
+client's pacing and its one retry after a 429, the signed-in user's budget) reads it
+to queue callers fairly, to decide whether waiting still fits the call and whose
+budget a request spends. Work outside any tool call gets a scope of its own.
 """
 
 from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
@@ -22,19 +22,27 @@ class CallScope:
     tool: str
     deadline: float = field(default=0.0)
     """`time.monotonic()` by which the call should have answered."""
+    user: str | None = None
+    """The signed-in user's id (`server.auth.User.id`), or None without sign-in."""
 
     @property
     def remaining(self) -> float:
         return self.deadline - time.monotonic()
+
+    @property
+    def flow(self) -> Hashable:
+        """What pacing queues fairly: the signed-in user (many calls of one user share one
+        turn, so a burst of theirs does not hold up another user), else the call itself."""
+        return self.user if self.user is not None else self
 
 
 _CURRENT: ContextVar[CallScope | None] = ContextVar("tomtom_mcp_call_scope", default=None)
 
 
 @contextlib.contextmanager
-def entered(tool: str, seconds: float) -> Iterator[CallScope]:
-    """The scope of a call to `tool` that should answer within `seconds`."""
-    scope = CallScope(tool, time.monotonic() + seconds)
+def entered(tool: str, seconds: float, user: str | None = None) -> Iterator[CallScope]:
+    """The scope of a call to `tool` by `user` that should answer within `seconds`."""
+    scope = CallScope(tool, time.monotonic() + seconds, user)
     token = _CURRENT.set(scope)
     try:
         yield scope

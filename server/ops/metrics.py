@@ -82,7 +82,7 @@ WIDGET_STATUS = Counter(
 TILE_REQUESTS = Counter(
     "tomtom_mcp_tile_requests_total",
     "Requests to /tiles by layer and outcome (ok, not_modified, forbidden, rate_limited, "
-    "quota, bad_request, not_found, upstream_refused, too_large, unavailable).",
+    "quota, over_budget, bad_request, not_found, upstream_refused, too_large, unavailable).",
     ["layer", "outcome"],
     registry=REGISTRY,
 )
@@ -124,6 +124,28 @@ UPSTREAM_RETRIES = Counter(
 DRAINING = Gauge(
     "tomtom_mcp_draining",
     "1 while the replica drains after SIGTERM: /health answers 503, accepted calls finish.",
+    registry=REGISTRY,
+)
+SIGN_IN = Counter(
+    "tomtom_mcp_sign_in_total",
+    "Requests to POST /mcp when sign-in is on, by outcome (ok, no_token, invalid_token, "
+    "insufficient_scope, unavailable) and, for invalid tokens, reason (expired, audience, "
+    "issuer, signature, unknown_key, algorithm, claims, malformed, inactive, not_yet_valid).",
+    ["outcome", "reason"],
+    registry=REGISTRY,
+)
+USER_QUOTA_REFUSALS = Counter(
+    "tomtom_mcp_user_quota_refusals_total",
+    "TomTom requests (tiles included) refused because a signed-in user's budget is used up, "
+    "by window (minute, day) or store_down (QUOTA_STORE_DOWN=refuse while the store fails); "
+    "no per-user label.",
+    ["window"],
+    registry=REGISTRY,
+)
+QUOTA_STORE_FAILURES = Counter(
+    "tomtom_mcp_quota_store_failures_total",
+    "Times the shared budget store (QUOTA_STORE) failed or did not answer in time; the "
+    "replica then keeps budgets on its own or refuses, as QUOTA_STORE_DOWN says.",
     registry=REGISTRY,
 )
 REFUSALS = Counter(

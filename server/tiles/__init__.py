@@ -5,7 +5,8 @@
 - `_tokens.py`: `TileTokens`, the sealed short-lived tokens (AES-GCM) any replica opens,
   each in one spelling, each a `Grant` with an identity;
 - `_service.py`: `Tiles`, the URL templates for a view and `GET /tiles/...` itself, with
-  a rate per grant (`server.http.RateLimiter`).
+  a rate per grant (`server.http.RateLimiter`), the signed-in user's budget and the key's
+  pacing and quota.
 
 Decisions: docs/adr/0061-tile-route.md.
 """
@@ -16,6 +17,7 @@ from server.config import Settings
 from server.http import RateLimiter
 from server.pool import Placement
 from server.product import user_agent
+from server.quotas import Budgets
 from server.tiles._layers import LAYER_NAMES, LAYERS, MAX_ZOOM, Layer, tile_problem
 from server.tiles._service import MapTiles, Tiles
 from server.tiles._tokens import Grant, TileTokens
@@ -35,11 +37,13 @@ __all__ = [
 ]
 
 
-def build_tiles(settings: Settings, placement: Placement, pacer: Pacer) -> Tiles | None:
+def build_tiles(
+    settings: Settings, placement: Placement, pacer: Pacer, budgets: Budgets | None = None
+) -> Tiles | None:
     """The tile route's state, or None when this server serves no tiles (offline only,
     or no `TILE_TOKEN_SECRET`: then `/tiles` answers 404); `placement` says where a long
     gzip tile is inflated, `pacer` is the TomTom client's (tiles share its pacing and
-    quota per key)."""
+    quota per key), and tiles of signed-in users spend their `budgets`."""
     if not settings.tiles_enabled or settings.tiles_base_url is None:
         return None
     return Tiles(
@@ -53,4 +57,5 @@ def build_tiles(settings: Settings, placement: Placement, pacer: Pacer) -> Tiles
         user_agent=user_agent(settings.public_url),
         timeout_s=settings.upstream_timeout_s,
         connections=settings.upstream_connections,
+        budgets=budgets,
     )

@@ -3,10 +3,11 @@
 The views never hold a TomTom key: `tomtom-get-map-config` seals the caller's key
 into a short-lived token (`_tokens.py`) and hands out URL templates on this route.
 Any replica opens the token, checks the tile and the grant's rate
-(`server.http.RateLimiter`), waits for the key's turn and counts the tile in its quota
-(the TomTom client's own `Pacer`: a tile is a TomTom request), fetches the tile from
-TomTom with the key, and answers with TomTom's body and cache headers. A refusal is a
-status with a one-line reason, never a broken image.
+(`server.http.RateLimiter`), takes the tile from the budget of the user the token was
+minted for (`server.quotas`, with sign-in), waits for the key's turn and counts the tile
+in its quota (the TomTom client's own `Pacer`: a tile is a TomTom request), fetches the
+tile from TomTom with the key, and answers with TomTom's body and cache headers. A
+refusal is a status with a one-line reason, never a broken image.
 """
 
 from __future__ import annotations
@@ -23,10 +24,11 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
 from server.bodies import ACCEPT_ENCODING, IDENTITY, TILE, RawBody, coding_of, received
-from server.errors import BodyError, QuotaError, RateLimitError, TokenError
+from server.errors import BodyError, QuotaError, RateLimitError, TokenError, UserQuotaError
 from server.http import RateLimiter
 from server.ops import call_scope, metrics
 from server.pool import Placement
+from server.quotas import Budgets
 from server.tiles._layers import LAYER_NAMES, LAYERS, Layer, tile_problem
 from server.tiles._tokens import TileTokens
 from server.tomtom import Family, Pacer, family_of, retry_after_s
@@ -72,12 +74,14 @@ class Tiles:
         user_agent: str,
         timeout_s: float = 10.0,
         connections: int = 200,
+        budgets: Budgets | None = None,
     ) -> None:
         self.tokens = tokens
         self._placement = placement
         self._pacer = pacer
         self._user_agent = user_agent
         self._timeout_s = timeout_s
+        self._budgets = budgets
         self._limiter = limiter
         self._api = api_base_url.rstrip("/")
         self._public = public_base_url.rstrip("/")
@@ -112,10 +116,11 @@ class Tiles:
         if self._session is not None:
             await self._session.close()
 
-    def map_tiles(self, key: str, layers: Iterable[str]) -> MapTiles:
-        """Templates for `layers`, with a token sealing `key`; never the key itself."""
+    def map_tiles(self, key: str, layers: Iterable[str], user: str | None = None) -> MapTiles:
+        """Templates for `layers`, with a token sealing `key` (never the key itself) and the
+        signed-in `user` whose budget the tiles spend."""
         names = [name for name in LAYER_NAMES if name in set(layers)]
-        token, expires = self.tokens.seal(key, names)
+        token, expires = self.tokens.seal(key, names, user)
         templates = {
             name: f"{self._public}/{name}/{{z}}/{{x}}/{{y}}.png?t={token}" for name in names
         }
@@ -154,18 +159,27 @@ class Tiles:
                 "too many tile requests for this token; slow down",
                 {"retry-after": str(wait)},
             )
+        if grant.user is not None and self._budgets is not None:
+            try:
+                await self._budgets.spend(grant.user)
+            except UserQuotaError as exc:
+                retry = {"retry-after": str(int(exc.retry_after or 1))}
+                return _refused(name, 429, "over_budget", str(exc), retry)
         path = layer.upstream_path(z, x, y, ext)
-        refused = await self._admitted(name, grant.key, family_of(path))
+        refused = await self._admitted(name, grant.key, family_of(path), grant.user)
         if refused is not None:
             return refused
         conditional = {h: request.headers[h] for h in PASSED_ON if h in request.headers}
         return await self._fetch(layer, path, grant.key, conditional)
 
-    async def _admitted(self, name: str, key: str, family: Family) -> Response | None:
+    async def _admitted(
+        self, name: str, key: str, family: Family, user: str | None
+    ) -> Response | None:
         """None when the key's turn has come: a tile is a TomTom request like any other,
-        paced with the API calls of its key and counted in the key's quota
-        (`TOMTOM_KEY_QUOTA_PER_MIN`); else the 429 that says when to come back."""
-        scope = call_scope.current(self._timeout_s)
+        paced with the API calls of its key (queued fairly with the other requests of its
+        `user`, when signed in) and counted in the key's quota (`TOMTOM_KEY_QUOTA_PER_MIN`);
+        else the 429 that says when to come back."""
+        scope = call_scope.CallScope("tiles", time.monotonic() + self._timeout_s, user)
         try:
             await self._pacer.admit(key, family, scope)
         except RateLimitError as exc:

@@ -1,19 +1,20 @@
 """Sealed, short-lived tile tokens: the caller's key travels to the view encrypted.
 
-A token is AES-256-GCM (authenticated encryption, from `cryptography`) of a `Grant`
-(the key, the layers it may load, its expiry), under a key derived from
-`TILE_TOKEN_SECRET` with HKDF. Every replica derives the same key, so a token minted
-on one opens on any other with no shared store; the view can read nothing in it, and
-changing one bit makes it fail to open. Several secrets rotate: the first seals, all
-open.
+A token is AES-256-GCM (authenticated encryption, from `cryptography`) of a `Grant`:
+the key, the layers it may load, its expiry and the signed-in user it was minted for
+(their `User.id`, so the tiles count against that user's budget), under a key derived
+from `TILE_TOKEN_SECRET` with HKDF. Every replica derives the same key, so a token
+minted on one opens on any other with no shared store; the view can read nothing in
+it, and changing one bit makes it fail to open. Several secrets rotate: the first
+seals, all open. Tokens of the layout before the user (v1) still open, with no user,
+for as long as they last (the AAD names the layout).
 
 A token has one spelling, the unpadded base64url it was issued in: any other (the
 standard alphabet, padding, stray characters a lenient decoder skips) is refused
 before decrypting, so the same grant cannot pass for a new one. A grant's identity is
 its nonce, random for every seal and authenticated with the rest (a changed nonce
-fails to open): the tile route keeps rates per grant, whatever string carried it.
-The payload's layout is `_pack`/`_unpack`'s alone, under the AAD that names its
-format (docs/adr/0081 says how a field is added).
+fails to open): the tile route keeps rates per grant, whatever string carried it
+(docs/adr/0081).
 """
 
 from __future__ import annotations
@@ -36,10 +37,13 @@ from server.errors import TokenError
 from server.tiles._layers import LAYER_NAMES
 
 _INFO = b"tomtom-mcp-apps/tile-token/v1"
-_AAD = b"tile-token-v1"
+_AAD = b"tile-token-v2"
+_V1_AAD = b"tile-token-v1"
 _NONCE = 12
 _TAG = 16
-_HEADER = struct.Struct(">IB")  # expiry (unix seconds), layer bit mask
+_HEADER = struct.Struct(">IB16s")  # expiry (unix seconds), layer bit mask, user id
+_V1_HEADER = struct.Struct(">IB")
+_NO_USER = bytes(16)
 MAX_TOKEN_CHARS = 512
 """Longer `t` values are refused before any decoding (keys are capped well below)."""
 _ALPHABET = re.compile(r"[A-Za-z0-9_-]+")
@@ -47,11 +51,13 @@ _ALPHABET = re.compile(r"[A-Za-z0-9_-]+")
 
 @dataclass(frozen=True)
 class Grant:
-    """What an opened token allows: tiles of `layers`, fetched with `key`, until `expires`."""
+    """What an opened token allows: tiles of `layers`, fetched with `key`, until `expires`,
+    counted against `user` (a `User.id`) when one was signed in."""
 
     key: str
     layers: frozenset[str]
     expires: int
+    user: str | None = None
     id: bytes = b""
     """The grant's identity (its token's nonce): what rates are kept by."""
 
@@ -71,12 +77,15 @@ class TileTokens:
         self.ttl_s = ttl_s
         self._clock = clock
 
-    def seal(self, key: str, layers: Iterable[str]) -> tuple[str, int]:
-        """A token for `key` and `layers`, and the unix time it expires."""
+    def seal(self, key: str, layers: Iterable[str], user: str | None = None) -> tuple[str, int]:
+        """A token for `key`, `layers` and `user` (32 hex digits), and when it expires."""
         expires = int(self._clock()) + self.ttl_s
+        mask = sum(1 << LAYER_NAMES.index(name) for name in set(layers))
+        who = bytes.fromhex(user) if user is not None else _NO_USER
         nonce = os.urandom(_NONCE)
-        plain = _pack(Grant(key, frozenset(layers), expires))
-        sealed = self._ciphers[0].encrypt(nonce, plain, _AAD)
+        sealed = self._ciphers[0].encrypt(
+            nonce, _HEADER.pack(expires, mask, who) + key.encode("utf-8"), _AAD
+        )
         return base64.urlsafe_b64encode(nonce + sealed).rstrip(b"=").decode("ascii"), expires
 
     def open(self, token: str) -> Grant:
@@ -96,33 +105,29 @@ class TileTokens:
             raise TokenError("malformed tile token") from None
         if base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii") != token:
             raise respelled
-        if len(raw) < _NONCE + _TAG + _HEADER.size + 1:
+        if len(raw) < _NONCE + _TAG + _V1_HEADER.size + 1:
             raise TokenError("malformed tile token")
         nonce, sealed = raw[:_NONCE], raw[_NONCE:]
-        for cipher in self._ciphers:
-            try:
-                plain = cipher.decrypt(nonce, sealed, _AAD)
-                break
-            except InvalidTag:
-                continue
-        else:
+        opened = self._decrypt(nonce, sealed)
+        if opened is None:
             raise TokenError("invalid tile token (forged, altered or sealed under another secret)")
-        grant = _unpack(plain, nonce)
-        if grant.expires <= self._clock():
+        plain, header = opened
+        expires, mask, *who = header.unpack_from(plain)
+        if expires <= self._clock():
             raise TokenError("tile token expired: the view asks tomtom-get-map-config again")
-        return grant
+        layers = frozenset(name for i, name in enumerate(LAYER_NAMES) if mask >> i & 1)
+        user = who[0].hex() if who and who[0] != _NO_USER else None
+        return Grant(plain[header.size :].decode("utf-8"), layers, expires, user, nonce)
 
-
-def _pack(grant: Grant) -> bytes:
-    """The sealed payload: expiry, layer mask, then the key (the format `_AAD` names)."""
-    mask = sum(1 << LAYER_NAMES.index(name) for name in grant.layers)
-    return _HEADER.pack(grant.expires, mask) + grant.key.encode("utf-8")
-
-
-def _unpack(plain: bytes, nonce: bytes) -> Grant:
-    expires, mask = _HEADER.unpack_from(plain)
-    layers = frozenset(name for i, name in enumerate(LAYER_NAMES) if mask >> i & 1)
-    return Grant(plain[_HEADER.size :].decode("utf-8"), layers, expires, nonce)
+    def _decrypt(self, nonce: bytes, sealed: bytes) -> tuple[bytes, struct.Struct] | None:
+        """The plain text and its layout, under any secret, of this layout or the last."""
+        for aad, header in ((_AAD, _HEADER), (_V1_AAD, _V1_HEADER)):
+            for cipher in self._ciphers:
+                try:
+                    return cipher.decrypt(nonce, sealed, aad), header
+                except InvalidTag:
+                    continue
+        return None
 
 
 def _derive(secret: str) -> bytes:

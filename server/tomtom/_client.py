@@ -16,6 +16,11 @@ paced (`_pacing.py`) by its API family (`_families.py`). The one retry is after
 TomTom's 429, which TomTom does not bill, when its Retry-After fits the call's
 deadline; nothing else is retried, since a failed request may still have been billed.
 
+A request a signed-in user causes (the call's scope names them) is taken from their
+budget first (`server.quotas.Budgets`), once, whatever pacing and the one retry then do;
+over budget it is never sent and the call ends in a `UserQuotaError` with the time to
+retry. Offline answers cost TomTom nothing and are not counted.
+
 Every request goes through `_fetch` under an endpoint label `"<family>/<endpoint>"`
 (search, routing, traffic, map, ev), which metrics and traces report; pacing takes
 its family from the path (`_families.py`).
@@ -51,6 +56,7 @@ from server.errors import (
 )
 from server.ops import call_scope, metrics, tracing
 from server.pool import INLINE, Placement
+from server.quotas import Budgets
 from server.tomtom._errors import OUTCOMES, error_for, scrub
 from server.tomtom._families import Family, family_of
 from server.tomtom._pacing import Pacer
@@ -128,6 +134,7 @@ class TomTomClient:
         bounds: Bounds | None = None,
         pacer: Pacer | None = None,
         offline_mode: str = "auto",
+        budgets: Budgets | None = None,
     ) -> None:
         self._http = http
         self._base_url = base_url.rstrip("/")
@@ -136,6 +143,7 @@ class TomTomClient:
         self._bounds = bounds or Bounds()
         self._pacer = pacer or Pacer({}, max_wait_s=10.0)
         self._offline_mode = offline_mode
+        self._budgets = budgets
 
     def key_for(self, key: str | None) -> str | None:
         """The key a request is made with: the caller's, else the configured one."""
@@ -360,6 +368,8 @@ class TomTomClient:
                 headers["content-encoding"] = content.encoding
         body = content.content if content is not None else None
         request = Outgoing(endpoint, method, base, path, query, key, body, headers)
+        if not offline and scope.user is not None and self._budgets is not None:
+            await self._budgets.spend(scope.user)
         try:
             return await self._paced(request, family, scope, attempt=1)
         except RateLimitError as exc:

@@ -5,7 +5,9 @@ TomTom refuses (429) requests past a key's queries per second, per API family
 at most the family's rate, spaced evenly: a ten-route map goes out over two seconds,
 not in one burst. Requests that must wait queue fairly between tool calls (start-time
 fair queueing: each call's next request is ordered after the call's previous one), so
-one call with many requests cannot starve the others sharing its key. Waiting is
+one call with many requests cannot starve the others sharing its key; with sign-in, the
+flow is the user rather than the call (`CallScope.flow`), so one user's many calls do not
+hold up another user sharing the operator's key. Waiting is
 bounded; past the bound, or past what the call has left, the request is refused with
 the time to retry after.
 
@@ -22,7 +24,7 @@ import itertools
 import math
 import time
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 
 from server.errors import QuotaError, RateLimitError
 from server.ops import metrics
@@ -53,7 +55,7 @@ class _Bucket:
         self.interval = interval
         self.next_free = 0.0
         self._waiting: list[tuple[float, int, asyncio.Future[None]]] = []
-        self._tags: dict[CallScope, float] = {}
+        self._tags: dict[Hashable, float] = {}
         self._virtual = 0.0
         self._order = itertools.count()
         self._timer: asyncio.TimerHandle | None = None
@@ -69,12 +71,13 @@ class _Bucket:
         if not self._waiting and now >= self.next_free:
             self.next_free = now + self.interval
             return None
-        tag = max(self._tags.get(caller, 0.0), self._virtual) + 1.0
+        flow = caller.flow
+        tag = max(self._tags.get(flow, 0.0), self._virtual) + 1.0
         ahead = sum(1 for t, _, f in self._waiting if t <= tag and not f.done())
         expected = max(0.0, self.next_free - now) + ahead * self.interval
         if expected > bound:
             raise _TooLong(expected)
-        self._tags[caller] = tag
+        self._tags[flow] = tag
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         heapq.heappush(self._waiting, (tag, next(self._order), future))
         self._schedule()

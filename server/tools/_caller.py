@@ -1,10 +1,10 @@
 """Who calls a tool, and what serves them: read once per call from the tool's context.
 
 A tool builds one `Caller` where it first needs the caller's key, and reads the
-key, the TomTom client, the runtime and whether the offline upstream answers
-through it. The runtime is what the server's lifespan yielded
-(`server.runtime.running`, the SDK's `lifespan_context`): tools are module-level
-functions and hold no state of their own.
+key, the signed-in user (with sign-in: `server.auth`), the TomTom client, the runtime
+and whether the offline upstream answers through it. The runtime is what the server's
+lifespan yielded (`server.runtime.running`, the SDK's `lifespan_context`): tools are
+module-level functions and hold no state of their own.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import Any
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 
+from server.auth import User, current_user
 from server.runtime import Runtime
 from server.tomtom import TomTomClient
 
@@ -33,18 +34,20 @@ def runtime_of(ctx: Context[Any, Any]) -> Runtime:
 
 @dataclass(frozen=True)
 class Caller:
-    """One tool call's caller: their TomTom key and what serves them."""
+    """One tool call's caller: their TomTom key, who they are, and what serves them."""
 
     runtime: Runtime
     key: str | None
     """The `tomtom-api-key` header's key, or None: the configured key, or the offline
     upstream, serves them (`TomTomClient.key_for`)."""
+    user: User | None = None
+    """The signed-in user (their token's `iss` and `sub`), or None without sign-in."""
 
     @classmethod
     def of(cls, ctx: Context[Any, Any]) -> Caller:
         """The caller of the tool call `ctx` is; a header that cannot hold a key is a tool
         error that never repeats it."""
-        return cls(runtime_of(ctx), _key(ctx.headers))
+        return cls(runtime_of(ctx), _key(ctx.headers), current_user())
 
     @property
     def tomtom(self) -> TomTomClient:

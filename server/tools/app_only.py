@@ -7,7 +7,8 @@
   empty map is never silent (counted per host with bounded labels, `_reports.py`).
 - `tomtom-get-map-config` gives the widget URL templates on this server's tile
   route (`server.tiles`) with a sealed, short-lived token; the TomTom key never
-  leaves the server (docs/adr/0061).
+  leaves the server (docs/adr/0061). With sign-in it answers signed-in callers only,
+  and the token carries the user, whose budget the tiles spend (docs/adr/0077).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from pydantic import Field, ValidationError
 
 from server.ops import metrics
 from server.tiles import LAYER_NAMES
-from server.tool_names import DATA_VIZ, GET_APP_DATA, MODEL_TOOLS
+from server.tool_names import DATA_VIZ, GET_APP_DATA, GET_MAP_CONFIG, MODEL_TOOLS
 from server.tools._caller import Caller, runtime_of
 from server.tools._data_viz import deliver_data_viz_page
 from server.tools._inputs import DataVizArgs, first_error
@@ -103,6 +104,11 @@ async def get_map_config(
     ] = None,
 ) -> CallToolResult:
     caller = Caller.of(ctx)
+    if caller.runtime.settings.sign_in and caller.user is None:
+        raise ToolError(
+            f"{GET_MAP_CONFIG} answers signed-in callers only on this server: sign in "
+            "(OAuth) and call it again."
+        )
     tiles = caller.runtime.tiles
     config: dict[str, Any] = {"tiles": {}}
     if caller.offline:
@@ -113,7 +119,8 @@ async def get_map_config(
     else:
         effective = caller.tomtom.key_for(caller.key)
         assert effective is not None  # serves_offline is false only with a key
-        granted = tiles.map_tiles(effective, layers or LAYER_NAMES)
+        user = caller.user.id if caller.user is not None else None
+        granted = tiles.map_tiles(effective, layers or LAYER_NAMES, user)
         config["tiles"] = granted.templates
         config["expires_at"] = granted.expires
         config["expires_in"] = tiles.tokens.ttl_s

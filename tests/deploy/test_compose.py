@@ -75,3 +75,33 @@ def test_compose_waits_for_a_replica_to_drain_before_killing_it() -> None:
     for name in ("replica-1", "replica-2"):
         grace = services[name]["stop_grace_period"]
         assert grace.endswith("s") and int(grace[:-1]) >= Settings().drain_timeout_s + 5
+
+
+def test_replicas_take_the_sign_in_and_budget_variables_off_by_default() -> None:
+    services = _compose()["services"]
+    for name in ("replica-1", "replica-2"):
+        env = services[name]["environment"]
+        for variable in ("OAUTH_ISSUER", "OAUTH_AUDIENCE", "OAUTH_SCOPES", "QUOTA_STORE"):
+            assert env[variable] == f"${{{variable}:-}}", (name, variable)
+        assert env["USER_QUOTA_PER_MIN"] == "${USER_QUOTA_PER_MIN:-0}"
+        assert env["USER_QUOTA_PER_DAY"] == "${USER_QUOTA_PER_DAY:-0}"
+    off = {v: "" for v in ("OAUTH_ISSUER", "OAUTH_AUDIENCE", "OAUTH_SCOPES", "QUOTA_STORE")}
+    assert not Settings.from_env({**off, "USER_QUOTA_PER_MIN": "0"}).sign_in
+
+
+def test_every_variable_compose_gives_a_replica_is_a_setting() -> None:
+    variables = {
+        field.validation_alias
+        for field in Settings.model_fields.values()
+        if isinstance(field.validation_alias, str)
+    }
+    env = _compose()["services"]["replica-1"]["environment"]
+    assert set(env) <= variables, set(env) - variables
+
+
+def test_the_optional_redis_starts_only_with_its_profile_and_publishes_no_port() -> None:
+    redis = _compose()["services"]["redis"]
+    assert redis["profiles"] == ["shared-budgets"]
+    assert redis["image"].startswith("redis:")
+    assert "ports" not in redis
+    assert "--save" in redis["command"] and "--appendonly" in redis["command"]

@@ -15,9 +15,9 @@ K8S = Path(__file__).resolve().parents[2] / "deploy" / "k8s"
 KUBERNETES_VERSION = "1.30.0"
 
 
-def _documents() -> list[tuple[str, dict[str, Any]]]:
+def _documents(folder: Path = K8S) -> list[tuple[str, dict[str, Any]]]:
     docs = []
-    for path in sorted(K8S.glob("*.yaml")):
+    for path in sorted(folder.glob("*.yaml")):
         docs += [(path.name, d) for d in yaml.safe_load_all(path.read_text()) if d]
     return docs
 
@@ -28,7 +28,9 @@ def _kind(kind: str) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize(
-    ("name", "doc"), _documents(), ids=lambda v: v if isinstance(v, str) else ""
+    ("name", "doc"),
+    _documents() + _documents(K8S / "redis"),
+    ids=lambda v: v if isinstance(v, str) else "",
 )
 def test_every_manifest_validates_strictly_against_the_kubernetes_schema(
     name: str, doc: dict[str, Any]
@@ -83,3 +85,33 @@ def test_the_pod_is_given_time_to_pause_then_drain_before_it_is_killed() -> None
     assert spec["terminationGracePeriodSeconds"] >= pause + drain + 5
     readiness = container["readinessProbe"]
     assert readiness["httpGet"]["path"] == "/health"  # 503 from the first second of the drain
+
+
+def test_sign_in_and_budgets_are_variables_of_the_deployment_off_by_default() -> None:
+    (container,) = _kind("Deployment")["spec"]["template"]["spec"]["containers"]
+    env = {e["name"]: e.get("value") for e in container["env"]}
+    variables = {
+        field.validation_alias
+        for field in Settings.model_fields.values()
+        if isinstance(field.validation_alias, str)
+    }
+    assert set(env) <= variables, set(env) - variables
+    given = {name: value for name, value in env.items() if value is not None}
+    sign_in = ("OAUTH_ISSUER", "OAUTH_AUDIENCE", "OAUTH_SCOPES", "QUOTA_STORE")
+    assert {name: given[name] for name in sign_in} == dict.fromkeys(sign_in, "")
+    assert (given["USER_QUOTA_PER_MIN"], given["USER_QUOTA_PER_DAY"]) == ("0", "0")
+    settings = Settings.from_env({**given, "TILE_TOKEN_SECRET": "s" * 40})
+    assert not settings.sign_in and not settings.user_quotas
+
+
+def test_the_optional_redis_is_apart_from_the_server_and_named_in_the_deployment() -> None:
+    redis = {d["kind"]: d for _, d in _documents(K8S / "redis")}
+    assert set(redis) == {"Deployment", "Service"}
+    service, deployment = redis["Service"], redis["Deployment"]
+    labels = deployment["spec"]["template"]["metadata"]["labels"]
+    assert service["spec"]["selector"].items() <= labels.items()
+    assert labels["app.kubernetes.io/component"] == "budgets"
+    server = _kind("Service")["spec"]["selector"]
+    assert not server.items() <= labels.items(), "the server's Service never selects Redis"
+    text = (K8S / "deployment.yaml").read_text()
+    assert f"redis://{service['metadata']['name']}:6379/0" in text

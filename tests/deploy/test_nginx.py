@@ -44,3 +44,12 @@ def test_the_balancer_passes_tile_gets_only_and_logs_no_tile_token() -> None:
     assert "limit_except GET" in tiles and "proxy_pass http://mcp_replicas;" in tiles
     log_format = conf.split("log_format replay", 1)[1].split(";", 1)[0]
     assert "$uri" in log_format and "$request " not in log_format and "$args" not in log_format
+
+
+def test_the_balancer_serves_the_resource_metadata_and_keeps_metrics_internal() -> None:
+    conf = render_nginx_conf(["a:1", "b:2"], "8080")
+    metadata = conf.split("location /.well-known/oauth-protected-resource {", 1)[1]
+    metadata = metadata.split("location", 1)[0]
+    assert "limit_except GET" in metadata and "proxy_pass http://mcp_replicas;" in metadata
+    assert "/metrics" not in conf.replace("# /metrics", "")
+    assert "location / {\n            return 404;" in conf

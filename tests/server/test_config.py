@@ -206,6 +206,9 @@ def test_a_command_line_flag_wins_over_its_variable_and_none_leaves_it() -> None
         ({"DRAIN_DELAY_S": "inf"}, "DRAIN_DELAY_S='inf': expected a finite number"),
         ({"TILE_TOKEN_TTL_S": "59"}, "TILE_TOKEN_TTL_S=59: must be at least 60"),
         ({"TOMTOM_API_BASE_URL": "api.tomtom.com"}, "TOMTOM_API_BASE_URL='api.tomtom.com': must"),
+        ({"OAUTH_LEEWAY_S": "600"}, "OAUTH_LEEWAY_S=600.0: at most 300"),
+        ({"USER_QUOTA_PER_MIN": "-1"}, "USER_QUOTA_PER_MIN=-1: must be at least 0"),
+        ({"QUOTA_STORE_DOWN": "panic"}, "QUOTA_STORE_DOWN='panic': use local or refuse"),
     ],
 )
 def test_a_value_the_model_refuses_reads_as_one_sentence_not_pydantics_report(
@@ -245,3 +248,55 @@ def _as_variable(default: object) -> str | None:
     if isinstance(default, tuple):
         return ",".join(default)
     return str(default)
+
+
+# --- sign-in and budgets (issue 20) ----------------------------------------------------------
+
+
+def test_sign_in_is_off_by_default_and_on_with_an_issuer() -> None:
+    assert not Settings.from_env({}).sign_in
+    settings = Settings.from_env(
+        {
+            "OAUTH_ISSUER": "https://kc.example.com/realms/maps",
+            "OAUTH_SCOPES": "maps  mcp:tools",
+            "PUBLIC_URL": "https://maps.example.com/mcp",
+        }
+    )
+    assert settings.sign_in and settings.oauth_scopes == ("maps", "mcp:tools")
+    assert settings.token_audience == "https://maps.example.com/mcp"
+    audience = {"OAUTH_ISSUER": "https://as.example.com", "OAUTH_AUDIENCE": "api://maps"}
+    assert Settings.from_env(audience).token_audience == "api://maps"
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"OAUTH_ISSUER": "http://kc.example.com"}, "OAUTH_ISSUER='http://kc.example.com': an "),
+        ({"OAUTH_ISSUER": "https://kc.example.com/?x=1"}, "OAUTH_ISSUER='https://kc.example.com/?"),
+        ({"OAUTH_ALGORITHMS": "RS256,HS256"}, "OAUTH_ALGORITHMS: HS256 refused"),
+        ({"OAUTH_ALGORITHMS": "none"}, "OAUTH_ALGORITHMS: none refused"),
+        ({"USER_QUOTA_PER_DAY": "100"}, "USER_QUOTA_PER_MIN/USER_QUOTA_PER_DAY need OAUTH_ISSUER"),
+        (
+            {"OAUTH_ISSUER": "https://as.example.com", "OAUTH_INTROSPECTION": "opaque"},
+            "OAUTH_INTROSPECTION=opaque needs OAUTH_CLIENT_ID and OAUTH_CLIENT_SECRET",
+        ),
+        ({"QUOTA_STORE": "memcached://cache:11211"}, "QUOTA_STORE=memcached://...: give a redis"),
+    ],
+)
+def test_sign_in_settings_that_cannot_work_are_refused_at_start_up(
+    env: dict[str, str], message: str
+) -> None:
+    with pytest.raises(ConfigError) as caught:
+        Settings.from_env(env)
+    assert str(caught.value).startswith(message)
+
+
+def test_a_redis_password_in_quota_store_is_never_repeated_in_an_error() -> None:
+    with pytest.raises(ConfigError) as caught:
+        Settings.from_env({"QUOTA_STORE": "memcached://:hunter2@cache:11211"})
+    assert "hunter2" not in str(caught.value)
+
+
+def test_an_issuer_on_loopback_may_be_plain_http_for_local_tests() -> None:
+    settings = Settings.from_env({"OAUTH_ISSUER": "http://127.0.0.1:9000"})
+    assert settings.oauth_issuer == "http://127.0.0.1:9000"

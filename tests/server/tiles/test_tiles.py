@@ -34,7 +34,9 @@ from server.errors import QuotaError, TokenError
 from server.http import RateLimiter
 from server.offline._app import _stacked_bomb
 from server.pool import INLINE
+from server.quotas import Budgets, Window
 from server.tiles import Tiles, TileTokens
+from server.tiles._tokens import _V1_AAD, _V1_HEADER, _derive
 from server.tomtom import FAMILIES, Pacer, TomTomClient
 from server.tomtom._errors import key_forms
 
@@ -114,11 +116,18 @@ def spelled_otherwise(token: str) -> list[str]:
     ]
 
 
+def respellable(tokens: TileTokens) -> str:
+    """A token with a `_` (its standard spelling differs) whose last character has spare
+    bits (its length is no multiple of 4: `KEY + "x"` makes the payload so)."""
+    token = next(t for t in (tokens.seal(KEY + "x", ["basemap"])[0] for _ in range(50)) if "_" in t)
+    assert len(token) % 4 != 0, "the test needs a token whose last character has spare bits"
+    return token
+
+
 def test_a_token_opens_only_in_the_spelling_it_was_issued_in() -> None:
     tokens = TileTokens([SECRET], 3600)
-    token = next(t for t in (tokens.seal(KEY, ["basemap"])[0] for _ in range(50)) if "_" in t)
+    token = respellable(tokens)
     grant = tokens.open(token)
-    assert len(token) % 4 != 0, "the test needs a token whose last character has spare bits"
     for other in spelled_otherwise(token):
         assert other != token
         with pytest.raises(TokenError, match="spelling it was issued in"):
@@ -155,6 +164,30 @@ def test_malformed_tokens_are_refused_without_decrypting(token: str) -> None:
         TileTokens([SECRET], 3600).open(token)
 
 
+USER = "0123456789abcdef0123456789abcdef"
+
+
+def test_a_token_carries_the_signed_in_user_it_was_minted_for() -> None:
+    tokens = TileTokens([SECRET], 3600)
+    assert tokens.open(tokens.seal(KEY, ["basemap"], USER)[0]).user == USER
+    assert tokens.open(tokens.seal(KEY, ["basemap"])[0]).user is None
+
+
+def test_a_token_of_the_layout_before_the_user_still_opens_for_its_lifetime() -> None:
+    expires = int(time.time()) + 600
+    plain = _V1_HEADER.pack(expires, 0b1) + KEY.encode()
+    nonce = b"\x01" * 12
+    sealed = AESGCM(_derive(SECRET)).encrypt(nonce, plain, _V1_AAD)
+    token = base64.urlsafe_b64encode(nonce + sealed).rstrip(b"=").decode()
+    grant = TileTokens([SECRET], 3600).open(token)
+    assert (grant.key, grant.layers, grant.expires, grant.user) == (
+        KEY,
+        frozenset({"basemap"}),
+        expires,
+        None,
+    )
+
+
 def test_the_rate_limiter_allows_a_burst_then_the_rate_and_says_how_long_to_wait() -> None:
     now = [0.0]
     limiter = RateLimiter(rate=2.0, burst=3, clock=lambda: now[0])
@@ -185,6 +218,7 @@ async def tile_route(
     max_bytes: int = 4096,
     timeout_s: float = 5.0,
     pacer: Pacer | None = None,
+    budgets: Budgets | None = None,
 ) -> AsyncIterator[tuple[httpx.AsyncClient, TileTokens, list[web.Request]]]:
     """The tile route in process, with TomTom played over real HTTP on a free local port by
     `handler` (an aiohttp handler); every request it receives is kept."""
@@ -208,6 +242,7 @@ async def tile_route(
             pacer=pacer or unpaced(),
             user_agent=USER_AGENT,
             timeout_s=timeout_s,
+            budgets=budgets,
         )
         route = Route("/tiles/{layer}/{z:int}/{x:int}/{y:int}.{ext}", tiles.serve)
         app = Starlette(routes=[route])
@@ -378,7 +413,7 @@ async def test_an_unreachable_tomtom_is_a_502_that_never_repeats_the_url() -> No
 
 async def test_a_grant_spent_down_to_429_gets_no_fresh_rate_by_another_spelling() -> None:
     async with tile_route(image(), burst=2) as (client, tokens, seen):
-        token = tokens.seal(KEY, ["basemap"])[0]
+        token = respellable(tokens)
         spent = [
             await client.get("/tiles/basemap/2/1/1.png", params={"t": token}) for _ in range(3)
         ]
@@ -437,6 +472,23 @@ async def test_a_token_over_its_rate_gets_429_with_retry_after_and_costs_tomtom_
     assert answers[2].headers["retry-after"] == "1"
     assert "too many tile requests for this token" in answers[2].text
     assert len(seen) == 2
+
+
+async def test_a_signed_in_users_tiles_spend_their_budget_then_get_429_with_retry_after() -> None:
+    budgets = Budgets([Window("minute", 60, 3)], clock=lambda: 1_000_040.0)
+    async with tile_route(image(), budgets=budgets) as (client, tokens, seen):
+        mine = tokens.seal(KEY, ["basemap"], USER)[0]
+        theirs = tokens.seal(KEY, ["basemap"], "f" * 32)[0]
+        answers = [await client.get(f"/tiles/basemap/2/1/1.png?t={mine}") for _ in range(4)]
+        other = await client.get(f"/tiles/basemap/2/1/1.png?t={theirs}")
+        signed_out = await client.get(
+            f"/tiles/basemap/2/1/1.png?t={tokens.seal(KEY, ['basemap'])[0]}"
+        )
+    assert [a.status_code for a in answers] == [200, 200, 200, 429]
+    assert answers[3].headers["retry-after"] == "40"  # the minute ends at 1_000_080
+    assert "3 TomTom requests per minute" in answers[3].text and "retry in 40 s" in answers[3].text
+    assert (other.status_code, signed_out.status_code) == (200, 200)
+    assert len(seen) == 5, "the refused tile cost TomTom nothing"
 
 
 def test_map_tiles_give_templates_with_one_token_for_the_layers_asked() -> None:

@@ -29,10 +29,12 @@ from server.errors import (
     RateLimitError,
     UpstreamTimeoutError,
     UpstreamUnavailableError,
+    UserQuotaError,
 )
 from server.offline._app import _bomb, _stacked_bomb
 from server.ops import call_scope, metrics
 from server.pool import POOL_BYTES
+from server.quotas import Budgets, Window
 from server.tomtom import Bounds, Pacer, TomTomClient, family_of
 
 KEY = "s3cr3t-rate-key-0123456789"
@@ -255,6 +257,69 @@ async def test_no_metric_ever_names_a_key() -> None:
     with pytest.raises(QuotaError):
         await tomtom.geocode("Amsterdam", key=KEY)
     assert KEY not in generate_latest(metrics.REGISTRY).decode()
+
+
+# --- signed-in users ---------------------------------------------------------------------------
+
+ALICE = "a" * 32
+BOB = "b" * 32
+
+
+async def test_one_users_burst_of_calls_does_not_hold_up_another_users_call() -> None:
+    """Ten calls of one user, one request each, queued before another user's one call on the
+    same (the operator's) key: the other user goes second, not eleventh."""
+    recorder = Recorder()
+    tomtom = client(recorder, pacer=Pacer({"routing": 50}, max_wait_s=10))
+
+    async def call(user: str, origin: tuple[float, float]) -> None:
+        with call_scope.entered("tomtom-reachable-range", 30, user):
+            await tomtom.calculate_reachable_range(*origin, key=KEY)
+
+    burst = [asyncio.create_task(call(ALICE, (4.9, 52.4))) for _ in range(10)]
+    await asyncio.sleep(0)  # alice's ten queue first
+    await asyncio.gather(*burst, call(BOB, (1.0, 1.0)))
+    order = [path.split("/")[-2] for path in recorder.paths]
+    assert order.index("1,1") <= 2, order
+
+
+async def test_without_sign_in_each_call_is_its_own_turn_as_before() -> None:
+    recorder = Recorder()
+    tomtom = client(recorder, pacer=Pacer({"routing": 50}, max_wait_s=10))
+
+    async def call(origin: tuple[float, float]) -> None:
+        with call_scope.entered("tomtom-reachable-range", 30):
+            await tomtom.calculate_reachable_range(*origin, key=KEY)
+
+    burst = [asyncio.create_task(call((4.9, 52.4))) for _ in range(10)]
+    await asyncio.sleep(0)
+    await asyncio.gather(*burst, call((1.0, 1.0)))
+    order = [path.split("/")[-2] for path in recorder.paths]
+    assert order.index("1,1") >= 9, "eleven calls, one turn each: the last one last"
+
+
+async def test_a_users_requests_spend_their_budget_once_each_never_offline_ones() -> None:
+    recorder = Recorder(
+        lambda: httpx.Response(429, headers={"Retry-After": "0"}),
+        lambda: httpx.Response(200, content=OK),
+    )
+    budgets = Budgets([Window("minute", 60, 2)], clock=lambda: 1_000_040.0)
+    http = httpx.AsyncClient(transport=httpx.MockTransport(recorder))
+    tomtom = TomTomClient(http, BASE, default_key=None, pacer=Pacer({}, max_wait_s=5),
+                          budgets=budgets)  # fmt: skip
+    with call_scope.entered("tomtom-geocode", 30, ALICE):
+        await tomtom.geocode("Amsterdam", key=KEY)  # a 429, retried: one request spent
+        await tomtom.geocode("Amsterdam", key=KEY)
+        with pytest.raises(UserQuotaError, match="retry in 40 s") as refused:
+            await tomtom.geocode("Amsterdam", key=KEY)
+        assert refused.value.retry_after == 40
+        await tomtom.geocode("Amsterdam", key=None)  # offline: costs TomTom nothing
+    with call_scope.entered("tomtom-geocode", 30, BOB):
+        await tomtom.geocode("Amsterdam", key=KEY)
+    with call_scope.entered("tomtom-geocode", 30):  # no sign-in: no budget
+        await tomtom.geocode("Amsterdam", key=KEY)
+    # The 429 and its retry, one more, the offline answer (which this transport also plays),
+    # bob's, the anonymous one.
+    assert len(recorder.times) == 6
 
 
 # --- size and time bounds ---------------------------------------------------------------------

@@ -1,0 +1,260 @@
+"""Bearer tokens checked: JWTs against the issuer's keys, opaque ones by introspection.
+
+`TokenCheck` is the SDK's `TokenVerifier` (`mcp.server.auth.provider`): it turns a
+token into the SDK's `AccessToken`, or refuses it with `TokenRefused` (the reason
+the 401 gives; the SDK's protocol says None, and `server.auth._gate` turns one into
+the other). A JWT is verified by PyJWT on this replica alone: signature under the
+issuer's key for an allowed, asymmetric algorithm, `iss` equal to the issuer, `aud`
+naming this server, `exp`/`nbf`/`iat` within the leeway, `sub` present; a token once
+verified is remembered by its hash until it expires (a conversation sends the same
+token with every call), and verified again when the issuer's keys change. With
+`OAUTH_INTROSPECTION` a token is sent to the issuer's introspection endpoint (RFC
+7662) instead: for tokens that are not JWTs (`opaque`) or for every one (`all`); an
+active answer is checked for the same issuer, audience and times, and kept for a
+short while so that a conversation's calls do not each cost a round trip.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import httpx
+import jwt
+import orjson
+from mcp.server.auth.provider import AccessToken
+
+from server.auth._issuer import AuthorizationServer
+from server.errors import IssuerUnavailable, TokenRefused
+
+REQUIRED_CLAIMS = ("exp", "iss", "aud", "sub")
+REMEMBERED_TOKENS = 10_000
+"""Verified tokens each check remembers (by hash), the least recently used forgotten first."""
+MAX_TOKEN_CHARS = 16_384
+"""Longer bearer tokens are refused unread (real ones are a few kilobytes at most)."""
+_PYJWT_REASONS: tuple[tuple[type[jwt.PyJWTError], str, str], ...] = (
+    (jwt.ExpiredSignatureError, "expired", "the token has expired"),
+    (jwt.ImmatureSignatureError, "not_yet_valid", "the token is not valid yet"),
+    (jwt.InvalidAudienceError, "audience", "the token was issued for another resource"),
+    (jwt.InvalidIssuerError, "issuer", "the token was issued by another authorization server"),
+    (jwt.InvalidSignatureError, "signature", "the token's signature does not verify"),
+    (jwt.MissingRequiredClaimError, "claims", "the token lacks a required claim"),
+    (jwt.InvalidAlgorithmError, "algorithm", "the token's algorithm is not allowed"),
+)
+
+
+def looks_like_jwt(token: str) -> bool:
+    """Three base64url parts: a JWS in compact form (anything else is opaque)."""
+    return token.count(".") == 2
+
+
+def scopes_of(claims: dict[str, Any]) -> list[str]:
+    """The token's scopes: RFC 9068's space-separated `scope`, or the `scp` list some
+    issuers (Entra ID, Okta) send."""
+    scope = claims.get("scope")
+    if isinstance(scope, str):
+        return scope.split()
+    scp = claims.get("scp")
+    if isinstance(scp, str):
+        return scp.split()
+    if isinstance(scp, list):
+        return [s for s in scp if isinstance(s, str)]
+    return []
+
+
+class JwtCheck:
+    """JWT access tokens verified locally against the issuer's keys."""
+
+    def __init__(
+        self,
+        server: AuthorizationServer,
+        *,
+        audience: str,
+        algorithms: Sequence[str],
+        leeway_s: float,
+    ) -> None:
+        self._server = server
+        self._audiences = _spellings(audience)
+        self._algorithms = tuple(algorithms)
+        self._leeway = leeway_s
+        self._verified: OrderedDict[bytes, tuple[int, dict[str, Any]]] = OrderedDict()
+        """Token hash -> (the keys' generation, its claims)."""
+
+    async def verify_token(self, token: str) -> AccessToken:
+        digest = hashlib.sha256(token.encode()).digest()  # never the token itself
+        seen = self._verified.get(digest)
+        if seen is not None:
+            generation, claims = seen
+            if generation == self._server.generation and claims["exp"] + self._leeway > time.time():
+                self._verified.move_to_end(digest)
+                return _access_token(token, claims, self._audiences[0])
+            del self._verified[digest]
+        claims = await self._verify(token)
+        self._verified[digest] = (self._server.generation, claims)
+        if len(self._verified) > REMEMBERED_TOKENS:
+            self._verified.popitem(last=False)
+        return _access_token(token, claims, self._audiences[0])
+
+    async def _verify(self, token: str) -> dict[str, Any]:
+        try:
+            header = jwt.get_unverified_header(token)
+        except jwt.PyJWTError:
+            raise TokenRefused("malformed", "the token is not a JWT") from None
+        alg = header.get("alg")
+        if alg not in self._algorithms:
+            raise TokenRefused(
+                "algorithm", f"the token's algorithm {str(alg)[:20]!r} is not allowed"
+            )
+        kid = header.get("kid")
+        key = await self._server.key(kid if isinstance(kid, str) else None, alg)
+        try:
+            claims = jwt.decode(
+                token,
+                key,
+                algorithms=[alg],
+                audience=self._audiences,
+                issuer=self._server.issuer,
+                leeway=self._leeway,
+                options={"require": list(REQUIRED_CLAIMS)},
+            )
+        except jwt.PyJWTError as exc:
+            raise _refusal(exc) from None
+        return {name: claims[name] for name in _KEPT if name in claims}
+
+
+class IntrospectionCheck:
+    """Tokens sent to the issuer's introspection endpoint (RFC 7662), answers kept briefly."""
+
+    def __init__(
+        self,
+        server: AuthorizationServer,
+        http: httpx.AsyncClient,
+        *,
+        client_id: str,
+        client_secret: str,
+        audience: str,
+        leeway_s: float,
+        cache_s: float,
+        max_cached: int = 10_000,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._server = server
+        self._http = http
+        self._auth = httpx.BasicAuth(client_id, client_secret)
+        self._audiences = _spellings(audience)
+        self._leeway = leeway_s
+        self._cache_s = cache_s
+        self._max_cached = max_cached
+        self._clock = clock
+        self._cache: OrderedDict[bytes, tuple[float, dict[str, Any]]] = OrderedDict()
+
+    async def verify_token(self, token: str) -> AccessToken:
+        digest = hashlib.sha256(token.encode()).digest()  # the cache never holds a token
+        now = self._clock()
+        cached = self._cache.get(digest)
+        if cached is not None and cached[0] > now:
+            return _access_token(token, cached[1], self._audiences[0])
+        claims = self._checked(await self._introspect(token), now)
+        if self._cache_s > 0:
+            self._cache[digest] = (min(now + self._cache_s, float(claims["exp"])), claims)
+            while len(self._cache) > self._max_cached:
+                self._cache.popitem(last=False)
+        return _access_token(token, claims, self._audiences[0])
+
+    async def _introspect(self, token: str) -> dict[str, Any]:
+        endpoint = (await self._server.metadata()).get("introspection_endpoint")
+        if not isinstance(endpoint, str):
+            raise IssuerUnavailable(f"{self._server.issuer} publishes no introspection_endpoint")
+        try:
+            response = await self._http.post(
+                endpoint,
+                data={"token": token, "token_type_hint": "access_token"},
+                auth=self._auth,
+                headers={"accept": "application/json"},
+            )
+        except httpx.HTTPError as exc:
+            raise IssuerUnavailable(
+                f"the introspection endpoint could not be reached ({type(exc).__name__})"
+            ) from None
+        if response.status_code != 200:
+            raise IssuerUnavailable(
+                f"the introspection endpoint answered HTTP {response.status_code}"
+            )
+        try:
+            answer = orjson.loads(response.content)
+        except orjson.JSONDecodeError:
+            raise IssuerUnavailable("the introspection endpoint's answer is not JSON") from None
+        if not isinstance(answer, dict):
+            raise IssuerUnavailable("the introspection endpoint's answer is not a JSON object")
+        return answer
+
+    def _checked(self, answer: dict[str, Any], now: float) -> dict[str, Any]:
+        """The claims of an active token for this resource, or `TokenRefused`."""
+        if answer.get("active") is not True:
+            raise TokenRefused("inactive", "the authorization server says the token is not active")
+        claims = {**answer, "iss": answer.get("iss", self._server.issuer)}
+        if claims["iss"] != self._server.issuer:
+            raise TokenRefused("issuer", "the token was issued by another authorization server")
+        audiences = claims.get("aud")
+        named = [audiences] if isinstance(audiences, str) else audiences or []
+        if not set(named) & set(self._audiences):
+            raise TokenRefused("audience", "the token was issued for another resource")
+        if not isinstance(claims.get("sub"), str) or not isinstance(claims.get("exp"), int | float):
+            raise TokenRefused("claims", "the token lacks a required claim")
+        if claims["exp"] <= now - self._leeway:
+            raise TokenRefused("expired", "the token has expired")
+        if isinstance(claims.get("nbf"), int | float) and claims["nbf"] > now + self._leeway:
+            raise TokenRefused("not_yet_valid", "the token is not valid yet")
+        return claims
+
+
+class TokenCheck:
+    """The SDK's `TokenVerifier`: each token to the check that fits it."""
+
+    def __init__(self, jwts: JwtCheck, introspection: IntrospectionCheck | None, mode: str) -> None:
+        self._jwts = jwts
+        self._introspection = introspection
+        self._mode = mode
+
+    async def verify_token(self, token: str) -> AccessToken:
+        """The token's `AccessToken`; `TokenRefused` saying why not, `IssuerUnavailable`
+        when the authorization server is needed and does not answer."""
+        if not token or len(token) > MAX_TOKEN_CHARS or not token.isascii():
+            raise TokenRefused("malformed", "the token is empty, too long or not ASCII")
+        if self._introspection is not None and (self._mode == "all" or not looks_like_jwt(token)):
+            return await self._introspection.verify_token(token)
+        return await self._jwts.verify_token(token)
+
+
+_KEPT = ("iss", "sub", "exp", "scope", "scp", "client_id", "azp")
+"""The claims an `AccessToken` is made of (all a remembered token keeps)."""
+
+
+def _spellings(audience: str) -> list[str]:
+    """The audience as configured, and with or without its trailing slash (RFC 8707
+    resource identifiers are compared as strings; hosts differ on that slash)."""
+    bare = audience.rstrip("/")
+    return list(dict.fromkeys([audience, bare, bare + "/"]))
+
+
+def _refusal(exc: jwt.PyJWTError) -> TokenRefused:
+    for kind, reason, message in _PYJWT_REASONS:
+        if isinstance(exc, kind):
+            return TokenRefused(reason, message)
+    return TokenRefused("malformed", "the token cannot be read as a JWT")
+
+
+def _access_token(token: str, claims: dict[str, Any], audience: str) -> AccessToken:
+    client = claims.get("client_id") or claims.get("azp") or ""
+    return AccessToken(
+        token=token,
+        client_id=str(client),
+        scopes=scopes_of(claims),
+        expires_at=int(claims["exp"]),
+        resource=audience,
+        subject=str(claims["sub"]),
+        claims={"iss": claims["iss"]},
+    )

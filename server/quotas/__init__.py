@@ -1,0 +1,34 @@
+"""Per-user budgets of TomTom requests, for hosted deployments with sign-in.
+
+- `_windows.py`: `Window`, the fixed windows (minute, day, UTC) budgets are counted in;
+- `_counters.py`: the counts, in memory (per replica) or in Redis (`QUOTA_STORE`,
+  exact across replicas), each take atomic;
+- `_budgets.py`: `Budgets.spend(user)`, what the TomTom client and the tile route
+  call before each request a signed-in user causes, and what happens while Redis fails.
+
+Decisions: docs/adr/0077-per-user-budgets.md, 0078-budget-store-down.md.
+"""
+
+from __future__ import annotations
+
+from server.config import Settings
+from server.quotas._budgets import Budgets
+from server.quotas._counters import RedisCounts
+from server.quotas._windows import Window, windows
+
+__all__ = ["Budgets", "Window", "build_budgets"]
+
+
+def build_budgets(settings: Settings) -> Budgets | None:
+    """The replica's budgets, or None when no `USER_QUOTA_*` is set."""
+    if not settings.user_quotas:
+        return None
+    store = None
+    if settings.quota_store is not None:
+        store = RedisCounts(settings.quota_store, settings.quota_store_timeout_s)
+    return Budgets(
+        windows(settings.user_quota_per_min, settings.user_quota_per_day),
+        store=store,
+        store_timeout_s=settings.quota_store_timeout_s,
+        refuse_when_down=settings.quota_store_down == "refuse",
+    )

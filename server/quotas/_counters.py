@@ -1,0 +1,91 @@
+"""Where a budget's counts live: this replica's memory, or a Redis every replica shares.
+
+Both take one request against every window at once, atomically: either every window has
+room and each count grows by one, or none grows and the first full window is named.
+`MemoryCounts` is exact for one replica (N replicas give N times the budget);
+`RedisCounts` runs the same rule as one Lua script on Redis, so it is exact across
+replicas. Keys hold a user's id (a hash, never the token or the subject) and expire
+with their window.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from collections.abc import Sequence
+
+from redis.asyncio import Redis
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+from redis.exceptions import RedisError
+
+from server.errors import QuotaStoreError
+from server.quotas._windows import Window
+
+KEY_PREFIX = "tomtom-mcp:quota"
+_TAKE = """
+for i = 1, #KEYS do
+  if tonumber(redis.call('GET', KEYS[i]) or '0') >= tonumber(ARGV[i]) then
+    return i
+  end
+end
+for i = 1, #KEYS do
+  if redis.call('INCR', KEYS[i]) == 1 then
+    redis.call('EXPIRE', KEYS[i], ARGV[#KEYS + i])
+  end
+end
+return 0
+"""
+"""KEYS: one counter per window; ARGV: each window's limit, then each counter's lifetime.
+Returns 0 when taken, else the (1-based) index of the first full window."""
+
+
+class MemoryCounts:
+    """Counts on this replica: one (window index, count) per user and window, the least
+    recently seen users forgotten beyond `max_users` (a forgotten user starts afresh)."""
+
+    def __init__(self, max_users: int = 100_000) -> None:
+        self._max_users = max_users
+        self._counts: OrderedDict[str, list[tuple[int, int]]] = OrderedDict()
+
+    def take(self, user: str, windows: Sequence[Window], now: float) -> Window | None:
+        """None when one request is taken in every window; else the first full window."""
+        indices = [window.index(now) for window in windows]
+        held = self._counts.pop(user, None) or [(index, 0) for index in indices]
+        pairs = zip(held, indices, strict=True)
+        counts = [count if seen == index else 0 for (seen, count), index in pairs]
+        full = next((w for w, c in zip(windows, counts, strict=True) if c >= w.limit), None)
+        if full is None:
+            counts = [count + 1 for count in counts]
+        self._counts[user] = list(zip(indices, counts, strict=True))
+        if len(self._counts) > self._max_users:
+            self._counts.popitem(last=False)
+        return full
+
+
+class RedisCounts:
+    """Counts in Redis, shared by every replica; each take is one script run (atomic)."""
+
+    def __init__(self, url: str, timeout_s: float) -> None:
+        # No retries inside the client: a failed take falls back at once (`Budgets`), and
+        # the caller's wait stays bounded by the timeout.
+        self._redis = Redis.from_url(
+            url,
+            socket_timeout=timeout_s,
+            socket_connect_timeout=timeout_s,
+            retry=Retry(NoBackoff(), 0),
+        )
+        self._take = self._redis.register_script(_TAKE)
+
+    async def take(self, user: str, windows: Sequence[Window], now: float) -> Window | None:
+        keys = [f"{KEY_PREFIX}:{{{user}}}:{w.name}:{w.index(now)}" for w in windows]
+        limits = [w.limit for w in windows]
+        lifetimes = [math.ceil(w.left(now)) + 5 for w in windows]  # a little past its end
+        try:
+            full = int(await self._take(keys=keys, args=[*limits, *lifetimes]))
+        except (RedisError, OSError) as exc:
+            raise QuotaStoreError(type(exc).__name__) from None
+        return windows[full - 1] if full else None
+
+    async def aclose(self) -> None:
+        await self._redis.aclose()
