@@ -311,9 +311,11 @@ def start(
     env: dict[str, str] | None,
     *,
     append: bool = False,
+    cwd: Path = _ROOT,
 ) -> Service:
-    """Launch `command` in a process group of its own, its output to `workdir/<name>.log`
-    (added to it when `append`: a restarted service keeps one log)."""
+    """Launch `command` in a process group of its own, in `cwd` (this checkout unless said:
+    an earlier release runs from its own), its output to `workdir/<name>.log` (added to it
+    when `append`: a restarted service keeps one log)."""
     log = workdir / f"{name}.log"
     with log.open("ab" if append else "wb") as out:
         process = subprocess.Popen(
@@ -322,7 +324,7 @@ def start(
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
             env=env,
-            cwd=_ROOT,
+            cwd=cwd,
             start_new_session=True,
         )
     return Service(name, process, f"http://127.0.0.1:{port}", log, list(command), env)

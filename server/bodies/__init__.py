@@ -12,12 +12,14 @@ side, no MCP SDK, httpx or metrics client (`tests/test_import_rules.py` checks i
   and refuses stacked or unknown codings, `Inflation` inflates in steps, counting its
   output, and may stop after a budget and go on elsewhere; `prefix` for error answers;
 - `_raw.py`: `RawBody`, a TomTom body as received with the cap on its decoded size,
-  `settled` (decoded now when small, whatever its trailer claims) and `loads`;
-  `request_body` gzips large POST bodies;
-- `_route_points.py`: `parse_route_body`, calculateRoute's points straight into numpy;
+  `settled` (decoded now when small, whatever its trailer claims), `loads` and
+  `parsed`; `request_body` gzips large POST bodies;
+- `_route_points.py`: `parse_route_body`, calculateRoute's points straight into numpy
+  (`split_route_body`: and the text the rest was parsed from);
 - `_checks.py`: parsed answers checked as they are read: a malformed entry is dropped
   and counted (`Dropped`), a value the result depends on is a `BadAnswer` naming the
-  field (ADR 0055).
+  field (ADR 0055); `plain_json` finds on the bytes when parsed objects need no copy
+  (ADR 0090).
 
 Pure and picklable, no I/O. A body that cannot be used raises `server.errors.BodyError`.
 """
@@ -29,12 +31,13 @@ from server.bodies._checks import (
     Dropped,
     count,
     entries,
-    indexed,
+    indexed_entries,
     integer,
     line_points,
     number,
     obj,
     plain,
+    plain_json,
     position,
     required_list,
     text,
@@ -53,8 +56,16 @@ from server.bodies._decoding import (
     received,
     too_large,
 )
-from server.bodies._raw import ACCEPT_ENCODING, MAX_DECODED_BYTES, RawBody, loads, request_body
-from server.bodies._route_points import parse_route_body
+from server.bodies._raw import (
+    ACCEPT_ENCODING,
+    MAX_DECODED_BYTES,
+    RawBody,
+    json_object,
+    loads,
+    parsed,
+    request_body,
+)
+from server.bodies._route_points import parse_route_body, split_route_body
 
 __all__ = [
     "ACCEPT_ENCODING",
@@ -73,19 +84,23 @@ __all__ = [
     "count",
     "decode",
     "entries",
-    "indexed",
+    "indexed_entries",
     "integer",
+    "json_object",
     "line_points",
     "loads",
     "number",
     "obj",
     "parse_route_body",
+    "parsed",
     "plain",
+    "plain_json",
     "position",
     "prefix",
     "received",
     "request_body",
     "required_list",
+    "split_route_body",
     "text",
     "too_large",
 ]

@@ -11,13 +11,15 @@ checks here take such values as they come and return only what the jobs can use:
   list of routes itself) raises `BadAnswer`, a `BodyError` naming the field.
 
 Objects copied through to the widget go through `plain`: JSON-safe, finite numbers,
-bounded depth. Pure; no I/O.
+bounded depth. Parsed JSON holds nothing else but numbers beyond ±2**53 and deep
+nesting, which `plain_json` rules out on the bytes themselves, at memory speed: a route
+whose text passes goes through as parsed, and each of its index-bearing lists is read
+in one pass (`indexed_entries`), never walked value by value (ADR 0090). Pure; no I/O.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -28,6 +30,11 @@ MAX_DEPTH = 8
 """Nesting kept in objects copied to the widget; TomTom's own go four levels deep."""
 MAX_SAFE_INT = 2**53
 """Integers beyond this lose precision in the views' JavaScript."""
+_DIGITS = bytes.maketrans(b"0123456789E", b"0000000000e")
+"""Digits as "0", and an exponent's letter in one spelling (`plain_json`)."""
+_NOT_STRUCTURE = bytes(sorted(set(range(256)) - set(b'"[]{}')))
+_BRACKETS = bytes.maketrans(b"{}", b"[]")
+"""Every byte but quotes and brackets, deleted; braces as brackets (`_shallow`)."""
 DROPPED_KEY = "tomtom_entries_dropped"
 """Where an answer tells the model how many malformed entries were left out, by field."""
 
@@ -127,6 +134,35 @@ def plain(value: Any, depth: int = 0) -> Any:
     return None
 
 
+def plain_json(text: bytes, level: int) -> bool:
+    """Whether `plain` returns an equal copy of every value the JSON `text` holds `level` or
+    more containers deep (the document itself is 1): `text` holds no number beyond ±2**53
+    and nothing nested `MAX_DEPTH` levels below `level`. Judged on the bytes, erring on
+    the side of False: a run of 16 digits or a digit before an "e" anywhere, even in a
+    string, counts as a number beyond; a quote or bracket in a string, as too deep."""
+    if b"0" * 16 in text.translate(_DIGITS):
+        return False
+    codes = np.frombuffer(text, dtype=np.uint8)
+    exponents = np.flatnonzero((codes[1:] | 0x20) == ord("e"))  # "e" or "E", after a byte
+    if ((codes[exponents] - ord("0")) < 10).any():  # that byte a digit (uint8 wraps below)
+        return False
+    return _shallow(text, level + MAX_DEPTH)
+
+
+def _shallow(text: bytes, limit: int) -> bool:
+    """Whether the JSON `text` nests its containers less than `limit` deep (the document's
+    own counts 1), telling on its quotes and brackets alone: with every string's quotes in
+    pairs from the left, no bracket is in a string; else False (rare)."""
+    marks = text.translate(_BRACKETS, _NOT_STRUCTURE).replace(b'""', b"")
+    if b'"' in marks:
+        return False
+    for _ in range(limit):  # each round takes the innermost containers away
+        if not marks:
+            return True
+        marks = marks.replace(b"[]", b"")
+    return False
+
+
 def position(lon: Any, lat: Any) -> tuple[float, float] | None:
     """`(lon, lat)` when both are finite numbers inside WGS84's ranges, else None."""
     x, y = number(lon), number(lat)
@@ -167,25 +203,50 @@ def _object_points(points: list[Any], where: str) -> np.ndarray:
     return out
 
 
-def indexed(
-    items: Iterable[dict[str, Any]], keys: tuple[str, ...], count: int, required: bool = True
-) -> tuple[list[dict[str, Any]], int]:
-    """(JSON-safe copies of the `items` whose `keys` are integers in `[0, count)`, a start
-    no later than its end; how many were left out). With `required=False` an item may
-    lack the keys (a guidance instruction without a point), but not hold bad ones."""
+def indexed_entries(
+    value: Any,
+    where: str,
+    dropped: Dropped,
+    keys: tuple[str, ...],
+    count: int,
+    *,
+    required: bool = True,
+    as_parsed: bool = False,
+) -> list[dict[str, Any]]:
+    """The objects of list `value` whose `keys` are integers in `[0, count)`, a start no
+    later than its end, read in one pass: other entries (not objects, or with unusable
+    indices) are dropped and counted under `where`, as `entries` counts a missing or
+    mistyped list. With `required=False` an object may lack the keys (a guidance
+    instruction without a point), but not hold bad ones. The kept objects are `plain`
+    copies, or the objects themselves when `as_parsed` (parsed from JSON that
+    `plain_json` found plain: a copy would be equal)."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        dropped.add(where)
+        return []
     kept: list[dict[str, Any]] = []
-    left_out = 0
-    for item in items:
-        present = [k for k in keys if k in item]
-        values = [integer(item[k]) for k in present]
-        usable = (len(present) == len(keys) or not required) and all(
-            v is not None and 0 <= v < count for v in values
-        )
-        if not usable or (len(values) == 2 and values[0] > values[1]):  # type: ignore[operator]
-            left_out += 1
+    for item in value:
+        if not isinstance(item, dict):
             continue
-        kept.append(plain(item))
-    return kept, left_out
+        bounds: list[int] = []
+        for key in keys:
+            index = item.get(key, _ABSENT)
+            if index is _ABSENT and not required:
+                continue
+            if type(index) is not int:  # the common case first: one type check
+                index = integer(index)
+            if index is None or not 0 <= index < count:
+                break
+            bounds.append(index)
+        else:
+            if len(bounds) < 2 or bounds[0] <= bounds[1]:
+                kept.append(item if as_parsed else plain(item))
+    dropped.add(where, len(value) - len(kept))
+    return kept
+
+
+_ABSENT = object()
 
 
 def _kind(value: Any) -> str:

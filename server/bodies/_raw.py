@@ -14,13 +14,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 from isal import igzip
 
 from server.bodies._decoding import GZIP, IDENTITY, TOMTOM, Inflation, coding_of, decode
 from server.errors import BodyError
+
+T = TypeVar("T")
 
 MAX_DECODED_BYTES = 64 * 1024 * 1024
 """Default cap on a body once decompressed (`TOMTOM_MAX_DECODED_BYTES`; sized in
@@ -89,10 +91,19 @@ def request_body(payload: bytes) -> RawBody:
 
 def loads(raw: RawBody, parse: Callable[[bytes], Any] = orjson.loads) -> dict[str, Any]:
     """The JSON object in `raw`, parsed by `parse` (the route fast path for routes)."""
+    return json_object(parsed(raw, parse))
+
+
+def parsed(raw: RawBody, parse: Callable[[bytes], T]) -> T:
+    """`parse` of `raw` decoded; a body that is not JSON is a `BodyError`."""
     try:
-        body = parse(raw.decoded())
+        return parse(raw.decoded())
     except orjson.JSONDecodeError:
         raise BodyError("TomTom answered with a body that is not JSON. Try again later.") from None
+
+
+def json_object(body: Any) -> dict[str, Any]:
+    """`body`, which must be a JSON object (a `BodyError` else)."""
     if not isinstance(body, dict):
         raise BodyError("TomTom answered with an unexpected JSON shape.")
     return body

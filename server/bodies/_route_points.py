@@ -8,7 +8,8 @@ long routing call), and the tool then copies them into an array. Here each
 plain floats and reshaped to `[lon, lat]`; the rest of the body (sections,
 guidance, summaries) is parsed as usual. Any body that does not have exactly
 that compact shape is parsed the ordinary way, so the fast path can only be
-faster, never different.
+faster, never different. `split_route_body` also gives the text the rest was
+parsed from, which the route's checks judge on the bytes (`plain_json`).
 """
 
 from __future__ import annotations
@@ -21,10 +22,21 @@ import orjson
 _POINTS = b'"points":['
 _STRIP = b'{}":latitudeong'
 """Everything in a compact point object except the numbers and the commas."""
+_NUMERALS = b"0123456789.-"
+"""What a JSON number without an exponent is written with."""
+_POINT = b'{"latitude":,"longitude":}'
+"""A compact point object without its numbers."""
 
 
 def parse_route_body(raw: bytes) -> dict[str, Any]:
     """The decoded body, with every `routes[].legs[].points` as a float64 `(n, 2)` `[lon, lat]`."""
+    return split_route_body(raw)[0]
+
+
+def split_route_body(raw: bytes) -> tuple[Any, bytes]:
+    """(`parse_route_body`'s body, the JSON text of all but its leg points: `raw` with a 0
+    for each points array it cut out, or `raw` itself when parsed the ordinary way). The
+    body is whatever `raw` holds (a dict for a route answer)."""
     pieces: list[bytes] = []
     arrays: list[np.ndarray] = []
     pos = 0
@@ -33,36 +45,36 @@ def parse_route_body(raw: bytes) -> dict[str, Any]:
         end = raw.find(b"]", start)
         points = _points(raw[start : end + 1]) if end > 0 else None
         if points is None:
-            return orjson.loads(raw)
+            return orjson.loads(raw), raw
         pieces += [raw[pos:start], b'"\\u0000points-%d"' % len(arrays)]
         arrays.append(points)
         pos = end + 1
     if not arrays:
-        return orjson.loads(raw)
+        return orjson.loads(raw), raw
     pieces.append(raw[pos:])
     body = orjson.loads(b"".join(pieces))
     placed = 0
-    for route in body.get("routes") or ():
-        for leg in route.get("legs") or ():
-            marker = leg.get("points")
+    routes = body.get("routes") if isinstance(body, dict) else None
+    for route in routes if isinstance(routes, list) else ():
+        legs = route.get("legs") if isinstance(route, dict) else None
+        for leg in legs if isinstance(legs, list) else ():
+            marker = leg.get("points") if isinstance(leg, dict) else None
             if marker == f"\0points-{placed}":
                 leg["points"] = arrays[placed]
                 placed += 1
-    return body if placed == len(arrays) else orjson.loads(raw)
+    if placed != len(arrays):
+        return orjson.loads(raw), raw
+    return body, b"0".join(pieces[::2])
 
 
 def _points(segment: bytes) -> np.ndarray | None:
     """`[{"latitude":a,"longitude":b},...]` as `[[b, a], ...]`, or None for any other shape."""
-    count = segment.count(b"{")
-    # Each object spells "e" twice (latitude, longitude); any other "e"/"E" is an exponent
-    # or a different key, which the strip below would corrupt.
-    if segment.count(b"e") != 2 * count or b"E" in segment:
-        return None
-    # Each object quotes its two keys and nothing else: a quoted value ("52.3") would lose
-    # its quotes below and pass for a number.
-    if segment.count(b'"') != 4 * count:
-        return None
-    if count and not segment.startswith(b'[{"latitude":'):
+    # Without its numbers the segment must read exactly `[P,P,...,P]`: both keys, in this
+    # order, and nothing else (no exponent, quoted value, null or other key), so that
+    # taking the keys out instead leaves `[a,b,a,b,...]`.
+    shape = segment.translate(None, _NUMERALS)
+    count = (len(shape) - 1) // (len(_POINT) + 1)
+    if shape != b"[" + b",".join([_POINT] * count) + b"]":
         return None
     try:
         flat = orjson.loads(segment.translate(None, _STRIP))

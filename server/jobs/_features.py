@@ -18,7 +18,7 @@ from fitting.geo import haversine_m
 from server.bodies import (
     Dropped,
     entries,
-    indexed,
+    indexed_entries,
     integer,
     line_points,
     number,
@@ -153,18 +153,23 @@ def search_results(
 # --- routes ---------------------------------------------------------------------------------
 
 
-def checked_route(route: Any, where: str, dropped: Dropped) -> dict[str, Any]:
+def checked_route(
+    route: Any, where: str, dropped: Dropped, *, as_parsed: bool = False
+) -> dict[str, Any]:
     """`route` (TomTom's `routes[i]`, as parsed) with what the features and summaries use:
     leg points as float64 `[lon, lat]` arrays, and every index-bearing list (sections,
     progress, guidance instructions) holding only entries whose indices fall on the line.
 
     An empty leg adds no point, so it is dropped without moving any index; a malformed
-    point would move every index after it, so it raises `BadAnswer`."""
+    point would move every index after it, so it raises `BadAnswer`. Objects copied to the
+    widget are `plain` copies, or (`as_parsed`: the route was parsed from JSON that
+    `plain_json` found plain) the objects themselves."""
     if not isinstance(route, dict):
         raise BadAnswer(where, "expected a route object")
     legs_in = route.get("legs")
     if not isinstance(legs_in, list) or not legs_in:
         raise BadAnswer(f"{where}.legs", "expected a non-empty list of legs")
+    copy = obj if as_parsed else _plain_object
     legs: list[dict[str, Any]] = []
     for i, leg in enumerate(legs_in):
         if not isinstance(leg, dict):
@@ -173,23 +178,35 @@ def checked_route(route: Any, where: str, dropped: Dropped) -> dict[str, Any]:
         if not len(points):
             dropped.add(f"{where}.legs")
             continue
-        legs.append({"points": points, "summary": plain(obj(leg.get("summary")))})
+        legs.append({"points": points, "summary": copy(leg.get("summary"))})
     count = sum(len(leg["points"]) for leg in legs)
     if count < 2:
         raise BadAnswer(f"{where}.legs", f"the route has {count} point(s), a line needs 2")
-    checked: dict[str, Any] = {"summary": plain(obj(route.get("summary"))), "legs": legs}
     guidance = obj(route.get("guidance"))
-    for key, source, keys, required in (
-        ("sections", route.get("sections"), ("startPointIndex", "endPointIndex"), True),
-        ("progress", route.get("progress"), ("pointIndex",), True),
-        ("instructions", guidance.get("instructions"), ("pointIndex",), False),
-    ):
-        label = f"{where}.guidance.instructions" if key == "instructions" else f"{where}.{key}"
-        kept, left_out = indexed(entries(source, label, dropped), keys, count, required)
-        dropped.add(label, left_out)
-        checked[key] = kept
-    checked["guidance"] = {"instructions": checked.pop("instructions")}
-    return checked
+    return {
+        "summary": copy(route.get("summary")),
+        "legs": legs,
+        "sections": indexed_entries(
+            route.get("sections"), f"{where}.sections", dropped,
+            ("startPointIndex", "endPointIndex"), count, as_parsed=as_parsed,
+        ),
+        "progress": indexed_entries(
+            route.get("progress"), f"{where}.progress", dropped, ("pointIndex",), count,
+            as_parsed=as_parsed,
+        ),
+        "guidance": {
+            "instructions": indexed_entries(
+                guidance.get("instructions"), f"{where}.guidance.instructions", dropped,
+                ("pointIndex",), count, required=False, as_parsed=as_parsed,
+            )
+        },
+    }  # fmt: skip
+
+
+def _plain_object(value: Any) -> dict[str, Any]:
+    """`value` as a JSON-safe copy (`plain`) if it is an object, else an empty one."""
+    copied: dict[str, Any] = plain(obj(value))
+    return copied
 
 
 def route_line(route: dict[str, Any]) -> np.ndarray:
@@ -287,16 +304,19 @@ def _duration(seconds: float) -> str:
 
 
 def _sections_summary(route: dict[str, Any]) -> dict[str, Any]:
-    """Per section type: how many, and how far (`_distance_lookup`)."""
-    distance_at = _distance_lookup(route)
+    """Per section type: how many, and how far (`_metres_at`)."""
+    sections = [
+        (kind, section)
+        for section in route["sections"]
+        if (kind := text(section.get("sectionType")) or "UNKNOWN") != "TRAVEL_MODE"
+    ]
+    ends = [section[key] for _, section in sections for key in _SECTION_ENDS]
+    metres = _metres_at(route, ends)
     out: dict[str, Any] = {}
-    for section in route["sections"]:
-        kind = text(section.get("sectionType")) or "UNKNOWN"
-        if kind == "TRAVEL_MODE":
-            continue
+    for n, (kind, section) in enumerate(sections):
         entry = out.setdefault(kind, {"count": 0})
         entry["count"] += 1
-        length = distance_at(section["endPointIndex"]) - distance_at(section["startPointIndex"])
+        length = metres[2 * n + 1] - metres[2 * n]
         entry["length_km"] = round(entry.get("length_km", 0) + length / 1000, 2)
         country = text(section.get("countryCode"))
         if kind == "COUNTRY" and country:
@@ -311,33 +331,38 @@ def _sections_summary(route: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _distance_lookup(route: dict[str, Any]) -> Any:
-    """A function from point index to metres along the route.
+_SECTION_ENDS = ("startPointIndex", "endPointIndex")
+
+
+def _metres_at(route: dict[str, Any], indices: list[int]) -> list[float]:
+    """Metres along the route at each of the point `indices`, all at once.
 
     TomTom's own `progress` distances are used where they reach; past its last entry (or
     before its first, or without any) the line's great-circle length carries on from
-    there, so a `progress` that ends early no longer makes later sections 0 km long."""
-    line = route_line(route)
-    along = _cumulative_metres(line)
+    there, so a `progress` that ends early no longer makes later sections 0 km long. The
+    line is measured only then."""
+    if not indices:
+        return []
+    at = np.array(indices, dtype=np.int64)
     points: dict[int, float] = {}
     for entry in route["progress"]:
         metres = number(entry.get("distanceInMeters"))
         if metres is not None:
             points.setdefault(entry["pointIndex"], metres)
     if not points:
-        return lambda i: float(along[i])
+        along_all: list[float] = _cumulative_metres(route_line(route))[at].tolist()
+        return along_all
     index = np.array(sorted(points), dtype=np.float64)
     metres = np.array([points[int(i)] for i in index], dtype=np.float64)
     first, last = int(index[0]), int(index[-1])
-
-    def distance_at(i: int) -> float:
-        if i < first:
-            return float(metres[0] - (along[first] - along[i]))
-        if i > last:
-            return float(metres[-1] + (along[i] - along[last]))
-        return float(np.interp(i, index, metres))
-
-    return distance_at
+    found = np.interp(at, index, metres)
+    before, after = at < first, at > last
+    if before.any() or after.any():
+        along = _cumulative_metres(route_line(route))
+        found[before] = metres[0] - (along[first] - along[at[before]])
+        found[after] = metres[-1] + (along[at[after]] - along[last])
+    measured: list[float] = found.tolist()
+    return measured
 
 
 def _cumulative_metres(line: np.ndarray) -> np.ndarray:

@@ -21,11 +21,13 @@ import orjson
 from server.bodies import (
     Dropped,
     RawBody,
-    loads,
+    json_object,
     obj,
-    parse_route_body,
+    parsed,
+    plain_json,
     request_body,
     required_list,
+    split_route_body,
 )
 from server.errors import BadAnswer, BodyError, NoRoute
 from server.jobs._features import (
@@ -42,6 +44,10 @@ from server.jobs._result import Prepared, prepare
 from server.ops import tracing
 from server.tool_names import DYNAMIC_MAP, ROUTING, SEARCH_ALONG_ROUTE
 
+_ROUTE_MEMBERS_LEVEL = 4
+"""How deep a route's members copied to the view sit in its body, at the least (body,
+`routes`, the route, its `summary`): where `plain_json` judges from."""
+
 
 def routes_of(
     raw: RawBody, dropped: Dropped | None = None, name: str = "routes"
@@ -53,24 +59,34 @@ def routes_of(
 def route_body(
     raw: RawBody, dropped: Dropped | None = None, name: str = "routes"
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """(the decoded body, its routes checked by `checked_route`): leg points as float64
-    `[lon, lat]` arrays, index-bearing entries that fall off the line dropped.
+    """(the decoded body, its routes checked by `checked_routes`)."""
+    with tracing.span("decode", attributes={"job.decoded_bytes": raw.size}):
+        body, text = parsed(raw, split_route_body)
+        body = json_object(body)
+    return body, checked_routes(body, text, dropped, name)
+
+
+def checked_routes(
+    body: dict[str, Any], text: bytes, dropped: Dropped | None = None, name: str = "routes"
+) -> list[dict[str, Any]]:
+    """The routes of the calculateRoute `body` parsed from `text` (`split_route_body`),
+    checked by `checked_route`: leg points as float64 `[lon, lat]` arrays, index-bearing
+    entries that fall off the line dropped; every answer check a route job makes.
 
     A malformed alternative route is dropped and counted in `dropped`; when no route is
     usable, the first route's fault is the error. `name` is how the error and the counts
     name the routes (a dynamic map's `routes[3]` is one of its inputs)."""
     dropped = dropped if dropped is not None else Dropped()
-    with tracing.span("decode", attributes={"job.decoded_bytes": raw.size}):
-        body = loads(raw, parse_route_body)
-        listed = required_list(body, "routes")
+    listed = required_list(body, "routes")
     if not listed:
         raise NoRoute("TomTom found no route between these locations.")
+    as_parsed = plain_json(text, _ROUTE_MEMBERS_LEVEL)
     routes: list[dict[str, Any]] = []
     faults: list[BadAnswer] = []
     for i, route in enumerate(listed):
         within = Dropped()  # a route dropped whole is counted once, not by its parts
         try:
-            routes.append(checked_route(route, f"{name}[{i}]", within))
+            routes.append(checked_route(route, f"{name}[{i}]", within, as_parsed=as_parsed))
         except BadAnswer as exc:
             faults.append(exc)
             continue
@@ -79,7 +95,7 @@ def route_body(
     if not routes:
         raise faults[0]
     dropped.add(name, len(faults))
-    return body, routes
+    return routes
 
 
 def visiting_order(body: dict[str, Any], stops: int) -> list[int] | None:

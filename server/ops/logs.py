@@ -2,9 +2,12 @@
 
 Every module logs through `logging.getLogger(__name__)` and passes structured
 fields with `extra={"event": ..., ...}`; the JSON formatter keeps those fields.
-A log call only puts the record on a queue: a thread formats and writes it, so a
+A log call only appends the record to a queue: a thread formats and writes it, so a
 slow reader of stderr (a full pipe, a busy log collector) never blocks the event
-loop. The queue is flushed at exit.
+loop. That thread wakes on a timer (`WRITE_EVERY_S`), never for a record: woken per
+record, it took the core and the GIL from the event loop three times per tool call
+(docs/adr/0091-per-call-overhead.md). The queue is written out at exit. Records do
+not note the source line they were logged from (no format here prints it).
 """
 
 from __future__ import annotations
@@ -12,8 +15,9 @@ from __future__ import annotations
 import atexit
 import logging
 import logging.handlers
-import queue
 import sys
+import threading
+from collections import deque
 from typing import Any
 
 import orjson
@@ -48,42 +52,77 @@ class TextFormatter(logging.Formatter):
         return f"{line} {fields}" if fields else line
 
 
+WRITE_EVERY_S = 0.02
+"""How often the writing thread writes what was logged since it last woke."""
+
+
 class _Enqueue(logging.handlers.QueueHandler):
-    """Puts records on the queue as they are: the message is merged with its arguments now
-    (they may change), formatting is left to the writing thread."""
+    """Appends records to the writer's queue as they are: the message is merged with its
+    arguments now (they may change), formatting is left to the writing thread."""
+
+    def __init__(self, records: deque[logging.LogRecord]) -> None:
+        super().__init__(records)  # type: ignore[arg-type]
+        self._records = records
 
     def prepare(self, record: logging.LogRecord) -> logging.LogRecord:
         record.msg = record.getMessage()
         record.args = None
         return record
 
+    def enqueue(self, record: logging.LogRecord) -> None:
+        self._records.append(record)  # wakes nobody (`deque.append` is thread-safe)
 
-_listener: logging.handlers.QueueListener | None = None
+
+class _Writer(threading.Thread):
+    """Writes the queued records every `WRITE_EVERY_S`, and what is left when stopped."""
+
+    def __init__(self, records: deque[logging.LogRecord], handler: logging.Handler) -> None:
+        super().__init__(name="log-writer", daemon=True)
+        self._records = records
+        self._handler = handler
+        self._stopping = threading.Event()
+
+    def run(self) -> None:
+        while not self._stopping.wait(WRITE_EVERY_S):
+            self._write()
+        self._write()
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self.join()
+
+    def _write(self) -> None:
+        while self._records:
+            self._handler.handle(self._records.popleft())
+
+
+_writer: _Writer | None = None
 
 
 def stop_logging() -> None:
     """Write what is queued and stop the writing thread (at exit; again is harmless)."""
-    global _listener
-    if _listener is not None:
-        _listener.stop()
-        _listener = None
+    global _writer
+    if _writer is not None:
+        _writer.stop()
+        _writer = None
 
 
 atexit.register(stop_logging)
 
 
 def configure_logging(level: str, json: bool) -> None:
-    global _listener
-    writer = logging.StreamHandler(sys.stderr)
-    writer.setFormatter(
+    global _writer
+    stream = logging.StreamHandler(sys.stderr)
+    stream.setFormatter(
         JsonFormatter()
         if json
         else TextFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
     )
     stop_logging()
-    records: queue.SimpleQueue[logging.LogRecord] = queue.SimpleQueue()
-    _listener = logging.handlers.QueueListener(records, writer)
-    _listener.start()
+    records: deque[logging.LogRecord] = deque()
+    _writer = _Writer(records, stream)
+    _writer.start()
+    logging._srcfile = None  # no caller lookup per record (the logging HOWTO's optimization)
     root = logging.getLogger()
     root.handlers[:] = [_Enqueue(records)]
     root.setLevel(level)

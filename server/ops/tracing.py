@@ -10,6 +10,8 @@ travels to the fitting worker with the job (`carrier`, `continued`), so the work
 spans join the call's trace. `configure` installs the SDK in the replica and in each
 worker (the exporter reads its own `OTEL_EXPORTER_OTLP_*` variables; the resource
 `OTEL_SERVICE_NAME` and `OTEL_RESOURCE_ATTRIBUTES`; the sampler `OTEL_TRACES_SAMPLER`).
+With no provider installed, `span` costs next to nothing: the API's own no-op span took
+tens of microseconds, several times per call (docs/adr/0091-per-call-overhead.md).
 """
 
 from __future__ import annotations
@@ -29,11 +31,19 @@ EXPORTERS = frozenset({"none", "otlp", "console"})
 _NAME = "tomtom-mcp-apps"
 
 
+_UNTRACED = contextlib.nullcontext(trace.INVALID_SPAN)
+"""The block of a `span` when nothing records spans: no span, no context to attach."""
+
+
 def span(
     name: str, *, kind: SpanKind = INTERNAL, attributes: Mapping[str, Any] | None = None
 ) -> contextlib.AbstractContextManager[Span]:
     """A span for the block, the current one's child; an exception marks it as an error."""
-    return trace.get_tracer(_NAME).start_as_current_span(name, kind=kind, attributes=attributes)
+    provider = trace.get_tracer_provider()
+    if isinstance(provider, trace.ProxyTracerProvider):  # none installed: spans record nothing
+        return _UNTRACED
+    tracer = provider.get_tracer(_NAME)
+    return tracer.start_as_current_span(name, kind=kind, attributes=attributes)
 
 
 def current_span() -> Span:

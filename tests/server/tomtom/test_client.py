@@ -5,10 +5,13 @@ from __future__ import annotations
 import gzip
 import logging
 from collections.abc import Callable
+from urllib.parse import quote
 
 import httpx
 import orjson
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from server.bodies import RawBody, request_body
 from server.config import OFFLINE_BASE_URL
@@ -22,6 +25,7 @@ from server.errors import (
 )
 from server.ops import metrics
 from server.tomtom import TomTomClient, scrub
+from server.tomtom._client import request_url
 from server.tomtom._errors import key_forms
 
 SECRET = "s3cr3t-key-0123456789"
@@ -277,3 +281,28 @@ async def test_every_request_is_timed_by_endpoint_and_outcome() -> None:
         await refusing.geocode("Amsterdam", key=None)
     assert upstream_count("routing/calculateRoute", "ok") == before_ok + 1
     assert upstream_count("search/geocode", "invalid_key") == before_refused + 1
+
+
+QUERY_TEXT = st.text(alphabet=st.sampled_from("aZ09 ,:&=?/%+#é€-._~\"'"), max_size=6)
+
+
+@given(
+    path=QUERY_TEXT.map(lambda t: "/search/2/geocode/" + quote(t, safe="") + ".json"),
+    params=st.lists(
+        st.tuples(
+            QUERY_TEXT,
+            st.one_of(QUERY_TEXT, st.booleans(), st.integers(), st.floats(allow_nan=False)),
+        ),
+        max_size=5,
+    ),
+)
+@example(path="/routing/1/calculateRoute/52.37,4.9:50.85,4.35/json", params=[("traffic", True)])
+@example(path="/traffic/services/5/incidentDetails", params=[("bbox", "4.85,52.34,4.95,52.4")])
+def test_request_urls_are_what_httpx_makes_of_the_same_params(
+    path: str, params: list[tuple[str, str | int | float | bool]]
+) -> None:
+    # What httpx's `build_request(method, url, params=params)` makes of them (a client
+    # without params of its own), without building a client (and its SSL context) each time.
+    made = httpx.URL(BASE + path).copy_merge_params(httpx.QueryParams().merge(params))
+    assert request_url(BASE, path, params) == made
+    assert request_url(BASE, path, params).raw_path == made.raw_path
