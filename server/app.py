@@ -1,5 +1,6 @@
 """The Starlette app: stateless MCP on `POST /mcp`, plus `/tiles`, `/health`, `/metrics`,
-`/preview`, and with sign-in (`OAUTH_ISSUER`) the Protected Resource Metadata.
+`/preview`, and with sign-in (`OAUTH_ISSUER`) the Protected Resource Metadata; and the
+same server over stdio for local hosts (`build_stdio_server`).
 
 `build_server()` makes the `MCPServer` (tools and views), whose lifespan owns the
 long-lived resources (`server.runtime.running`: the TomTom HTTP client, the download
@@ -18,18 +19,21 @@ import asyncio
 import contextlib
 import ipaddress
 import logging
+import re
 from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import urlsplit
 
 from mcp.server import MCPServer
 from mcp.server.apps import Apps
+from mcp.server.caching import CacheHint
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp_types import CallToolResult, InputRequiredResult
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from pydantic import ValidationError
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
@@ -47,9 +51,12 @@ from server.ops.call_log import ToolCallLog
 from server.ops.drain import CloseWhileDraining, Drain
 from server.ops.heap import freeze_startup_heap
 from server.ops.loop_lag import watch_loop_lag
+from server.product import NAME, VERSION
+from server.protocol import ProtocolSurface, TrimmedHeaders
 from server.runtime import Runtime, build_runtime, running
-from server.tool_names import APP_TOOLS, MODEL_TOOLS
 from server.tools import (
+    TOOLS,
+    explain_arguments,
     register_earlier_views,
     register_plain_tools,
     register_tools,
@@ -66,26 +73,33 @@ INSTRUCTIONS = (
     "dynamic-map also attach a PNG with image=true); its text answer is for you. Pass "
     "show_ui=false when the user does not need to see a map."
 )
-MCP_HEADERS = [
-    "content-type",
-    "accept",
-    "authorization",
-    "mcp-protocol-version",
-    "mcp-session-id",
-    "last-event-id",
-    "tomtom-api-key",
-]
+LOOPBACK_ORIGINS = ("http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*")
+"""Browser origins always accepted: pages on this machine (the MCP Apps reference host)."""
+CACHED_LISTS = (
+    "tools/list",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+)
+"""Answers the same for every caller until the next release, which 2026-07-28 clients may
+keep for `MCP_CACHE_TTL_S` (view documents are content-versioned; docs/adr/0094)."""
 
 
 class TomTomServer(MCPServer[Any]):
     """The `MCPServer`, whose tools may end in this project's errors for the model.
 
-    Those (`server.errors.ToolCallError`) are plain exceptions, so that fitting workers
-    raise them without loading the MCP SDK. The SDK takes any exception that is not its
-    `ToolError` for a crash and withholds the message; here, the one place, such an
-    error becomes the `ToolError` it stands for: the model reads exactly what the SDK
-    writes for a `ToolError` ("Error executing tool <name>: <message>") in an `is_error`
-    result, and the SDK logs it as a tool failure, not as a crash."""
+    Two kinds of error reach the model here, each worded in this one place:
+
+    - Arguments the SDK refused (its `ToolError` caused by pydantic's `ValidationError`):
+      the model reads `explain_arguments`' plain sentence, never pydantic's report.
+    - This project's errors for the model (`server.errors.ToolCallError`): plain
+      exceptions, so that fitting workers raise them without loading the MCP SDK. The SDK
+      takes any exception that is not its `ToolError` for a crash and withholds the
+      message; here such an error becomes the `ToolError` it stands for.
+
+    Either way the model reads what the SDK writes for a `ToolError` ("Error executing
+    tool <name>: <message>") in an `is_error` result, and the SDK logs a tool failure
+    (only the refused fields' names, for arguments), not a crash."""
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
@@ -98,12 +112,19 @@ class TomTomServer(MCPServer[Any]):
                 raise
             # `exc` says "Error executing tool <name>", the SDK's own prefix of both kinds.
             raise ToolError(f"{exc}: {cause}") from cause
+        except ToolError as exc:
+            refused = exc.__cause__
+            if not isinstance(refused, ValidationError):
+                raise
+            raise ToolError(
+                f"Error executing tool {name}: {explain_arguments(refused)}"
+            ) from refused
 
 
 def build_server(runtime: Runtime, *, start_pool: bool = True) -> MCPServer[Runtime]:
-    """The MCP server: every tool and view, and the middleware that logs each call. Its
-    lifespan keeps `runtime` alive (`running`; `start_pool` is passed on) and yields it
-    to the tools."""
+    """The MCP server: every tool and view, the middleware that keeps its protocol surface
+    strict (`server.protocol`) and logs each call, and its cache hints. Its lifespan keeps
+    `runtime` alive (`running`; `start_pool` is passed on) and yields it to the tools."""
 
     @contextlib.asynccontextmanager
     async def lifespan(_: MCPServer[Runtime]) -> AsyncIterator[Runtime]:
@@ -113,18 +134,34 @@ def build_server(runtime: Runtime, *, start_pool: bool = True) -> MCPServer[Runt
     apps = Apps()
     register_tools(apps)
     register_views(apps, runtime.settings)
+    hint = CacheHint(ttl_ms=runtime.settings.cache_ttl_s * 1000, scope="public")
     mcp = TomTomServer(
-        "tomtom-mcp-apps",
+        NAME,
+        version=VERSION,
         instructions=INSTRUCTIONS,
         extensions=[apps],
         middleware=[
-            ToolCallLog(MODEL_TOOLS + APP_TOOLS, runtime.settings.call_deadline_s, who=_user_id)
+            ProtocolSurface((tool.name for tool in TOOLS), {apps.identifier: apps.settings()}),
+            ToolCallLog(
+                [tool.name for tool in TOOLS], runtime.settings.call_deadline_s, who=_user_id
+            ),
         ],
         lifespan=lifespan,
+        cache_hints=dict.fromkeys(CACHED_LISTS, hint),
+        # Change notifications need a stream this stateless JSON server never keeps open:
+        # no `subscriptions/listen`, and `listChanged` false in both eras.
+        subscriptions=False,
     )
     register_plain_tools(mcp)
     register_earlier_views(mcp, runtime.settings)
     return mcp
+
+
+def build_stdio_server(settings: Settings) -> MCPServer[Runtime]:
+    """The server for a local host over stdio: the same tools, views and fitting pool as a
+    replica's, kept alive by the same lifespan (`running`), which `run_stdio_async` enters;
+    no HTTP app around it."""
+    return build_server(build_runtime(settings))
 
 
 def _user_id() -> str | None:
@@ -193,7 +230,7 @@ def build_app(
         return await runtime.tiles.serve(request)
 
     routes = [
-        Route("/mcp", mcp_endpoint, methods=["POST"]),
+        Route("/mcp", TrimmedHeaders(mcp_endpoint), methods=["POST"]),
         Route("/tiles/{layer}/{z:int}/{x:int}/{y:int}.{ext}", tiles, methods=["GET"]),
         Route("/health", health, methods=["GET"]),
         Route("/metrics", metrics_endpoint, methods=["GET"]),
@@ -215,17 +252,7 @@ def build_app(
     middleware = [Middleware(CloseWhileDraining, drain=drain)]
     if settings.traces_exporter != "none":
         middleware.insert(0, _traced())
-    if settings.allowed_origins:  # outside the front door: its refusals carry CORS too
-        middleware.append(
-            Middleware(
-                CORSMiddleware,
-                allow_origins=list(settings.allowed_origins),
-                allow_methods=["POST"],
-                allow_headers=MCP_HEADERS,
-                expose_headers=["mcp-session-id"],
-                max_age=600,
-            )
-        )
+    middleware.append(_cors(settings))  # outside the front door: its refusals carry CORS too
     middleware.append(Middleware(FrontDoor, limits=DoorLimits.of(settings)))
     app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
     app.state.drain = drain
@@ -305,13 +332,42 @@ def _public(settings: Settings) -> bool:
         return bool(host)
 
 
+def _browser_origins(settings: Settings) -> list[str]:
+    """Origins of the browser pages allowed to call `/mcp`: loopback on any port, and
+    `ALLOWED_ORIGINS`; exact, or `scheme://host:*` for any port. The Origin check and CORS
+    both read this list, so a page the check lets in can also read the answer."""
+    return [*LOOPBACK_ORIGINS, *settings.allowed_origins]
+
+
 def _transport_security(settings: Settings) -> TransportSecuritySettings:
     """Host/Origin checks against DNS rebinding; `ALLOWED_HOSTS=*` turns them off."""
     if "*" in settings.allowed_hosts:
         return TransportSecuritySettings(enable_dns_rebinding_protection=False)
-    local_origins = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"]
     return TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
         allowed_hosts=[*settings.allowed_hosts, "127.0.0.1", "localhost"],
-        allowed_origins=[*local_origins, *settings.allowed_origins],
+        allowed_origins=_browser_origins(settings),
+    )
+
+
+def _cors(settings: Settings) -> Middleware:
+    """CORS for the browser origins (preflight included), matched as the SDK's Origin check
+    matches them: the MCP Apps reference host runs on another loopback port than the
+    server. Any request header may be sent (hosts add their own: `tomtom-api-key`,
+    `authorization`, the 2026-07-28 `mcp-*` headers)."""
+    patterns = [
+        re.escape(origin[:-2]) + r":\d+" if origin.endswith(":*") else re.escape(origin)
+        for origin in _browser_origins(settings)
+    ]
+    return Middleware(
+        CORSMiddleware,
+        allow_origin_regex="|".join(patterns),
+        allow_methods=["POST"],
+        allow_headers=["*"],
+        # A browser host reads the sign-in challenge of a 401 (the metadata to sign in with).
+        expose_headers=["mcp-session-id", "www-authenticate"],
+        # Chromium asks before a page reaches a more private address than its own (Private
+        # Network Access): a web host's page reaching a server on loopback or the intranet.
+        allow_private_network=True,
+        max_age=600,
     )

@@ -191,6 +191,14 @@ class Settings(BaseSettings):
     tile_rate_per_s: _Positive = Field(20.0, validation_alias="TILE_RATE_PER_S")
     tile_burst: int = Field(200, ge=1, validation_alias="TILE_BURST")
     tile_max_bytes: int = Field(MIB, ge=1024, validation_alias="TILE_MAX_BYTES")
+    # --- issue 24: hosts (a view's second request, cache hints) ---------------------------
+    view_refetch: bool = Field(False, validation_alias="VIEW_REFETCH")
+    """`VIEW_REFETCH=on`: a view whose host dropped `_meta` may have its TomTom request run
+    again (`tomtom-refetch-app-data`, billed again; docs/adr/0096)."""
+    view_refetch_per_min: int = Field(10, ge=1, le=600, validation_alias="VIEW_REFETCH_PER_MIN")
+    """Refetches one user or client may make per minute on one replica."""
+    cache_ttl_s: int = Field(300, ge=0, le=86_400, validation_alias="MCP_CACHE_TTL_S")
+    """How long 2026-07-28 clients may keep tool and resource lists and view documents."""
 
     # The front door (issue 21; docs/adr/0082): what one client, and all of them, may ask.
     client_rate_per_s: float = Field(
@@ -300,16 +308,23 @@ class Settings(BaseSettings):
         return self.ui_domain
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
+    def from_env(
+        cls, env: Mapping[str, str] | None = None, *, tiles: bool = True, **overrides: Any
+    ) -> Settings:
         """Read every setting from `env` (default `os.environ`); `overrides` that are not
-        None win (CLI flags). A value the server cannot use raises `ConfigError`."""
+        None win (CLI flags). A value the server cannot use raises `ConfigError`.
+        `tiles=False`: a server with no HTTP listener (stdio) serves no tiles, so it needs
+        no `TILE_TOKEN_SECRET` and ignores one."""
         given = {name: value for name, value in overrides.items() if value is not None}
+        if not tiles:
+            given["tile_token_secrets"] = ()
         try:
             with _reading(os.environ if env is None else env):
                 settings = cls(**given)
         except ValidationError as exc:
             raise _readable(exc) from None
-        settings._require_tile_secret()
+        if tiles:
+            settings._require_tile_secret()
         return settings
 
     @classmethod

@@ -20,7 +20,7 @@ from server.config import OFFLINE_BASE_URL, Settings
 from server.pool import FitPool, Placement
 from server.product import user_agent
 from server.quotas import Budgets, build_budgets
-from server.tiles import Tiles, build_tiles
+from server.tiles import RateLimiter, Tiles, build_tiles
 from server.tomtom import Bounds, Pacer, TomTomClient
 
 
@@ -40,6 +40,9 @@ class Runtime:
     tiles: Tiles | None = None
     """The tile route's tokens, limits and upstream pool; None when this server serves no
     tiles."""
+    refetches: RateLimiter | None = None
+    """Each user's or client's allowance of view refetches (`VIEW_REFETCH_PER_MIN`, per
+    replica); None with `VIEW_REFETCH` off."""
     budgets: Budgets | None = None
     """Signed-in users' budgets of TomTom requests (API and tiles); None without
     `USER_QUOTA_*`."""
@@ -117,6 +120,7 @@ def build_runtime(
             pacer=pacer,
             offline_mode=settings.offline_mode,
             budgets=budgets,
+            public_url=settings.public_url,
         ),
         http=http,
         downloads=downloads,
@@ -124,7 +128,16 @@ def build_runtime(
         placement=placement,
         tiles=build_tiles(settings, placement, pacer, budgets),
         budgets=budgets,
+        refetches=refetches_of(settings),
     )
+
+
+def refetches_of(settings: Settings) -> RateLimiter | None:
+    """`VIEW_REFETCH_PER_MIN` refetches a minute per user or client, in bursts of as many."""
+    if not settings.view_refetch:
+        return None
+    per_min = settings.view_refetch_per_min
+    return RateLimiter(per_min / 60.0, per_min)
 
 
 def bounds_of(settings: Settings) -> Bounds:

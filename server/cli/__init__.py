@@ -1,16 +1,18 @@
-"""`tomtom-mcp-apps` command line: `serve`, `upstream` (offline TomTom) and `fit`."""
+"""`tomtom-mcp-apps` command line: `serve` (HTTP), `stdio`, `upstream` (offline TomTom) and
+`fit`."""
 
 from __future__ import annotations
 
 import argparse
 
-from server.cli import fit, serve, upstream
+from server.cli import fit, serve, stdio, upstream
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="tomtom-mcp-apps", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     serve.add_parser(sub)
+    stdio.add_parser(sub)
     upstream.add_parser(sub)
     fit.add_parser(sub)
     args = parser.parse_args(argv)

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import argparse
 import atexit
-import sys
 
 import uvicorn
 
 from server.cli._draining import DrainingServer
-from server.config import Settings
-from server.errors import ConfigError
+from server.cli._settings import settings_of
 from server.http import ConnectionLimits, guarded
 from server.ops import tracing
 from server.ops.drain import Drain
@@ -32,13 +30,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.fit_workers is not None and args.fit_workers < 1:
-        print("tomtom-mcp-apps: --fit-workers must be at least 1", file=sys.stderr)
-        return 2
-    try:
-        settings = Settings.from_env(fit_workers=args.fit_workers, preview=args.preview or None)
-    except ConfigError as exc:
-        print(f"tomtom-mcp-apps: {exc}", file=sys.stderr)
+    settings = settings_of(args, preview=args.preview or None)
+    if settings is None:
         return 2
     if settings.public_url is None:  # a local server: its own address (README, PUBLIC_URL)
         host = "127.0.0.1" if args.host in ("0.0.0.0", "::", "") else args.host

@@ -30,6 +30,9 @@ DATA_SOURCE_KEY = "com.tomtom/data-source"
 """`"offline"` in `_meta` when the built-in offline upstream answered (the views say so)."""
 OFFLINE_NOTE = "offline demo data, not real TomTom results"
 """`data_source` in the model's text when the offline upstream answered."""
+REFETCHED_KEY = "com.tomtom/refetched"
+"""`true` in `_meta` when a view's refetch ran the tool again (VIEW_REFETCH): the view notes
+it (docs/adr/0096)."""
 MAX_RESULT_CHARS_KEY = "anthropic/maxResultSizeChars"
 MAX_RESULT_CHARS = 500_000
 """Claude Code keeps a result of up to this many characters whole (its ceiling; its default
@@ -37,9 +40,11 @@ is far below our budget): every result stays under `APP_DATA_BUDGET`, so none is
 _OFFLINE_ROOM = len(orjson.dumps(orjson.dumps({"data_source": OFFLINE_NOTE}).decode())) + len(
     orjson.dumps({DATA_SOURCE_KEY: "offline"})
 )
-WIRE_MARGIN = 600 + _OFFLINE_ROOM
-"""Characters kept free for the JSON-RPC envelope, the SDK's own `_meta` keys and the
-offline flag, which delivery adds to a finished result (`Prepared.result`)."""
+_REFETCHED_ROOM = len(orjson.dumps({REFETCHED_KEY: True}))
+WIRE_MARGIN = 600 + _OFFLINE_ROOM + _REFETCHED_ROOM
+"""Characters kept free for the JSON-RPC envelope, the SDK's own `_meta` keys, the offline
+flag, which delivery adds to a finished result (`Prepared.result`), and the refetch flag,
+which a view's refetch adds to it (`tomtom-refetch-app-data`)."""
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,9 @@
 `ToolCallLog` enters a scope for every `tools/call`; code deeper down (the TomTom
 client's pacing and its one retry after a 429, the signed-in user's budget) reads it
 to queue callers fairly, to decide whether waiting still fits the call and whose
-budget a request spends. Work outside any tool call gets a scope of its own.
+budget a request spends. Work outside any tool call gets a scope of its own. A view's
+refetch (`VIEW_REFETCH`) runs a TomTom tool again inside `refetch()`, so that every
+request it makes says so (`refetching()`).
 """
 
 from __future__ import annotations
@@ -53,3 +55,21 @@ def entered(tool: str, seconds: float, user: str | None = None) -> Iterator[Call
 def current(default_s: float) -> CallScope:
     """The current call's scope, or a fresh one of `default_s` outside any call."""
     return _CURRENT.get() or CallScope("", time.monotonic() + default_s)
+
+
+_REFETCH: ContextVar[bool] = ContextVar("tomtom_mcp_refetch", default=False)
+
+
+@contextlib.contextmanager
+def refetch() -> Iterator[None]:
+    """A view's second run of a TomTom tool: its requests are marked as such."""
+    token = _REFETCH.set(True)
+    try:
+        yield
+    finally:
+        _REFETCH.reset(token)
+
+
+def refetching() -> bool:
+    """Whether the work in hand is a view's refetch (`refetch()`)."""
+    return _REFETCH.get()

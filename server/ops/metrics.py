@@ -126,6 +126,13 @@ DRAINING = Gauge(
     "1 while the replica drains after SIGTERM: /health answers 503, accepted calls finish.",
     registry=REGISTRY,
 )
+VIEW_REFETCHES = Counter(
+    "tomtom_mcp_view_refetches_total",
+    "TomTom tools run again for a view whose host dropped the result's data (VIEW_REFETCH), "
+    "by tool and outcome (ok, tool_error, off, refused_tool, capped); each ok is billed again.",
+    ["tool", "outcome"],
+    registry=REGISTRY,
+)
 SIGN_IN = Counter(
     "tomtom_mcp_sign_in_total",
     "Requests to POST /mcp when sign-in is on, by outcome (ok, no_token, invalid_token, "

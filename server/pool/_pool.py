@@ -9,7 +9,11 @@ in the executor's first-in-first-out queue, and is rebuilt when a worker
 dies: the call that hit the dead worker fails with a clear error, the next
 one gets a fresh pool. Workers ignore SIGTERM and SIGINT: a replica told to
 stop (its whole process group signalled, or Ctrl-C in a terminal) finishes
-the jobs it has accepted and then shuts its workers down itself.
+the jobs it has accepted and then shuts its workers down itself. A replica that
+never gets to (killed outright, as a local host ends a stdio server whose shutdown
+takes longer than it waits) takes its workers with it: each exits when its parent
+is gone, instead of waiting forever on a queue no one writes to and holding the
+host's stdio pipes open.
 """
 
 from __future__ import annotations
@@ -20,8 +24,10 @@ import functools
 import logging
 import math
 import multiprocessing
+import multiprocessing.connection
 import os
 import signal
+import threading
 import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import ProcessPoolExecutor
@@ -160,16 +166,31 @@ scheduler should run the replica's event loop first, so the workers yield to it.
 
 
 def _worker_init(traces_exporter: str = "none") -> None:
-    """Leave stopping to the replica, lower the worker's CPU priority, export traces when
-    the replica does, compile or load the fitting kernels, then take the warm heap out of
-    the collector's full passes (`server.ops.heap`)."""
+    """Leave stopping to the replica (and go with it), lower the worker's CPU priority,
+    export traces when the replica does, compile or load the fitting kernels, then take
+    the warm heap out of the collector's full passes (`server.ops.heap`)."""
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _exit_with_parent()
     os.nice(WORKER_NICENESS)
     if tracing.configure(traces_exporter):
         atexit.register(tracing.shutdown)
     fitting.warm_up()
     freeze_startup_heap()
+
+
+def _exit_with_parent() -> None:
+    """Exit the worker once its replica is gone, however it went: its sentinel (the
+    pipe the replica holds open while it lives) becomes readable then."""
+    parent = multiprocessing.parent_process()
+    if parent is None:
+        return
+
+    def watch() -> None:
+        multiprocessing.connection.wait([parent.sentinel])
+        os._exit(0)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
 def _run(headers: Mapping[str, str], func: Callable[..., T], *args: Any) -> T:

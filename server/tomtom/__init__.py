@@ -5,7 +5,8 @@
 - `error_for` and `scrub` (`_errors.py`): TomTom's failed answers as `TomTomError`s
   (`server.errors`), scrubbed of the key;
 - `family_of` (`_families.py`): the API family, and so the rate limit, of a request;
-- `Pacer` (`_pacing.py`): TomTom's rate limits kept per key and family, fair between calls.
+- `Pacer` (`_pacing.py`): TomTom's rate limits kept per key and family, fair between calls;
+- every request's User-Agent is `server.product.user_agent`'s, marked on a view's refetch.
 
 Fitting workers never import this package: what they need of a TomTom answer is
 `server.bodies`.

@@ -56,6 +56,7 @@ from server.errors import (
 )
 from server.ops import call_scope, metrics, tracing
 from server.pool import INLINE, Placement
+from server.product import user_agent
 from server.quotas import Budgets
 from server.tomtom._errors import OUTCOMES, error_for, scrub
 from server.tomtom._families import Family, family_of
@@ -159,8 +160,11 @@ class TomTomClient:
         pacer: Pacer | None = None,
         offline_mode: str = "auto",
         budgets: Budgets | None = None,
+        public_url: str | None = None,
     ) -> None:
         self._http = http
+        self._public_url = public_url
+        """Where this server serves, named in every request's User-Agent."""
         self._base_url = base_url.rstrip("/")
         self._default_key = default_key
         self._placement = placement
@@ -385,7 +389,10 @@ class TomTomClient:
         family = family_of(path)
         scope = call_scope.current(self._bounds.call_deadline_s)
         query = list(params) + ([("key", key)] if key else [])
-        headers = {"accept-encoding": ACCEPT_ENCODING}
+        headers = {
+            "accept-encoding": ACCEPT_ENCODING,
+            "user-agent": user_agent(self._public_url, refetch=call_scope.refetching()),
+        }
         if content is not None:
             headers["content-type"] = "application/json"
             if content.encoding:

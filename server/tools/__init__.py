@@ -37,6 +37,7 @@ from server.tool_names import (
     POI_CATEGORIES,
     POI_SEARCH,
     REACHABLE_RANGE,
+    REFETCH_APP_DATA,
     REPORT_APP_STATUS,
     REVERSE_GEOCODE,
     ROUTING,
@@ -56,12 +57,14 @@ from server.tools import (
     search,
     traffic,
 )
+from server.tools._arguments import explain_arguments
 from server.tools._views import register_earlier_views, register_views
 from widgets import DATA_VIZ_URI, MAP_URI, TRAFFIC_URI
 
 __all__ = [
     "TOOLS",
     "ToolSpec",
+    "explain_arguments",
     "register_earlier_views",
     "register_plain_tools",
     "register_tools",
@@ -279,6 +282,18 @@ TOOLS: tuple[ToolSpec, ...] = (
         description=(
             "For the widgets: tile URL templates on this server's tile route, with a "
             "short-lived token (in _meta); ask again before expires_at to renew it."
+        ),
+    ),
+    ToolSpec(
+        REFETCH_APP_DATA,
+        app_only.refetch_app_data,
+        MAP_URI,
+        visibility="app",
+        description=(
+            "For the TomTom views whose host dropped the result's data, when the operator "
+            "turned VIEW_REFETCH on (tomtom-get-map-config says refetch): run the tool again "
+            "from its tool input, billed again and capped per user. Refuses data-viz and "
+            "every other tool."
         ),
     ),
     ToolSpec(

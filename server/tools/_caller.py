@@ -32,6 +32,19 @@ def runtime_of(ctx: Context[Any, Any]) -> Runtime:
     return runtime
 
 
+def caller_identity(ctx: Context[Any, Any]) -> str:
+    """Whom a per-user allowance counts against (the view refetch cap), the one seam for
+    identity: the signed-in user (`server.auth`), else the client's address over HTTP
+    (behind a proxy, the address it forwards), else `stdio` for the one local host of a
+    stdio server."""
+    user = current_user()
+    if user is not None:
+        return f"user:{user.id}"
+    client = getattr(ctx.request_context.request, "client", None)
+    host = getattr(client, "host", None)
+    return f"client:{host}" if host else "stdio"
+
+
 @dataclass(frozen=True)
 class Caller:
     """One tool call's caller: their TomTom key, who they are, and what serves them."""

@@ -42,9 +42,17 @@ def check_position(value: Sequence[float]) -> list[float]:
 
 def _from_object(value: Any) -> Any:
     """`{"lat": .., "lon": ..}` (TomTom's own MCP server's form) as `[lon, lat]`: the keys
-    name the axes, so the order cannot be mistaken."""
-    if isinstance(value, dict) and set(value) == {"lat", "lon"}:
+    name the axes, so the order cannot be mistaken. A position of any other shape is
+    refused here, in words about positions rather than about lists."""
+    if isinstance(value, dict):
+        if set(value) != {"lat", "lon"}:
+            keys = ", ".join(sorted(map(str, value))[:4]) or "none"
+            raise ValueError(
+                f"a position is [lon, lat] or {{lat, lon}}; this object has keys {keys}"
+            )
         return [value["lon"], value["lat"]]
+    if isinstance(value, list | tuple) and len(value) != 2:
+        raise ValueError(f"a position is two numbers, [lon, lat]; got {len(value)}")
     return value
 
 
@@ -498,14 +506,3 @@ class DataVizArgs(BaseModel):
         if (self.data_url is None) == (self.geojson is None):
             raise ValueError("give exactly one of data_url or geojson")
         return self
-
-
-def first_error(exc: ValueError) -> str:
-    """A pydantic ValidationError's first message, without pydantic's boilerplate."""
-    errors = getattr(exc, "errors", None)
-    if callable(errors):
-        first = errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        message = str(first["msg"]).removeprefix("Value error, ")
-        return f"{where}: {message}" if where else message
-    return str(exc)

@@ -16,7 +16,7 @@ from typing import Any
 
 from mcp.server import MCPServer
 from mcp.server.apps import APP_MIME_TYPE, Apps
-from mcp.server.mcpserver.exceptions import ResourceError
+from mcp.server.mcpserver.exceptions import ResourceNotFoundError
 from mcp.server.mcpserver.resources import TextResource
 
 import widgets
@@ -76,7 +76,7 @@ def register_earlier_views(mcp: MCPServer, settings: Settings) -> None:
     def earlier_view(name: str) -> str:
         view = widgets.view_for_uri(f"ui://tomtom/{name}.html", origin)
         if view is None:
-            raise ResourceError(f"no view named ui://tomtom/{name[:60]}.html")
+            raise ResourceNotFoundError(f"no view named ui://tomtom/{name[:60]}.html")
         return view.html
 
 

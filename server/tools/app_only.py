@@ -8,7 +8,11 @@
 - `tomtom-get-map-config` gives the widget URL templates on this server's tile
   route (`server.tiles`) with a sealed, short-lived token; the TomTom key never
   leaves the server (docs/adr/0061). With sign-in it answers signed-in callers only,
-  and the token carries the user, whose budget the tiles spend (docs/adr/0077).
+  and the token carries the user, whose budget the tiles spend (docs/adr/0077). It
+  also tells the view whether `tomtom-refetch-app-data` serves here (`refetch`).
+- `tomtom-refetch-app-data`, with `VIEW_REFETCH=on` only, runs a TomTom tool again from
+  its tool input for a view whose host dropped the result's `_meta`: the operator's
+  choice to pay for a second request, which says so everywhere (docs/adr/0096).
 """
 
 from __future__ import annotations
@@ -22,12 +26,21 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent
 from pydantic import Field, ValidationError
 
-from server.ops import metrics
+from server.jobs import REFETCHED_KEY
+from server.ops import call_scope, metrics
 from server.tiles import LAYER_NAMES
-from server.tool_names import DATA_VIZ, GET_APP_DATA, GET_MAP_CONFIG, MODEL_TOOLS
-from server.tools._caller import Caller, runtime_of
+from server.tool_names import (
+    DATA_VIZ,
+    GET_APP_DATA,
+    GET_MAP_CONFIG,
+    MODEL_TOOLS,
+    REFETCH_APP_DATA,
+    REFETCHABLE,
+)
+from server.tools._arguments import explain_arguments
+from server.tools._caller import Caller, caller_identity, runtime_of
 from server.tools._data_viz import deliver_data_viz_page
-from server.tools._inputs import DataVizArgs, first_error
+from server.tools._inputs import DataVizArgs
 from server.tools._reports import HostInfo, host_label, platform_label, reason_label
 
 logger = logging.getLogger(__name__)
@@ -54,7 +67,7 @@ async def get_app_data(
     try:
         args = DataVizArgs.model_validate(arguments)
     except ValidationError as exc:
-        raise ToolError(f"arguments: {first_error(exc)}") from None
+        raise ToolError(explain_arguments(exc, under="arguments")) from None
     return await deliver_data_viz_page(runtime_of(ctx), args, offset)
 
 
@@ -110,7 +123,8 @@ async def get_map_config(
             "(OAuth) and call it again."
         )
     tiles = caller.runtime.tiles
-    config: dict[str, Any] = {"tiles": {}}
+    refetch = caller.runtime.settings.view_refetch
+    config: dict[str, Any] = {"tiles": {}, "refetch": refetch}
     if caller.offline:
         config["offline"] = True
         config["reason"] = "offline demo data: no TomTom tiles"
@@ -127,9 +141,66 @@ async def get_map_config(
     said = {
         "map_config": "in _meta",
         "tiles": sorted(config["tiles"]),
+        "view_refetch": refetch,
         **({"note": config["reason"]} if "reason" in config else {}),
     }
     return CallToolResult(
         content=[TextContent(type="text", text=orjson.dumps(said).decode())],
         _meta={MAP_CONFIG_KEY: config},
     )
+
+
+async def refetch_app_data(
+    ctx: Context,
+    tool: Annotated[
+        str, Field(max_length=64, description="The TomTom tool whose result had no data")
+    ],
+    arguments: Annotated[
+        dict[str, Any], Field(description="That tool's input, as the view received it")
+    ],
+) -> CallToolResult:
+    runtime = runtime_of(ctx)
+    if runtime.refetches is None:
+        _refetched(tool, "off")
+        raise ToolError(
+            f"{REFETCH_APP_DATA} is off on this server (VIEW_REFETCH): TomTom requests are "
+            "billed, so a TomTom tool never runs again for a view; the view says why it has "
+            "no data."
+        )
+    if tool not in REFETCHABLE:
+        _refetched(tool, "refused_tool")
+        raise ToolError(
+            f"{REFETCH_APP_DATA} runs only the TomTom tools with a view "
+            f"({', '.join(REFETCHABLE)}); {tool[:64]!r} is refused."
+        )
+    wait = runtime.refetches.take(caller_identity(ctx))
+    if wait is not None:
+        _refetched(tool, "capped")
+        raise ToolError(
+            f"View refetches are capped at {runtime.settings.view_refetch_per_min} a minute "
+            f"per user on this server; try again in {wait} s."
+        )
+    logger.warning(
+        "view refetch: %s runs again",
+        tool,
+        extra={"event": "view_refetch", "tool": tool},
+    )
+    with call_scope.refetch():
+        try:
+            # The tool as registered (the TOOLS table): its own argument checks, its own
+            # errors, the same request; the caller's key from this request's headers.
+            result = await ctx.mcp_server.call_tool(tool, arguments, ctx)
+        except ToolError as exc:
+            _refetched(tool, "tool_error")
+            return CallToolResult(
+                content=[TextContent(type="text", text=str(exc))],
+                is_error=True,
+                _meta={REFETCHED_KEY: True},
+            )
+    assert isinstance(result, CallToolResult)  # TomTom tools ask no input of the user
+    _refetched(tool, "tool_error" if result.is_error else "ok")
+    return result.model_copy(update={"meta": {**(result.meta or {}), REFETCHED_KEY: True}})
+
+
+def _refetched(tool: str, outcome: str) -> None:
+    metrics.VIEW_REFETCHES.labels(tool if tool in REFETCHABLE else "other", outcome).inc()

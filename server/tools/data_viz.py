@@ -19,7 +19,9 @@ from __future__ import annotations
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult
+from pydantic import ValidationError
 
+from server.tools._arguments import explain_arguments
 from server.tools._caller import runtime_of
 from server.tools._data_viz import deliver_data_viz
 from server.tools._inputs import (
@@ -29,7 +31,6 @@ from server.tools._inputs import (
     Layers,
     ShowUi,
     Title,
-    first_error,
 )
 
 
@@ -43,6 +44,6 @@ async def data_viz(
 ) -> CallToolResult:
     try:
         args = DataVizArgs(data_url=data_url, geojson=geojson, layers=layers, title=title)
-    except ValueError as exc:
-        raise ToolError(first_error(exc)) from None
+    except ValidationError as exc:
+        raise ToolError(explain_arguments(exc)) from None
     return await deliver_data_viz(runtime_of(ctx), args, show_ui)

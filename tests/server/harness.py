@@ -9,18 +9,22 @@ real HTTP against separate processes.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
 import httpx
 import orjson
 import pytest
 from mcp import Client
+from mcp.server.auth.middleware.auth_context import auth_context_var
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+from mcp.server.auth.provider import AccessToken
 from mcp_types import CallToolResult
 
 import fitting
 from server.app import build_app, build_server
+from server.auth import User
 from server.config import OFFLINE_BASE_URL, Settings
 from server.jobs import APP_DATA_KEY
 from server.offline import build_upstream_app
@@ -45,13 +49,47 @@ MODEL_TOOLS = {  # what the tests expect, written out independently of server.to
 }
 PLAIN_TOOLS = {"tomtom-poi-categories"}
 """Model tools without a view (docs/adr/0026)."""
-APP_TOOLS = {"tomtom-get-app-data", "tomtom-report-app-status", "tomtom-get-map-config"}
+APP_TOOLS = {
+    "tomtom-get-app-data",
+    "tomtom-report-app-status",
+    "tomtom-get-map-config",
+    "tomtom-refetch-app-data",
+}
 AMSTERDAM = [4.8897, 52.3740]
 UTRECHT = [5.1214, 52.0907]
 BERLIN = [13.4050, 52.5200]
 LISBON = [-9.1393, 38.7223]
 WARSAW = [21.0122, 52.2297]
 MADRID = [-3.7038, 40.4168]
+ISSUER = "https://as.example.test"
+TILE_SECRET = "tile-secret-for-the-in-process-tests-0123456789"
+SIGNED_IN = {
+    "oauth_issuer": ISSUER,
+    "public_url": "https://maps.example.test/mcp",
+    "tile_token_secrets": (TILE_SECRET,),
+}
+"""Settings of a server with sign-in on, for `tool_client(**SIGNED_IN)`."""
+
+
+@contextmanager
+def signed_in_as(subject: str) -> Iterator[User]:
+    """Requests made inside the block carry a verified token of `subject`: the SDK keeps a
+    request's verified token in a context variable (`AuthContextMiddleware` sets it over
+    HTTP); set around `tool_client()`, each tool call runs as that user's would."""
+    token = AccessToken(
+        token="opaque-test-token",
+        client_id="test-client",
+        scopes=["maps"],
+        subject=subject,
+        claims={"iss": ISSUER},
+    )
+    reset = auth_context_var.set(AuthenticatedUser(token))
+    try:
+        yield User(ISSUER, subject)
+    finally:
+        auth_context_var.reset(reset)
+
+
 BUDGET = 120_000
 
 

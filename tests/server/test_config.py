@@ -72,6 +72,9 @@ SECRET = "a-tile-secret-long-enough-for-the-rule-0123"
         ({"PUBLIC_URL": "https://maps.example.com/mcp?x=1"}, "no query or fragment"),
         ({"UI_DOMAIN": "claude"}, "UI_DOMAIN=claude: set PUBLIC_URL too"),
         ({"TILE_TOKEN_TTL_S": "90000"}, "TILE_TOKEN_TTL_S=90000: at most 86400"),
+        ({"VIEW_REFETCH": "sometimes"}, "VIEW_REFETCH='sometimes': expected 1/0, true/false"),
+        ({"VIEW_REFETCH_PER_MIN": "0"}, "VIEW_REFETCH_PER_MIN=0: must be at least 1"),
+        ({"MCP_CACHE_TTL_S": "-5"}, "MCP_CACHE_TTL_S=-5: must be at least 0"),
     ],
 )
 def test_a_hosted_setting_that_would_fail_later_stops_the_start(
@@ -86,6 +89,19 @@ def test_a_keyless_demo_server_starts_without_a_tile_secret_and_serves_no_tiles(
     assert settings.offline_mode == "auto" and not settings.tiles_enabled
     always = Settings.from_env({"OFFLINE": "always", "TOMTOM_API_KEY": "k"})
     assert always.offline_mode == "always" and not always.serves_keyed
+
+
+def test_a_stdio_server_needs_no_tile_secret_and_serves_no_tiles_even_given_one() -> None:
+    keyed = Settings.from_env({"TOMTOM_API_KEY": "k"}, tiles=False)
+    given = Settings.from_env({"TOMTOM_API_KEY": "k", "TILE_TOKEN_SECRET": SECRET}, tiles=False)
+    assert keyed.api_key == given.api_key == "k"
+    assert not keyed.tiles_enabled and not given.tiles_enabled
+
+
+def test_view_refetch_is_off_unless_the_operator_turns_it_on() -> None:
+    assert Settings.from_env({}).view_refetch is False
+    on = Settings.from_env({"VIEW_REFETCH": "on", "VIEW_REFETCH_PER_MIN": "3"})
+    assert (on.view_refetch, on.view_refetch_per_min) == (True, 3)
 
 
 @pytest.mark.parametrize(

@@ -118,3 +118,48 @@ def test_metrics_show_the_event_loop_lag_measured_since_start_up(server_url: str
     (lag,) = [f for f in text_string_to_metric_families(text) if f.name == LOOP_LAG]
     counts = [s.value for s in lag.samples if s.name == f"{LOOP_LAG}_count"]
     assert counts and counts[0] > 0
+
+
+PREFLIGHT_HEADERS = "content-type,accept,mcp-protocol-version,mcp-method,mcp-name,tomtom-api-key"
+"""What a browser host's MCP client asks to send (the 2026-07-28 `mcp-*` headers included)."""
+
+
+def preflight(mcp_url: str, origin: str) -> httpx.Response:
+    """The OPTIONS request a browser sends before a cross-origin `POST /mcp`."""
+    headers = {
+        "origin": origin,
+        "access-control-request-method": "POST",
+        "access-control-request-headers": PREFLIGHT_HEADERS,
+    }
+    return httpx.options(mcp_url, headers=headers, timeout=5)
+
+
+@pytest.mark.parametrize(
+    "origin", ["http://localhost:5173", "http://127.0.0.1:8081", "http://[::1]:3000"]
+)
+def test_a_page_on_another_loopback_origin_passes_the_preflight_and_reads_the_answer(
+    mcp_url: str, origin: str
+) -> None:
+    # The MCP Apps reference host (ext-apps basic-host) runs on its own loopback port.
+    allowed = preflight(mcp_url, origin)
+    assert allowed.status_code == 200
+    assert allowed.headers["access-control-allow-origin"] == origin
+    assert "POST" in allowed.headers["access-control-allow-methods"]
+    asked = set(PREFLIGHT_HEADERS.split(","))
+    assert asked <= set(allowed.headers["access-control-allow-headers"].split(","))
+    answer = httpx.post(mcp_url, json=INIT, headers={**HEADERS, "origin": origin}, timeout=10)
+    assert answer.status_code == 200
+    assert answer.headers["access-control-allow-origin"] == origin
+    assert answer.json()["result"]["tools"]
+
+
+def test_a_page_on_a_foreign_origin_is_refused_by_cors_and_by_the_origin_check(
+    mcp_url: str,
+) -> None:
+    origin = "https://maps.attacker.example"
+    refused = preflight(mcp_url, origin)
+    assert refused.status_code == 400
+    assert "access-control-allow-origin" not in refused.headers
+    posted = httpx.post(mcp_url, json=INIT, headers={**HEADERS, "origin": origin}, timeout=10)
+    assert posted.status_code == 403
+    assert "access-control-allow-origin" not in posted.headers

@@ -20,21 +20,11 @@ from playwright.sync_api import Browser, BrowserContext, Frame, Page, Playwright
 
 from loadtest.topology import Service
 from server.tomtom._errors import key_forms
+from tests.browser import CHROMIUM, CHROMIUM_ARGS
 from tests.processes import ROOT, TILE_SECRET, running
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 ARTIFACTS = ROOT / "test-artifacts"
 WAIT_MS = 45_000
 AMSTERDAM = [4.8897, 52.374]

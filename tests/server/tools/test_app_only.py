@@ -141,6 +141,7 @@ async def test_offline_the_map_config_has_no_tiles_and_says_why() -> None:
         outcome = await tools.call("tomtom-get-map-config", {})
     assert outcome.meta[MAP_CONFIG_KEY] == {
         "tiles": {},
+        "refetch": False,
         "offline": True,
         "reason": "offline demo data: no TomTom tiles",
     }

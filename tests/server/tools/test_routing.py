@@ -180,7 +180,11 @@ async def test_a_dynamic_map_of_several_long_routes_stays_under_the_budget() -> 
 @pytest.mark.parametrize(
     ("tool", "arguments", "message"),
     [
-        ("tomtom-routing", {"locations": [AMSTERDAM]}, "at least 2 items"),
+        (
+            "tomtom-routing",
+            {"locations": [AMSTERDAM]},
+            "locations: give at least 2 positions, got 1",
+        ),
         ("tomtom-routing", {"locations": [[52.37, 4.89], [200, 52]]}, "longitude 200.0"),
         (
             "tomtom-routing",

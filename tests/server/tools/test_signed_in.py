@@ -8,44 +8,13 @@ the user's budget, the tile token.
 
 from __future__ import annotations
 
-import contextlib
 import logging
-from collections.abc import Iterator
 
 import pytest
-from mcp.server.auth.middleware.auth_context import auth_context_var
-from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
-from mcp.server.auth.provider import AccessToken
 
-from server.auth import User
 from server.tiles import TileTokens
 from server.tools.app_only import MAP_CONFIG_KEY
-from tests.server.harness import tool_client
-
-ISSUER = "https://as.example.test"
-SECRET = "tile-secret-for-the-in-process-tests-0123456789"
-SIGNED_IN = {
-    "oauth_issuer": ISSUER,
-    "public_url": "https://maps.example.test/mcp",
-    "tile_token_secrets": (SECRET,),
-}
-
-
-@contextlib.contextmanager
-def signed_in_as(subject: str) -> Iterator[User]:
-    """Requests made inside the block carry a verified token of `subject`."""
-    token = AccessToken(
-        token="opaque-test-token",
-        client_id="test-client",
-        scopes=["maps"],
-        subject=subject,
-        claims={"iss": ISSUER},
-    )
-    reset = auth_context_var.set(AuthenticatedUser(token))
-    try:
-        yield User(ISSUER, subject)
-    finally:
-        auth_context_var.reset(reset)
+from tests.server.harness import SIGNED_IN, TILE_SECRET, signed_in_as, tool_client
 
 
 async def test_with_sign_in_the_map_config_answers_only_a_signed_in_caller() -> None:
@@ -60,7 +29,7 @@ async def test_a_signed_in_callers_tile_token_carries_their_user() -> None:
         async with tool_client(key="configured-key-123", **SIGNED_IN) as tools:
             outcome = await tools.call("tomtom-get-map-config", {"layers": ["basemap"]})
     template = outcome.meta[MAP_CONFIG_KEY]["tiles"]["basemap"]
-    grant = TileTokens([SECRET], 60).open(template.rsplit("t=", 1)[1])
+    grant = TileTokens([TILE_SECRET], 60).open(template.rsplit("t=", 1)[1])
     assert grant.user == alice.id and grant.key == "configured-key-123"
 
 

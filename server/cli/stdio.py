@@ -1,0 +1,53 @@
+"""`tomtom-mcp-apps stdio`: the same tools and views over stdio, for local hosts.
+
+VS Code, Goose and Claude Desktop start a local MCP server as a child process and speak
+MCP over its stdin and stdout. This serves the server `serve` serves (every tool, view
+and its fitting pool, whose lifespan `server.runtime.running` owns here too) on those
+streams. stdout is the protocol: logs go to stderr, and while the server runs the SDK
+points the process's fd 1 at stderr, so nothing else (the fitting workers included,
+which inherit it) can write into the protocol. The key comes from `TOMTOM_API_KEY`
+(stdio has no headers); without one the built-in offline upstream answers, flagged. No
+HTTP listener, so no tile route: the views draw on their offline basemap.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+
+import anyio
+
+from server.cli._settings import settings_of
+from server.ops.logs import configure_logging
+
+log = logging.getLogger(__name__)
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "stdio",
+        help="serve MCP over stdin/stdout for a local host (VS Code, Goose, Claude Desktop)",
+        description="Serve the MCP server over stdio. The TomTom key comes from "
+        "TOMTOM_API_KEY; without one, the built-in offline upstream answers. Logs go to "
+        "stderr. Settings come from the environment (see README).",
+    )
+    p.add_argument("--fit-workers", type=int, help="fitting processes (default FIT_WORKERS or 2)")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    settings = settings_of(args, tiles=False)
+    if settings is None:
+        return 2
+    configure_logging(settings.log_level, settings.log_json)
+
+    from server.app import build_stdio_server
+
+    mcp = build_stdio_server(settings)
+    log.info(
+        "serving MCP over stdio (%s)",
+        "offline demo data" if settings.api_key is None else "TomTom, with TOMTOM_API_KEY",
+        extra={"event": "stdio", "offline": settings.offline_mode},
+    )
+    anyio.run(mcp.run_stdio_async, backend_options={"use_uvloop": True})
+    return 0

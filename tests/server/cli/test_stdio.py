@@ -1,0 +1,141 @@
+"""`tomtom-mcp-apps stdio` through the Python SDK's stdio client, as a local host starts it:
+from this checkout, and from the built wheel run with `uvx` in a fresh environment (the
+views inside, no Node). Every tool is listed, a route is calculated and its app data
+decoded; with `FIT_INLINE_POINTS=0` the fitting workers make the results, so a byte they
+wrote to stdout would break the protocol."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import selectors
+import signal
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp import Client, StdioServerParameters
+
+import fitting
+from server.jobs import APP_DATA_KEY
+from server.product import VERSION
+from tests.processes import ROOT
+from tests.server.harness import AMSTERDAM, APP_TOOLS, MODEL_TOOLS, PLAIN_TOOLS, UTRECHT
+
+pytestmark = pytest.mark.process
+
+START_S = 120
+"""A first start compiles the fitting kernels in each worker."""
+WHEEL_START_S = 420
+"""`uvx` also builds a fresh environment (packages from its cache, else from PyPI)."""
+VIEWS = {"widgets/dist/map.html", "widgets/dist/traffic.html", "widgets/dist/data-viz.html"}
+
+
+async def speak_mcp(command: str, args: list[str], timeout_s: float) -> None:
+    """Start the server with `command args`, list its tools, route and decode the map data,
+    and search (made in a fitting worker), within `timeout_s`."""
+    env = {**os.environ, "FIT_INLINE_POINTS": "0", "TOMTOM_API_KEY": "", "LOG_LEVEL": "INFO"}
+    params = StdioServerParameters(command=command, args=args, env=env)
+    with anyio.fail_after(timeout_s):
+        async with Client(params, mode="legacy") as client:
+            assert client.server_info is not None and client.server_info.version == VERSION
+            listed = {tool.name for tool in (await client.list_tools()).tools}
+            routed = await client.call_tool("tomtom-routing", {"locations": [AMSTERDAM, UTRECHT]})
+            found = await client.call_tool("tomtom-fuzzy-search", {"query": "cafe"})
+    assert listed == set(MODEL_TOOLS) | APP_TOOLS | PLAIN_TOOLS
+    assert not routed.is_error, routed.content
+    envelope = fitting.decode((routed.meta or {})[APP_DATA_KEY])
+    assert envelope["tool"] == "tomtom-routing"
+    kinds = {feature["properties"]["kind"] for feature in envelope["data"]["features"]}
+    assert {"route", "waypoint"} <= kinds
+    assert not found.is_error and APP_DATA_KEY in (found.meta or {})
+
+
+async def test_the_stdio_server_serves_every_tool_and_its_map_data() -> None:
+    await speak_mcp(sys.executable, ["-m", "server.cli", "stdio", "--fit-workers", "1"], START_S)
+
+
+def test_stdio_refuses_a_bad_setting_on_stderr_before_speaking() -> None:
+    env = {**os.environ, "FIT_WORKERS": "none"}
+    done = subprocess.run(
+        [sys.executable, "-m", "server.cli", "stdio"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert "FIT_WORKERS='none': expected a whole number" in done.stderr
+
+
+def read_until(proc: subprocess.Popen[bytes], marker: bytes, timeout_s: float) -> bytes:
+    """What `proc` wrote to stderr up to `marker`, within `timeout_s`."""
+    assert proc.stderr is not None
+    seen = b""
+    deadline = time.monotonic() + timeout_s
+    with selectors.DefaultSelector() as selector:
+        selector.register(proc.stderr, selectors.EVENT_READ)
+        while marker not in seen:
+            left = deadline - time.monotonic()
+            assert left > 0 and selector.select(left), seen.decode(errors="replace")[-2000:]
+            chunk = os.read(proc.stderr.fileno(), 65536)
+            assert chunk, seen.decode(errors="replace")[-2000:]
+            seen += chunk
+    return seen
+
+
+def test_a_stdio_server_killed_outright_takes_its_fitting_workers_with_it() -> None:
+    """A local host ends a server it started with SIGTERM, then SIGKILL, soon after
+    closing its stdin; workers ignore SIGTERM, so without their parent they would wait
+    forever, holding the host's pipes open (the host never sees the server close)."""
+    env = {**os.environ, "TOMTOM_API_KEY": "", "LOG_LEVEL": "INFO"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "server.cli", "stdio", "--fit-workers", "1"],
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    children: list[int] = []
+    try:
+        read_until(proc, b"fitting pool warm", START_S)
+        children_file = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
+        children = [int(pid) for pid in children_file.read_text().split()]
+        assert children, "the fitting pool has its workers"
+        proc.kill()
+        # Every writer of the server's stdout and stderr gone: the streams end.
+        proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+        for pid in children:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)  # only left over when the test fails
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("wheel")
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "-q", "-w", str(out)],
+        check=True,
+        timeout=300,
+    )
+    (built,) = out.glob("tomtom_mcp_apps-*.whl")
+    return built
+
+
+def test_the_wheel_carries_the_views_and_the_basemap(wheel: Path) -> None:
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert names >= VIEWS | {"server/jobs/basemap.json"}
+
+
+async def test_the_wheel_runs_with_uvx_in_a_fresh_environment(wheel: Path) -> None:
+    uvx = str(Path(sys.executable).with_name("uvx"))
+    args = ["--isolated", "--from", str(wheel), "tomtom-mcp-apps", "stdio", "--fit-workers", "1"]
+    await speak_mcp(uvx, args, WHEEL_START_S)
