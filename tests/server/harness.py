@@ -149,9 +149,6 @@ async def tool_client(
         yield ToolClient(client, runtime)
 
 
-TILE_SECRET = "in-process-tile-secret-0123456789abcdefgh"
-
-
 @asynccontextmanager
 async def app_client(**settings: Any) -> AsyncIterator[httpx.AsyncClient]:
     """The whole HTTP app (`build_app`: front door, `/mcp`, `/tiles`, `/metrics`...) in
