@@ -7,22 +7,39 @@ a process pool. See docs/architecture.md ("The tool result") and ADR 0001.
 from __future__ import annotations
 
 from . import geo
-from ._codec import VERSION, decode, envelope, to_geojson
+from ._codec import DECIMAL_VERSION, VERSION, Member, decode, envelope, pack, to_geojson
+from ._decimals import NOT_SENT
+from ._decimals import encode as decimal_section
 from ._exceptions import DoesNotFit, FittingError, InvalidGeometry
 from ._fit import FitResult, fit, point_count
+from ._geojson_scan import SHAPES as GEOJSON_SHAPES
+from ._geojson_scan import Scan as GeoJsonScan
+from ._geojson_scan import check_shapes
+from ._geojson_scan import scan as scan_geojson
+from ._geojson_scan import values as scanned_values
 from ._warm import warm_up
 
 __all__ = [
+    "DECIMAL_VERSION",
+    "GEOJSON_SHAPES",
+    "NOT_SENT",
     "VERSION",
     "DoesNotFit",
     "FitResult",
     "FittingError",
+    "GeoJsonScan",
     "InvalidGeometry",
+    "Member",
+    "check_shapes",
+    "decimal_section",
     "decode",
     "envelope",
     "fit",
     "geo",
+    "pack",
     "point_count",
+    "scan_geojson",
+    "scanned_values",
     "to_geojson",
     "warm_up",
 ]

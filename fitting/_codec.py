@@ -18,6 +18,10 @@ the JSON's ends in a sync flush (byte-aligned, not final) and the section's
 follows, so a fit re-deflates only the small JSON when its report changes.
 Output is standard gzip (RFC 1952) that any inflater, including the
 browser's DecompressionStream, reads.
+
+Envelope v3 (ADR 0088) is data-viz's page: the same member, whose section
+holds the caller's coordinates as exact decimal varints (`_decimals`), read
+in order by the geometries that name `"dv"` instead of `"coordinates"`.
 """
 
 from __future__ import annotations
@@ -33,11 +37,14 @@ import numpy as np
 import orjson
 from isal import isal_zlib
 
-from . import _varint
+from . import _decimals, _varint
 from ._exceptions import FittingError
+from ._geojson_scan import SHAPES
 from ._huffman import Section
 
 VERSION = 2
+DECIMAL_VERSION = 3
+"""The envelope version whose section holds exact decimal varints (data-viz pages)."""
 GZIP_LEVEL = 2
 SEPARATOR = b"\0"
 _JSON_OPTIONS = orjson.OPT_SERIALIZE_NUMPY
@@ -122,6 +129,11 @@ class Member:
         return to_text(self.tobytes())
 
 
+def pack(head: bytes, section: np.ndarray) -> Member:
+    """The member of `head` (an envelope's JSON) and `section` (uint8, none when empty)."""
+    return Member(head, Section(section) if len(section) else None)
+
+
 def base64_length(size: int) -> int:
     """Characters of the base64 text of `size` bytes, without encoding them."""
     return 4 * ((size + 2) // 3)
@@ -146,9 +158,32 @@ def decode(app_data: str) -> dict[str, Any]:
         raise FittingError(f"not app data (base64 of gzip of JSON): {exc}") from None
     if not isinstance(envelope, dict):
         raise FittingError("not app data: the JSON is not an envelope object")
-    if separator:
+    if separator and envelope.get("v") == DECIMAL_VERSION:
+        _read_decimals(envelope, np.frombuffer(lines, dtype=np.uint8))
+    elif separator:
         _read_lines(envelope, np.frombuffer(lines, dtype=np.uint8))
     return envelope
+
+
+def _read_decimals(envelope: dict[str, Any], section: np.ndarray) -> None:
+    """Every `"dv"` geometry of a v3 envelope given its `"coordinates"`, in order."""
+    data = envelope.get("data")
+    features = data.get("features") if isinstance(data, dict) else None
+    if not isinstance(features, list):
+        raise FittingError("not app data: a section but no features to hold its coordinates")
+    try:
+        reader = _decimals.Reader(section)
+        for feature in features:
+            geometry = feature.get("geometry") if isinstance(feature, dict) else None
+            if not isinstance(geometry, dict) or "dv" not in geometry:
+                continue
+            decimals, dims = geometry.pop("dv")
+            depth = SHAPES[geometry["type"]][0]
+            geometry["coordinates"] = reader.geometry(depth, decimals, dims)
+        if not reader.done:
+            raise ValueError("the section holds more than its geometries")
+    except (ValueError, KeyError, TypeError) as exc:
+        raise FittingError(f"not app data: its decimal section: {exc}") from None
 
 
 def _read_lines(envelope: dict[str, Any], lines: np.ndarray) -> None:

@@ -6,9 +6,12 @@ import ctypes
 import ctypes.util
 
 import numpy as np
+import orjson
 
-from ._codec import envelope
+from ._codec import decode, envelope, pack
+from ._decimals import encode as decimal_section
 from ._fit import fit
+from ._geojson_scan import SHAPES, check_shapes, hard_values, scan, values
 
 # glibc mallopt parameters (malloc.h) and the values set (ADR 0017): arrays up to 32 MiB
 # (the largest threshold glibc accepts) come from the heap, and up to 512 MiB of freed heap
@@ -22,8 +25,10 @@ _TRIM_THRESHOLD = 512 << 20
 def warm_up() -> None:
     """Runs one tiny fit that calls every kernel, so each is compiled or loaded from cache.
 
-    A wavy ring that must be simplified reaches the ring kernels as well as the line ones.
-    Also keeps freed memory in the process (`keep_freed_memory`).
+    A wavy ring that must be simplified reaches the ring kernels as well as the line ones;
+    the same data read as a caller's GeoJSON reaches the scan, the shape checks and the
+    exact decimals of data-viz pages. Also keeps freed memory in the process
+    (`keep_freed_memory`).
     """
     keep_freed_memory()
     t = np.linspace(0.0, 2.0 * np.pi, 200)
@@ -37,6 +42,26 @@ def warm_up() -> None:
     ]
     data = {"type": "FeatureCollection", "features": features}
     fit(envelope("warm-up", data), 1_500)
+    for feature in features:  # as a caller writes them: a few decimals
+        feature["geometry"]["coordinates"] = np.round(feature["geometry"]["coordinates"], 6)
+    _read_and_page(orjson.dumps(data, option=orjson.OPT_SERIALIZE_NUMPY))
+
+
+def _read_and_page(raw: bytes) -> None:
+    """A caller's GeoJSON scanned, checked and sent as a data-viz page, and read back."""
+    found = scan(raw)
+    kinds = ("Polygon", "LineString")
+    segments = np.arange(len(found.segment_starts), dtype=np.int64)
+    check_shapes(found, values(found, raw), segments, np.array([SHAPES[k] for k in kinds]))
+    hard_values(b"0.12345678901234567", np.array([0]), np.array([19]))  # 17 digits
+    depths = np.array([SHAPES[k][0] for k in kinds], dtype=np.int64)
+    section, decimals, dims = decimal_section(found, segments, depths)
+    features = [
+        {"type": "Feature", "geometry": {"type": k, "dv": [int(d), int(n)]}}
+        for k, d, n in zip(kinds, decimals, dims, strict=True)
+    ]
+    head = orjson.dumps({"v": 3, "tool": "warm-up", "data": {"features": features}})
+    decode(pack(head, section).text())
 
 
 def keep_freed_memory() -> bool:

@@ -2,8 +2,12 @@
 the widget's data and its status report on another.
 
 TomTom widgets decode the app data inline in the tool result's `_meta`; the
-data-viz widget pages through `tomtom-get-app-data` (which runs data-viz
-again on whichever replica receives it). A fetch ends in one of three ways:
+data-viz widget fetches through `tomtom-get-app-data` (which reads the data
+again on whichever replica receives it): the pages of features of the plan in
+the result's `_meta`, three at a time as the view asks for them (ADR 0087),
+or, when the result carries no plan (the data fitted inline), the whole
+envelope by offset as views of the previous release page it. A fetch ends in
+one of three ways:
 
 - `ok`: the widget would draw data;
 - `miss`: the tool succeeded but its widget would get no data (no app data,
@@ -16,6 +20,8 @@ again on whichever replica receives it). A fetch ends in one of three ways:
 
 from __future__ import annotations
 
+import asyncio
+import itertools
 import time
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -27,7 +33,11 @@ from loadtest.wire import CallFailed, ToolError, call_tool, result_text
 from server.tool_names import GET_APP_DATA, REPORT_APP_STATUS
 
 APP_DATA_KEY = "com.tomtom/app-data"
+PAGES_KEY = "com.tomtom/app-data-pages"
+"""The page plan in a data-viz result's `_meta` (`server.jobs.PAGES_KEY`)."""
 MAX_PAGES = 1_000
+AT_ONCE = 3
+"""Pages of features asked for at a time, as the data-viz view asks for them."""
 
 
 @dataclass(frozen=True)
@@ -78,11 +88,16 @@ async def replay_fetch(
     except ToolError as exc:
         return await _ended(client, widget_url, scenario, "tool_error", str(exc), started)
     try:
-        if scenario.paged:
-            app_data = await _get_app_data(client, widget_url, scenario.tool, arguments, pages)
+        plan = (result.get("_meta") or {}).get(PAGES_KEY)
+        if scenario.paged and plan is not None:
+            envelope = await _get_pages(client, widget_url, scenario.tool, arguments, plan, pages)
+            app_data = "".join(pages)
         else:
-            app_data = _inline_app_data(result)
-        envelope = _decode(app_data, scenario.tool)
+            if scenario.paged:
+                app_data = await _get_app_data(client, widget_url, scenario.tool, arguments, pages)
+            else:
+                app_data = _inline_app_data(result)
+            envelope = _decode(app_data, scenario.tool)
     except CallFailed as exc:
         return Outcome(scenario, "failed", str(exc), _ms(started))
     except (_Miss, ToolError) as exc:
@@ -155,12 +170,62 @@ async def _get_app_data(
     raise _Miss(f"{GET_APP_DATA} still had more after {MAX_PAGES} pages")
 
 
-def _decode(app_data: str, tool: str) -> dict[str, Any]:
+async def _get_pages(
+    client: httpx.AsyncClient,
+    url: str,
+    tool: str,
+    arguments: dict[str, Any],
+    plan: Any,
+    texts: list[str],
+) -> dict[str, Any]:
+    """Every page of features of `plan`, `AT_ONCE` at a time, each decoded and checked to
+    hold its range; the envelope of all their features, as the view draws them."""
+    try:
+        bounds = [int(b) for b in plan["bounds"]]
+        count, digest = int(plan["features"]), str(plan["digest"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise _Miss(f"the page plan is malformed: {exc!r}") from None
+    if len(bounds) < 2 or bounds[0] != 0 or bounds[-1] != count or len(bounds) > MAX_PAGES:
+        raise _Miss(f"the page plan's bounds do not cover its {count} features")
+    ranges = list(itertools.pairwise(bounds))
+    gate = asyncio.Semaphore(AT_ONCE)
+
+    async def page(start: int, stop: int) -> tuple[str, list[Any]]:
+        place = {"from": start, "to": stop, "digest": digest}
+        async with gate:
+            answer = await call_tool(
+                client, url, GET_APP_DATA, {"tool": tool, "arguments": arguments, "page": place}
+            )
+        if answer.get("isError"):
+            raise _Miss(f"{GET_APP_DATA} returned an error: {result_text(answer)[:200]}")
+        text = (answer.get("_meta") or {}).get(APP_DATA_KEY)
+        if not isinstance(text, str) or not text:
+            raise _Miss(f"{GET_APP_DATA} page {start}-{stop} carried no app data")
+        envelope = _decode(text, tool, fitting.DECIMAL_VERSION)
+        data = envelope["data"]
+        if (data.get("from"), data.get("to"), len(data["features"])) != (
+            start,
+            stop,
+            stop - start,
+        ):
+            raise _Miss(f"{GET_APP_DATA} page {start}-{stop} holds other features")
+        return text, data["features"]
+
+    got = await asyncio.gather(*(page(a, b) for a, b in ranges), return_exceptions=True)
+    for outcome in got:  # every call ended; the first failure is the fetch's
+        if isinstance(outcome, BaseException):
+            raise outcome
+    texts.extend(text for text, _ in got)
+    features = [f for _, part in got for f in part]
+    return {"v": fitting.DECIMAL_VERSION, "tool": tool, "data": {"features": features}}
+
+
+def _decode(app_data: str, tool: str, version: int = fitting.VERSION) -> dict[str, Any]:
     try:
         envelope = fitting.decode(app_data)
     except Exception as exc:  # any decode failure leaves the widget empty
         raise _Miss(f"the app data does not decode: {type(exc).__name__}: {exc}") from exc
-    if envelope.get("v") != fitting.VERSION or envelope.get("tool") != tool:
+    if envelope.get("v") != version or envelope.get("tool") != tool:
         raise _Miss(f"unexpected envelope v={envelope.get('v')} tool={envelope.get('tool')}")
     data = envelope.get("data") or {}
     features = (

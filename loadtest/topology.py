@@ -393,6 +393,17 @@ def _group_rss(group: int) -> int:
     return sum(rss for _, rss in _group_members(group))
 
 
+def group_cpu_seconds(group: int) -> float:
+    """User and system CPU time the live processes of a process group have used so far
+    (a replica's: its event loop and its fitting workers)."""
+    ticks = 0
+    for pid, _ in _group_members(group):
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            ticks += int(fields[11]) + int(fields[12])  # utime, stime
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
 def _group_members(group: int) -> list[tuple[int, int]]:
     """(pid, rss bytes) of the live (not zombie) processes in a process group."""
     members = []

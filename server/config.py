@@ -177,6 +177,10 @@ class Settings(BaseSettings):
     data_viz_max_bytes: int = Field(20 * MIB, ge=1, validation_alias="DATA_VIZ_MAX_BYTES")
     data_viz_timeout_s: _Positive = Field(15.0, validation_alias="DATA_VIZ_TIMEOUT_S")
     data_viz_allow_private: bool = Field(False, validation_alias="DATA_VIZ_ALLOW_PRIVATE")
+    # Issue 22: data-viz pages.
+    page_chars: int = Field(500_000, ge=10_000, validation_alias="APP_DATA_PAGE_CHARS")
+    """A `tomtom-get-app-data` result (a data-viz page), in characters as serialized: sized
+    for what hosts carry to a view, not for a model's context (docs/adr/0086)."""
     preview: bool = False
     """`serve --preview` only: no variable sets it."""
     offline_mode: OfflineMode = Field("auto", validation_alias="OFFLINE")

@@ -16,6 +16,8 @@ side, no MCP SDK, httpx or metrics client (`tests/test_import_rules.py` checks i
   `parsed`; `request_body` gzips large POST bodies;
 - `_route_points.py`: `parse_route_body`, calculateRoute's points straight into numpy
   (`split_route_body`: and the text the rest was parsed from);
+- `_geojson_arrays.py`: `read_geojson` and `read_features`, a caller's GeoJSON with its
+  coordinates straight into numpy (`GeoJsonArrays`);
 - `_checks.py`: parsed answers checked as they are read: a malformed entry is dropped
   and counted (`Dropped`), a value the result depends on is a `BadAnswer` naming the
   field (ADR 0055); `plain_json` finds on the bytes when parsed objects need no copy
@@ -56,6 +58,13 @@ from server.bodies._decoding import (
     received,
     too_large,
 )
+from server.bodies._geojson_arrays import (
+    STAND_IN,
+    GeoJsonArrays,
+    read_features,
+    read_geojson,
+    segment,
+)
 from server.bodies._raw import (
     ACCEPT_ENCODING,
     MAX_DECODED_BYTES,
@@ -74,9 +83,11 @@ __all__ = [
     "GZIP",
     "IDENTITY",
     "MAX_DECODED_BYTES",
+    "STAND_IN",
     "TILE",
     "TOMTOM",
     "Dropped",
+    "GeoJsonArrays",
     "Inflation",
     "Origin",
     "RawBody",
@@ -97,9 +108,12 @@ __all__ = [
     "plain_json",
     "position",
     "prefix",
+    "read_features",
+    "read_geojson",
     "received",
     "request_body",
     "required_list",
+    "segment",
     "split_route_body",
     "text",
     "too_large",

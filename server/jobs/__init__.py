@@ -7,8 +7,8 @@ or on the event loop, wherever `server.pool.Placement` puts them.
 - `_routes.py`: routing, search-along-route and dynamic-map results from TomTom's
   route bodies as received;
 - `_traffic.py`: incidentDetails answers as the model's list and the view's features;
-- `_data_viz.py`, `_geojson.py`: data-viz results from the caller's GeoJSON bytes,
-  validated but never altered;
+- `_data_viz.py`, `_geojson.py`, `_pages.py`: data-viz results from the caller's GeoJSON
+  bytes, validated but never altered, inline or in pages of features the view fetches;
 - `_ev.py`: EV stations with their live availability, and Long Distance EV routes
   with their charging stops;
 - `_image.py`, `_basemap.py`: the PNG of a map for hosts without views.
@@ -20,7 +20,13 @@ types), httpx or Starlette: fitting workers import this package, and stay small.
 
 from __future__ import annotations
 
-from server.jobs._data_viz import answer_and_data, data_viz, data_viz_page
+from server.jobs._data_viz import (
+    answer_and_data,
+    data_viz,
+    data_viz_features,
+    data_viz_page,
+    data_viz_plan,
+)
 from server.jobs._ev import availability_id, ev_route, matches, stations
 from server.jobs._features import (
     area_points,
@@ -36,6 +42,7 @@ from server.jobs._features import (
 )
 from server.jobs._geojson import Summary, validate_geojson
 from server.jobs._image import IMAGE_MAX_BYTES, ImageRequest, Rendered, basemap_frame, render_map
+from server.jobs._pages import PAGE_KEY, PAGES_KEY
 from server.jobs._result import (
     APP_DATA_KEY,
     DATA_SOURCE_KEY,
@@ -71,6 +78,8 @@ __all__ = [
     "MAX_RESULT_CHARS_KEY",
     "OFFLINE_NOTE",
     "OMITTED_KEY",
+    "PAGES_KEY",
+    "PAGE_KEY",
     "REFETCHED_KEY",
     "DrawnRoute",
     "ImageRequest",
@@ -89,7 +98,9 @@ __all__ = [
     "checked_routes",
     "collection",
     "data_viz",
+    "data_viz_features",
     "data_viz_page",
+    "data_viz_plan",
     "dynamic_map",
     "ev_route",
     "incident_collection",

@@ -4,6 +4,14 @@ The data is only read, never altered. Coordinate arrays are checked with numpy
 first (a large dataset has millions of positions); only when that finds a
 fault is the array walked in Python to name the exact position, e.g.
 `features[3].geometry.coordinates[12]: longitude 200 is outside [-180, 180]`.
+
+A document read with its coordinates as arrays (`server.bodies.read_geojson`)
+is checked by `check_arrays` (a page's features by `check_features`): the same
+rules, its coordinates checked by `fitting.check_shapes` in one pass over the
+arrays. It names no fault: a
+document it does not find plainly valid is checked by `validate_geojson`,
+whose messages are the only ones (and the tests hold the two to the same
+verdict and summary).
 """
 
 from __future__ import annotations
@@ -14,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+import fitting
+from server.bodies import STAND_IN, GeoJsonArrays, segment
 from server.errors import GeoJsonError
 
 _DEPTH = {
@@ -75,6 +85,153 @@ def validate_geojson(obj: Any) -> Summary:
     else:
         raise GeoJsonError(f"type: {kind!r} is not FeatureCollection, Feature or a geometry type")
     return summary
+
+
+@dataclass(frozen=True)
+class Checked:
+    """A document read as arrays, found plainly valid."""
+
+    summary: Summary
+    geometries: np.ndarray
+    """(segment, depth of its positions) of every feature's own geometry whose coordinates
+    are a scanned array, in the document's order: what may travel as exact decimals."""
+
+
+def check_arrays(doc: GeoJsonArrays) -> Checked | None:
+    """`validate_geojson`'s summary of `doc.document`, or None when it is not plainly valid:
+    check it with `validate_geojson` (parsed the ordinary way) for the fault."""
+    walk = _Walk(doc)
+    try:
+        walk.root(doc.document)
+        return walk.finish()
+    except _Unplain:
+        return None
+
+
+def check_features(doc: GeoJsonArrays) -> Checked | None:
+    """`check_arrays` of the list of features `doc.document` (a page)."""
+    walk = _Walk(doc)
+    try:
+        for feature in doc.document:
+            walk.feature(feature)
+        return walk.finish()
+    except _Unplain:
+        return None
+
+
+class _Unplain(Exception):
+    """Not plainly valid: `validate_geojson` says what is wrong, in its words."""
+
+
+_SHAPE_ROWS = {kind: i for i, kind in enumerate(fitting.GEOJSON_SHAPES)}
+_SHAPES = np.array(list(fitting.GEOJSON_SHAPES.values()), dtype=np.int64)
+
+
+class _Walk:
+    """`validate_geojson`'s rules over a document whose coordinates are stand-ins for arrays.
+
+    Written for speed (a dataset may hold hundreds of thousands of features): geometry
+    types are listed in the order `validate_geojson` counts them and counted at the end,
+    property names are taken only from a feature whose names differ from the last one's,
+    and the coordinates are checked all at once (`finish`)."""
+
+    def __init__(self, doc: GeoJsonArrays) -> None:
+        self.doc = doc
+        self.summary = Summary()
+        self.kinds: list[str] = []
+        """Every geometry's type, GeometryCollections and their members too, in order."""
+        self.segments: list[int] = []
+        self.shapes: list[str] = []
+        """The type of each coordinates array in `segments`."""
+        self.own: list[int] = []
+        """Of `segments`, the indices of features' own geometries."""
+        self._names: Any = None
+
+    def root(self, obj: Any) -> None:
+        if type(obj) is not dict:
+            raise _Unplain
+        kind = obj.get("type")
+        if kind == "FeatureCollection":
+            features = obj.get("features")
+            if type(features) is not list:
+                raise _Unplain
+            for feature in features:
+                self.feature(feature)
+        elif kind == "Feature":
+            self.feature(obj)
+        elif kind in _DEPTH or kind == "GeometryCollection":
+            self.summary.features = 1
+            self.geometry(obj)
+        else:
+            raise _Unplain
+
+    def feature(self, feature: Any) -> None:
+        if type(feature) is not dict or feature.get("type") != "Feature":
+            raise _Unplain
+        geometry = feature.get("geometry", _MISSING)
+        properties = feature.get("properties")
+        if properties:
+            if type(properties) is not dict:
+                raise _Unplain
+            names = properties.keys()
+            if names != self._names:
+                self.summary.property_names.update(dict.fromkeys(names))
+                self._names = names
+        elif properties is not None and type(properties) is not dict:
+            raise _Unplain
+        self.summary.features += 1
+        if geometry is None:
+            return
+        if type(geometry) is not dict:
+            raise _Unplain  # or missing: both are faults
+        kind = geometry.get("type")
+        coordinates = geometry.get("coordinates")
+        if kind in _SHAPE_ROWS and type(coordinates) is str and coordinates[:1] == STAND_IN:
+            self.own.append(len(self.segments))
+            self.kinds.append(kind)
+            self.segments.append(int(coordinates[1:]))
+            self.shapes.append(kind)
+        else:
+            self.geometry(geometry)
+
+    def geometry(self, geometry: Any) -> None:
+        if type(geometry) is not dict:
+            raise _Unplain
+        kind = geometry.get("type")
+        if kind == "GeometryCollection":
+            members = geometry.get("geometries")
+            if type(members) is not list:
+                raise _Unplain
+            self.kinds.append(kind)
+            for member in members:
+                self.geometry(member)
+            return
+        found = segment(geometry.get("coordinates"))
+        if kind not in _DEPTH or found is None:
+            raise _Unplain
+        self.kinds.append(kind)
+        self.segments.append(found)
+        self.shapes.append(kind)
+
+    def finish(self) -> Checked:
+        rows = np.fromiter(map(_SHAPE_ROWS.__getitem__, self.shapes), np.int64, len(self.shapes))
+        segments = np.array(self.segments, dtype=np.int64)
+        shapes = _SHAPES[rows]
+        ok, extent = fitting.check_shapes(self.doc.scan, self.doc.values, segments, shapes)
+        if not ok.all():
+            raise _Unplain
+        summary = self.summary
+        summary.geometry_types.update(self.kinds)
+        if len(extent):
+            summary.west = min(summary.west, float(extent[:, 0].min()))
+            summary.south = min(summary.south, float(extent[:, 1].min()))
+            summary.east = max(summary.east, float(extent[:, 2].max()))
+            summary.north = max(summary.north, float(extent[:, 3].max()))
+        own = np.array(self.own, dtype=np.int64)
+        return Checked(summary, np.column_stack((segments[own], shapes[own, 0])))
+
+
+_MISSING = object()
 
 
 def _list_at(obj: dict[str, Any], key: str, path: str) -> list[Any]:

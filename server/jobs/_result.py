@@ -54,8 +54,9 @@ class Prepared:
     text: dict[str, Any]
     meta: dict[str, Any]
     outcome: str
-    """as_is, fitted, none, omitted_show_ui_false, omitted_too_large, omitted_invalid,
-    or page (a chunk of the app data for a widget that pages)."""
+    """as_is, fitted, none, omitted_show_ui_false, omitted_too_large, omitted_invalid;
+    for data-viz, paged (the view fetches the data in pages), plan (the page plan, for a
+    view that had none) or page (a page of the data)."""
     budget: int = 0
     fit_ms: float = 0.0
     report: dict[str, Any] | None = None
@@ -99,12 +100,7 @@ def prepare(
     text = {**answer, "show_ui": show_ui}
     if has_data:
         text["tool"] = tool
-    meta: dict[str, Any] = {
-        "show_ui": show_ui,
-        "tool": tool,
-        VIEW_UUID_KEY: str(uuid.uuid4()),
-        MAX_RESULT_CHARS_KEY: MAX_RESULT_CHARS,
-    }
+    meta = base_meta(tool, show_ui)
     picture = None
     if image is not None and data is not None:
         text, picture = _attach_image(text, meta, data, image, budget)
@@ -134,6 +130,16 @@ def prepare(
         report=fitted.report,
         image=picture,
     )
+
+
+def base_meta(tool: str, show_ui: bool) -> dict[str, Any]:
+    """The `_meta` every model-visible result carries, before its app data."""
+    return {
+        "show_ui": show_ui,
+        "tool": tool,
+        VIEW_UUID_KEY: str(uuid.uuid4()),
+        MAX_RESULT_CHARS_KEY: MAX_RESULT_CHARS,
+    }
 
 
 def _attach_image(

@@ -11,5 +11,6 @@ never imports the MCP middleware of `call_log`.
 - `tracing`: OpenTelemetry spans, off unless `OTEL_*` variables turn them on;
 - `drain`: a replica's stopping without losing a call (health 503, closing connections);
 - `loop_lag`: the event loop's lag, measured from inside;
-- `heap`: the start-up heap frozen out of the collector's full passes.
+- `heap`: the start-up heap frozen out of the collector's full passes; the collector
+  paused while a job parses a large document.
 """

@@ -43,7 +43,7 @@ APP_DATA_CHARS = Histogram(
 APP_DATA_OUTCOMES = Counter(
     "tomtom_mcp_app_data_total",
     "App data delivery by tool and outcome (as_is, fitted, omitted_too_large, "
-    "omitted_invalid, omitted_show_ui_false, none; page: a data-viz page served).",
+    "omitted_invalid, omitted_show_ui_false, none; data-viz: paged, plan, page).",
     ["tool", "outcome"],
     registry=REGISTRY,
 )

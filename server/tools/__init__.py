@@ -264,7 +264,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         visibility="app",
         description=(
             "For the data-viz widget: run tomtom-data-viz again from its tool input and return "
-            "the app data from offset (paged when large). Refuses any other tool."
+            "its page plan (plan), one page of its features (page) or its app data from an "
+            "offset. Refuses any other tool."
         ),
     ),
     ToolSpec(

@@ -1,8 +1,10 @@
-"""The data-viz job, run by `tomtom-data-viz` and by the view's `tomtom-get-app-data`.
+"""The data-viz jobs, run by `tomtom-data-viz` and by the view's `tomtom-get-app-data`.
 
-Both take the same input (`_inputs.DataVizArgs`) and run the same job over the
-caller's GeoJSON, downloaded or inline; the view's call pages the result.
-Parsing, validation and encoding are `server.jobs`' (`_data_viz.py`).
+Both take the same input (`_inputs.DataVizArgs`) over the caller's GeoJSON,
+downloaded or inline: `tomtom-data-viz` makes the result (inline, or the page
+plan), the view's call makes the plan again or one page of features (or, for
+a view of the previous release, a page from an offset). Reading, validation
+and encoding are `server.jobs`' (`_data_viz.py`, `_pages.py`).
 """
 
 from __future__ import annotations
@@ -32,25 +34,56 @@ async def _geojson_text(runtime: Runtime, args: DataVizArgs) -> tuple[str, bytes
 async def deliver_data_viz(runtime: Runtime, args: DataVizArgs, show_ui: bool) -> CallToolResult:
     """`tomtom-data-viz`'s result for `args`: `jobs.data_viz`, in a fitting worker when the
     GeoJSON is large."""
+    settings = runtime.settings
     source, text, layers = await _input(runtime, args)
     job = Job(
         tool=DATA_VIZ,
         func=jobs.data_viz,
-        args=(source, text, layers, args.title, show_ui, runtime.settings.budget),
+        args=(source, text, layers, args.title, show_ui, settings.budget, settings.page_chars),
         size=runtime.placement.for_bytes(len(text)),
         offline=False,  # the caller's own data: never TomTom's, never offline demo data
     )
     return await deliver_job(runtime, job)
 
 
+async def deliver_data_viz_plan(runtime: Runtime, args: DataVizArgs) -> CallToolResult:
+    """The page plan of the data-viz for `args` (the view's `tomtom-get-app-data` with
+    `plan`): `jobs.data_viz_plan`, placed like the whole."""
+    source, text, layers = await _input(runtime, args)
+    job = Job(
+        tool=DATA_VIZ,
+        func=jobs.data_viz_plan,
+        args=(source, text, layers, args.title, runtime.settings.page_chars),
+        size=runtime.placement.for_bytes(len(text)),
+        offline=False,
+    )
+    return await deliver_job(runtime, job)
+
+
+async def deliver_data_viz_features(
+    runtime: Runtime, args: DataVizArgs, start: int, stop: int, digest: str
+) -> CallToolResult:
+    """Features `start` to `stop` of the data-viz for `args`, as planned for data of `digest`
+    (the view's `tomtom-get-app-data` with `page`): `jobs.data_viz_features`."""
+    source, text = await _geojson_text(runtime, args)
+    job = Job(
+        tool=DATA_VIZ,
+        func=jobs.data_viz_features,
+        args=(source, text, start, stop, digest, runtime.settings.page_chars),
+        size=runtime.placement.for_bytes(len(text)),
+        offline=False,
+    )
+    return await deliver_job(runtime, job)
+
+
 async def deliver_data_viz_page(runtime: Runtime, args: DataVizArgs, offset: int) -> CallToolResult:
-    """The page from `offset` of the app data of `tomtom-data-viz` for `args` (the view's
-    `tomtom-get-app-data`): `jobs.data_viz_page`, placed like the whole."""
+    """The page from `offset` of the app data of `tomtom-data-viz` for `args` (the view of
+    the previous release's `tomtom-get-app-data`): `jobs.data_viz_page`, placed like the whole."""
     source, text, layers = await _input(runtime, args)
     job = Job(
         tool=DATA_VIZ,
         func=jobs.data_viz_page,
-        args=(source, text, layers, args.title, offset, runtime.settings.budget),
+        args=(source, text, layers, args.title, offset, runtime.settings.page_chars),
         size=runtime.placement.for_bytes(len(text)),
         offline=False,
     )

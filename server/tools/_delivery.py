@@ -91,16 +91,17 @@ def _record(tool: str, prepared: Prepared, where: str, ms: float) -> None:
             "malformed TomTom entries dropped",
             extra={"event": "upstream_dropped", "tool": tool, "dropped": dropped},
         )
-    if prepared.outcome == "page":
+    if prepared.outcome in ("page", "plan", "paged"):  # data-viz's pages (ADR 0087)
         log.info(
-            "app data page",
+            "app data %s",
+            prepared.outcome,
             extra={
-                "event": "app_data_page",
+                "event": f"app_data_{prepared.outcome}",
                 "tool": tool,
-                "offset": prepared.text["offset"],
-                "chars": len(prepared.meta[APP_DATA_KEY]),
-                "total": prepared.text["total"],
+                "detail": prepared.detail,
+                "chars": len(prepared.meta.get(APP_DATA_KEY, "")),
                 "where": where,
+                "ms": round(ms, 2),
             },
         )
         return

@@ -506,3 +506,13 @@ class DataVizArgs(BaseModel):
         if (self.data_url is None) == (self.geojson is None):
             raise ValueError("give exactly one of data_url or geojson")
         return self
+
+
+class PageRange(BaseModel):
+    """One page of a data-viz plan, as the plan gave it: features `from` to `to` (excluded)
+    of the data whose digest the plan names."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    start: Annotated[int, Field(alias="from", ge=0, description="The page's first feature")]
+    stop: Annotated[int, Field(alias="to", ge=1, description="The feature after the page")]
+    digest: Annotated[str, Field(max_length=64, description="The plan's digest of the data")]

@@ -1,8 +1,10 @@
 """Tools only the widgets call (`_meta.ui.visibility: ["app"]`).
 
 - `tomtom-get-app-data` runs data-viz again from the widget's own tool input and
-  pages the envelope; it refuses every other tool, because TomTom requests are
-  billed and are never repeated for a widget (docs/architecture.md).
+  answers with the page plan or one page of features (or, for a view of the
+  previous release, the envelope from an offset); it refuses every other tool,
+  because TomTom requests are billed and are never repeated for a widget
+  (docs/architecture.md).
 - `tomtom-report-app-status` logs what a widget showed, and in which host, so an
   empty map is never silent (counted per host with bounded labels, `_reports.py`).
 - `tomtom-get-map-config` gives the widget URL templates on this server's tile
@@ -39,8 +41,12 @@ from server.tool_names import (
 )
 from server.tools._arguments import explain_arguments
 from server.tools._caller import Caller, caller_identity, runtime_of
-from server.tools._data_viz import deliver_data_viz_page
-from server.tools._inputs import DataVizArgs
+from server.tools._data_viz import (
+    deliver_data_viz_features,
+    deliver_data_viz_page,
+    deliver_data_viz_plan,
+)
+from server.tools._inputs import DataVizArgs, PageRange
 from server.tools._reports import HostInfo, host_label, platform_label, reason_label
 
 logger = logging.getLogger(__name__)
@@ -56,7 +62,15 @@ async def get_app_data(
     ctx: Context,
     tool: Annotated[str, Field(max_length=64, description="Must be 'tomtom-data-viz'")],
     arguments: Annotated[dict[str, Any], Field(description="The data-viz tool input")],
-    offset: Annotated[int, Field(ge=0, description="Character offset of the page")] = 0,
+    offset: Annotated[
+        int, Field(ge=0, description="Character offset of the page (views before pages)")
+    ] = 0,
+    plan: Annotated[
+        bool, Field(description="Answer with the page plan: features, pages, digest")
+    ] = False,
+    page: Annotated[
+        PageRange | None, Field(description="The page of features to answer with, from the plan")
+    ] = None,
 ) -> CallToolResult:
     if tool != DATA_VIZ:
         logger.warning("get-app-data refused for tool %r", tool[:64])
@@ -68,6 +82,12 @@ async def get_app_data(
         args = DataVizArgs.model_validate(arguments)
     except ValidationError as exc:
         raise ToolError(explain_arguments(exc, under="arguments")) from None
+    if page is not None:
+        return await deliver_data_viz_features(
+            runtime_of(ctx), args, page.start, page.stop, page.digest
+        )
+    if plan:
+        return await deliver_data_viz_plan(runtime_of(ctx), args)
     return await deliver_data_viz_page(runtime_of(ctx), args, offset)
 
 

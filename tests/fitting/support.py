@@ -181,3 +181,8 @@ def _earliest(route: np.ndarray, kept: np.ndarray) -> np.ndarray:
         previous = positions[i]
         at.append(previous)
     return np.array(at, dtype=np.int64)
+
+
+def bits(values: Any) -> list[int]:
+    """The float64 bit patterns of `values` (so -0.0 differs from 0.0)."""
+    return np.asarray(values, dtype=np.float64).view(np.int64).tolist()

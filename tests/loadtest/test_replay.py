@@ -22,7 +22,8 @@ MIX_SIZE = len(replay_mix("http://unused"))
 
 @pytest.fixture(scope="module")
 def topology() -> Iterator[Topology]:
-    with run_topology(fit_workers=1) as topology:
+    # Pages of 50,000 characters: the large data-viz comes in pages of features from both.
+    with run_topology(fit_workers=1, env={"APP_DATA_PAGE_CHARS": "50000"}) as topology:
         yield topology
 
 

@@ -9,6 +9,7 @@ whose JSON log the tests read. Screenshots of each view land in test-artifacts/.
 from __future__ import annotations
 
 import json
+import time
 import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +19,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Frame, Page, Playwright, sync_playwright
 
+from loadtest.geojson_site import serve_geojson
 from loadtest.topology import Service
 from server.tomtom._errors import key_forms
 from tests.browser import CHROMIUM, CHROMIUM_ARGS
@@ -110,13 +112,14 @@ KEY = "Pr3viewKeyOfTheServer0123456789ab"
 @pytest.fixture(scope="module")
 def keyed_preview_server(upstream: Service) -> Iterator[Service]:
     """A replica with a TomTom key, TomTom played by the offline upstream (tiles included),
-    serving tiles through its own route, and the smallest app-data budget, so that
-    data-viz pages its data."""
+    serving tiles through its own route, and the smallest app-data budget and pages, so
+    that data-viz pages its data."""
     env = {
         "TOMTOM_API_KEY": KEY,
         "TOMTOM_API_BASE_URL": upstream.url,
         "TILE_TOKEN_SECRET": TILE_SECRET,
         "APP_DATA_BUDGET": "10000",
+        "APP_DATA_PAGE_CHARS": "10000",
     }
     with running(["serve", "--preview", "--fit-workers", "1"], env) as process:
         yield process
@@ -597,6 +600,53 @@ def test_data_viz_too_large_to_send_is_paged_in_with_its_own_tool_input(
     assert calls.count("tomtom-get-app-data") == int(drawn["pages"])
     assert frame.evaluate(INK) > 0.002
     shoot(page, "data-viz-paged")
+
+
+@pytest.fixture(scope="module")
+def geojson_site() -> Iterator[str]:
+    """The local GeoJSON site (`loadtest.geojson_site`), which counts its downloads."""
+    with serve_geojson(timeout=60) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def data_url_preview_server() -> Iterator[Service]:
+    """A keyless replica that may fetch a `data_url` from this machine, with the default
+    budget and pages and two fitting workers, as deployed."""
+    env = {"DATA_VIZ_ALLOW_PRIVATE": "1"}
+    with running(["serve", "--preview", "--fit-workers", "2"], env) as process:
+        yield process
+
+
+def downloads(site: str, path: str) -> int:
+    return httpx.get(f"{site}/downloads", timeout=10).json().get(path, 0)
+
+
+def test_a_large_dataset_is_drawn_whole_from_pages_fetched_a_few_at_a_time(
+    page: Page, data_url_preview_server: Service, geojson_site: str
+) -> None:
+    # The issue's file: 3,700 GPS-like traces of 250 vertices, 20 MB of GeoJSON.
+    path = "/lines/3700x250.geojson"
+    before = downloads(geojson_site, path)
+    args = {"data_url": f"{geojson_site}{path}", "title": "Traces"}
+    started = time.perf_counter()
+    frame, drawn = open_view(page, data_url_preview_server.url, "tomtom-data-viz", args)
+    seconds = time.perf_counter() - started
+    assert drawn["status"] == "ok" and drawn["reason"] == "drawn", drawn
+    assert drawn["features"] == "3700" and drawn["fetched"] == "1"
+    pages = int(drawn["pages"])
+    calls = page.evaluate("previewHost.viewCalls")
+    assert calls.count("tomtom-get-app-data") == pages > 1, "the plan came in the result's _meta"
+    assert downloads(geojson_site, path) - before == 1 + pages <= 12
+    assert frame.inner_text("#title").startswith("Traces")
+    assert "3,700 features" in frame.inner_text("#title")
+    assert int(drawn["items"]) == 300
+    assert frame.evaluate(INK) > 0.002, "the traces should put ink on the canvas"
+    shoot(page, "data-viz-large")
+    ARTIFACTS.mkdir(exist_ok=True)
+    (ARTIFACTS / "data-viz-large.json").write_text(
+        json.dumps({"seconds_to_drawn": round(seconds, 2), "pages": pages})
+    )
 
 
 def test_the_view_renews_its_tile_token_before_it_expires(

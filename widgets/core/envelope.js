@@ -7,7 +7,12 @@
  * binary line section; each geometry's `"e5v"` names its parts' byte ranges
  * there, and they become `"e5"` byte views that e5.js decodes (zigzag
  * varints). v1 (`"e5"` integer arrays in the JSON alone) is still read.
+ * v3, a data-viz page (docs/adr/0088): the section holds the caller's
+ * coordinates as exact decimals, which decimals.js gives back to every
+ * geometry naming `"dv"`.
  */
+import decimals from "./decimals.js";
+
 const envelope = (() => {
   const KEY = "com.tomtom/app-data";
   const OMITTED = "com.tomtom/app-data-omitted";
@@ -21,7 +26,7 @@ const envelope = (() => {
     }
   }
 
-  const VERSIONS = [1, 2];
+  const VERSIONS = [1, 2, 3];
   const DEPTH = { LineString: 0, MultiLineString: 1, Polygon: 1, MultiPolygon: 2 };
 
   /** `[start, end]` leaves of a v2 `"e5v"` as views of the line section, nesting kept. */
@@ -72,13 +77,19 @@ const envelope = (() => {
     if (env === null || typeof env !== "object" || !VERSIONS.includes(env.v) || typeof env.tool !== "string") {
       throw new ViewError(
         "decode_failed",
-        `The map data has an unknown format (expected envelope v1 or v2, got v=${env && env.v}).`,
+        `The map data has an unknown format (expected envelope v1, v2 or v3, got v=${env && env.v}).`,
       );
     }
     if (env.data === null || typeof env.data !== "object") {
       throw new ViewError("decode_failed", `The map data from ${env.tool} has no data object.`);
     }
-    if (end >= 0) {
+    if (env.v === 3) {
+      try {
+        decimals.attach(Array.isArray(env.data.features) ? env.data.features : [], end < 0 ? new Uint8Array(0) : raw.subarray(end + 1));
+      } catch (err) {
+        throw new ViewError("decode_failed", `The map data's coordinates section is malformed (${err.message}).`);
+      }
+    } else if (end >= 0) {
       if (env.v < 2) throw new ViewError("decode_failed", "The map data of envelope v1 has a binary section.");
       try {
         attachLines(env, raw.subarray(end + 1));

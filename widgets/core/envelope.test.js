@@ -46,7 +46,7 @@ test("each way of having no data names its own reason", async () => {
     [{ content: [], _meta: { tool: "tomtom-routing", show_ui: false } }, "ui_disabled", /show_ui/],
     [{ content: [], _meta: { [KEY]: "%%%" } }, "decode_failed", /base64/],
     [{ content: [], _meta: { [KEY]: Buffer.from("plain").toString("base64") } }, "decode_failed", /unzipped/],
-    [{ content: [], _meta: { [KEY]: pack({ v: 3, tool: "x", data: {} }) } }, "decode_failed", /v=3/],
+    [{ content: [], _meta: { [KEY]: pack({ v: 4, tool: "x", data: {} }) } }, "decode_failed", /v=4/],
   ];
   for (const [result, reason, message] of cases) {
     await assert.rejects(fromResult(result), (err) => err.reason === reason && message.test(err.message));

@@ -3,9 +3,12 @@
  * (full MapLibre paint and layout, or the color/opacity/width/radius
  * shorthand) onto a Scene, symbol layers as HTML labels, and the list items
  * of the first MAX_ITEMS features. The caller's data is never changed: the
- * features are copies tagged with their item id. It touches the map only
- * through the Scene (and `scene.map` to learn whether MapLibre took a layer),
- * so draw.test.js runs it on a fake one.
+ * features are copies tagged with their item id. Data that comes in pages
+ * (docs/adr/0087) is drawn as they arrive: the first with `drawData`, every
+ * other with `drawPage`, a source of its own whose layers stack among the
+ * others' as one source's features would. It touches the map only through the
+ * Scene (and `scene.map` to learn whether MapLibre took a layer, and to place
+ * a page's layers), so draw.test.js runs it on a fake one.
  */
 import envelope from "../core/envelope.js";
 import { boundsOf } from "../core/bounds.js";
@@ -76,10 +79,13 @@ function defaultLayers() {
   return [{ type: "fill" }, { type: "line" }, { type: "circle" }];
 }
 
-/** The features of `doc` each tagged with its list item id (a copy: the caller's data is not changed). */
-export function tagged(doc) {
+/**
+ * The features of `doc` each tagged with its list item id (a copy: the caller's data is
+ * not changed); `start` is the dataset index of the first (a page's).
+ */
+export function tagged(doc, start = 0) {
   const features = doc.type === "FeatureCollection" ? doc.features : doc.type === "Feature" ? [doc] : [{ type: "Feature", properties: {}, geometry: doc }];
-  return features.map((f, i) => ({ ...f, properties: { ...(f.properties || {}), [ITEM]: `feature-${i}` } }));
+  return features.map((f, i) => ({ ...f, properties: { ...(f.properties || {}), [ITEM]: `feature-${start + i}` } }));
 }
 
 function featureName(props, labelKeys, i, t) {
@@ -113,11 +119,11 @@ export function listItems(features, labelKeys, l10n, theme) {
   });
 }
 
-/** Text labels as HTML markers (a caller's symbol layer names a property, not a font we have). */
-function addLabels(scene, features, spec) {
+/** Text labels as HTML markers (a caller's symbol layer names a property, not a font we have), `room` at most. */
+function addLabels(scene, features, spec, room = MAX_LABELS) {
   let n = 0;
   for (const f of features) {
-    if (n >= MAX_LABELS) break;
+    if (n >= room) break;
     const text = f.properties[spec.label];
     const at = f.geometry && boundsOf(f.geometry);
     if (text === undefined || text === null || !at) continue;
@@ -130,12 +136,15 @@ function addLabels(scene, features, spec) {
 /**
  * Draw `geojson` with `data.layers` (or fill, line and circle by default) on
  * `scene`. Returns {n features, drawnLayers, labels, problems (layers refused),
- * legend, items}; throws `bad_layers` when no layer could be drawn. `select(id)`
- * runs when a feature is clicked.
+ * legend, items, and what `drawPage` needs}; throws `bad_layers` when no layer
+ * could be drawn. `select(id)` runs when a feature is clicked; `start` is the
+ * dataset index of the first feature (a page's).
  */
-export function drawData(scene, geojson, data, { theme, l10n, select }) {
-  const features = tagged(geojson);
+export function drawData(scene, geojson, data, { theme, l10n, select, start = 0 }) {
+  const features = tagged(geojson, start);
   scene.source("data", features);
+  const added = [];
+  const symbols = [];
   const specs = Array.isArray(data.layers) && data.layers.length ? data.layers : defaultLayers();
   const legend = [];
   const problems = [];
@@ -143,13 +152,16 @@ export function drawData(scene, geojson, data, { theme, l10n, select }) {
   const palette = style.PALETTE[theme] || style.PALETTE.light;
   specs.forEach((spec, i) => {
     if (spec && spec.type === "symbol") {
-      labels += addLabels(scene, features, spec);
+      const placed = addLabels(scene, features, spec);
+      symbols.push({ spec, placed });
+      labels += placed;
       return;
     }
     try {
       const { layer, label, color, type } = toLayer(spec || {}, i, palette[i % palette.length]);
       addChecked(scene.map, layer, i);
       scene.adopt(layer.id, `layer-${i}`);
+      added.push({ layer, group: `layer-${i}` });
       selectOnClick(scene, layer.id, select);
       legend.push({ label, color, shape: type === "line" ? "line" : type === "circle" || type === "heatmap" ? "dot" : "area", group: `layer-${i}` });
     } catch (err) {
@@ -163,12 +175,51 @@ export function drawData(scene, geojson, data, { theme, l10n, select }) {
   scene.source("selection", []);
   scene.layer({ id: "selection-line", type: "line", source: "selection", paint: { "line-color": "#0b57d0", "line-width": 4, "line-dasharray": [1, 1] } }, "selection");
   const labelKeys = specs.map((s) => s && s.label).filter((k) => typeof k === "string");
-  return { n: features.length, drawnLayers, labels, problems, legend, items: listItems(features, labelKeys, l10n, theme) };
+  const items = listItems(features, labelKeys, l10n, theme);
+  return { n: features.length, drawnLayers, labels, problems, legend, items, labelKeys, added, symbols, pages: [start], select };
 }
 
-/** Outline the selected feature (lines and areas; a point has its popup). */
+/** The id of caller layer `layer`'s copy for the page from `start` (`drawn.pages[0]`'s is the layer). */
+function pageLayer(drawn, layer, start) {
+  return start === drawn.pages[0] ? layer.id : `${layer.id}-from-${start}`;
+}
+
+/**
+ * Draw a page of `features` (the dataset's from `start` on) beside what `drawn`
+ * (`drawData` of the first page to arrive) drew: a source of its own, a copy of
+ * every drawn layer placed among the other pages' copies by `start` (a layer's
+ * pages stack in the dataset's order, under the next caller layer), and labels
+ * until MAX_LABELS. Returns the page's tagged copies; `drawn` counts them.
+ */
+export function drawPage(scene, drawn, features, start) {
+  const copies = tagged({ type: "FeatureCollection", features }, start);
+  const source = `data-from-${start}`;
+  scene.source(source, copies);
+  const pages = [...drawn.pages].sort((a, b) => a - b);
+  const next = pages.find((s) => s > start);
+  drawn.added.forEach(({ layer, group }, k) => {
+    const above = drawn.added[k + 1];
+    const before = next !== undefined ? pageLayer(drawn, layer, next) : above ? pageLayer(drawn, above.layer, pages[0]) : "selection-line";
+    const copy = { ...layer, id: `${layer.id}-from-${start}`, source };
+    scene.map.addLayer(copy, before);
+    scene.adopt(copy.id, group);
+    selectOnClick(scene, copy.id, drawn.select);
+  });
+  for (const symbol of drawn.symbols) {
+    const placed = addLabels(scene, copies, symbol.spec, MAX_LABELS - symbol.placed);
+    symbol.placed += placed;
+    drawn.labels += placed;
+  }
+  drawn.pages.push(start);
+  drawn.n += copies.length;
+  return copies;
+}
+
+/** Outline the selected feature (lines and areas; a point has its popup), from whichever page's source holds it. */
 export function highlight(scene, item) {
   const map = scene.map;
-  const f = map.querySourceFeatures("data", { filter: ["==", ["get", ITEM], item.id] })[0];
+  const sources = Object.keys(map.getStyle().sources).filter((id) => id === "data" || id.startsWith("data-from-"));
+  const filter = ["==", ["get", ITEM], item.id];
+  const f = sources.map((id) => map.querySourceFeatures(id, { filter })[0]).find(Boolean);
   map.getSource("selection")?.setData({ type: "FeatureCollection", features: f && !/Point/.test(f.geometry.type) ? [f] : [] });
 }

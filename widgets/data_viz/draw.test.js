@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { createScene } from "../core/map.js";
 import { createLocale } from "../core/i18n.js";
 import { fakeMap, fakeMarker } from "../testing/fakes.js";
-import { ITEM, MAX_ITEMS, drawData, highlight, listItems, tagged, toLayer } from "./draw.js";
+import { ITEM, MAX_ITEMS, drawData, drawPage, highlight, listItems, tagged, toLayer } from "./draw.js";
 
 const l10n = createLocale("en-US", "UTC");
 const point = (lon, lat, properties = {}) => ({ type: "Feature", properties, geometry: { type: "Point", coordinates: [lon, lat] } });
@@ -88,4 +88,41 @@ test("a selected area is outlined, a selected point is not (its popup says it)",
   assert.equal(map.sources.get("selection").data.features[0].geometry.type, "Polygon");
   highlight(scene, { id: "feature-0" });
   assert.deepEqual(map.sources.get("selection").data.features, []);
+});
+
+test("pages drawn in any order stack as one source's features would, tagged by their place in the data", () => {
+  const map = fakeMap();
+  const scene = createScene(map, fakeMarker);
+  const page = (start) => Array.from({ length: 3 }, (_, i) => point(start + i, 0, { name: `n${start + i}` }));
+  const data = { layers: [{ type: "fill" }, { type: "circle" }, { type: "symbol", label: "name" }] };
+  const drawn = drawData(scene, collection(...page(3)), data, { theme: "light", l10n, select: () => {}, start: 3 });
+  drawPage(scene, drawn, page(6), 6);
+  drawPage(scene, drawn, page(0), 0);
+  assert.deepEqual([...map.layers.keys()], [
+    "data-0-from-0", "data-0", "data-0-from-6",
+    "data-1-from-0", "data-1", "data-1-from-6",
+    "selection-line",
+  ]);
+  assert.equal(map.layers.get("data-1-from-6").source, "data-from-6");
+  assert.deepEqual(map.sources.get("data-from-0").data.features.map((f) => f.properties[ITEM]), ["feature-0", "feature-1", "feature-2"]);
+  assert.deepEqual(map.sources.get("data").data.features.map((f) => f.properties[ITEM]), ["feature-3", "feature-4", "feature-5"]);
+  assert.equal(drawn.n, 9);
+  assert.deepEqual(map.markers.map((m) => m.description.text), ["n3", "n4", "n5", "n6", "n7", "n8", "n0", "n1", "n2"]);
+  assert.equal(drawn.labels, 9);
+  scene.setVisible("layer-1", false);
+  assert.deepEqual(["data-1", "data-1-from-0", "data-1-from-6"].map((id) => map.layers.get(id).layout.visibility), ["none", "none", "none"], "a legend toggle reaches every page");
+});
+
+test("labels stop at MAX_LABELS across pages, and a selected feature is outlined from any page", () => {
+  const square = (i) => ({ type: "Feature", properties: { name: `s${i}` }, geometry: { type: "Polygon", coordinates: [[[i, 0], [i + 1, 0], [i, 1], [i, 0]]] } });
+  const first = Array.from({ length: 250 }, (_, i) => square(i));
+  const second = Array.from({ length: 100 }, (_, i) => square(250 + i));
+  const features = tagged(collection(...second), 250);
+  const map = fakeMap({ features });
+  const scene = createScene(map, fakeMarker);
+  const drawn = drawData(scene, collection(...first), { layers: [{ type: "fill" }, { type: "symbol", label: "name" }] }, { theme: "light", l10n, select: () => {} });
+  drawPage(scene, drawn, second, 250);
+  assert.equal(drawn.labels, 300);
+  highlight(scene, { id: "feature-260" });
+  assert.equal(map.sources.get("selection").data.features[0].properties.name, "s260");
 });

@@ -54,11 +54,17 @@ export function fakeMap({ refuse = () => null, features = [] } = {}) {
     },
     getSource: (id) => sources.get(id),
     removeSource: (id) => sources.delete(id),
-    addLayer(spec) {
+    /** Adds `spec` on top, or under layer `before` (MapLibre's order: `layers` keeps it). */
+    addLayer(spec, before) {
       const why = refuse(spec);
       if (why) return map.emit("error", { error: new Error(why) });
       if (layers.has(spec.id)) throw new Error(`Layer "${spec.id}" already exists.`);
-      layers.set(spec.id, { ...spec, layout: { ...spec.layout }, paint: { ...spec.paint } });
+      const entry = { ...spec, layout: { ...spec.layout }, paint: { ...spec.paint } };
+      if (before === undefined || !layers.has(before)) return void layers.set(spec.id, entry);
+      const order = [...layers];
+      order.splice(order.findIndex(([id]) => id === before), 0, [spec.id, entry]);
+      layers.clear();
+      for (const [id, layer] of order) layers.set(id, layer);
     },
     getLayer: (id) => layers.get(id),
     removeLayer: (id) => layers.delete(id),

@@ -1,9 +1,12 @@
-"""Data-viz: caller GeoJSON checked with exact fault paths, never altered, paged when large;
-`tomtom-get-app-data` re-runs data-viz only."""
+"""Data-viz: caller GeoJSON checked with exact fault paths, never altered, in pages of features
+when large (and by offset for views of the previous release); `tomtom-get-app-data` re-runs
+data-viz only."""
 
 from __future__ import annotations
 
+import asyncio
 import copy
+import itertools
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -15,7 +18,7 @@ import pytest
 
 import fitting
 from server.errors import GeoJsonError
-from server.jobs import APP_DATA_KEY, OMITTED_KEY, validate_geojson
+from server.jobs import APP_DATA_KEY, OMITTED_KEY, PAGE_KEY, PAGES_KEY, validate_geojson
 from tests.server.harness import assert_model_text, tool_client, wire_size
 
 PLACES = {
@@ -58,8 +61,8 @@ def big_collection(points: int) -> dict[str, Any]:
 
 BIG = big_collection(5_000)
 BIG_BUDGET = 30_000
-"""A quarter of the default budget for a quarter of the points: as many pages, each a
-quarter of the work (every page downloads and encodes the whole dataset again)."""
+"""A quarter of the default budget for a quarter of the points, and pages as small: several
+pages of features (and several by offset, for views of the previous release)."""
 FILES = {"/places.geojson": orjson.dumps(PLACES), "/big.geojson": orjson.dumps(BIG)}
 
 
@@ -263,13 +266,57 @@ async def test_bad_data_viz_inputs_get_a_specific_error(arguments: dict, message
     assert message in outcome.text
 
 
-async def test_data_too_large_for_one_result_is_paged_by_get_app_data(files_url: str) -> None:
+BIG_SETTINGS = {"data_viz_allow_private": True, "budget": BIG_BUDGET, "page_chars": BIG_BUDGET}
+"""Results and pages of `BIG_BUDGET`, a data_url on this machine allowed."""
+
+
+async def too_large(tools: Any, arguments: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+    """`tomtom-data-viz` of BIG (too large for its result): (the outcome, the model's text)."""
+    outcome = await tools.call("tomtom-data-viz", arguments)
+    answer = assert_model_text(outcome, "tomtom-data-viz")
+    assert answer["features"] == len(BIG["features"])
+    assert APP_DATA_KEY not in outcome.meta and OMITTED_KEY in outcome.meta
+    return outcome, answer
+
+
+async def test_data_too_large_for_one_result_comes_in_pages_of_features_exactly_as_given(
+    files_url: str,
+) -> None:
     arguments = {"data_url": f"{files_url}/big.geojson", "title": "Many"}
-    async with tool_client(data_viz_allow_private=True, budget=BIG_BUDGET) as tools:
-        outcome = await tools.call("tomtom-data-viz", arguments)
-        answer = assert_model_text(outcome, "tomtom-data-viz")
-        assert answer["features"] == len(BIG["features"])
-        assert APP_DATA_KEY not in outcome.meta and OMITTED_KEY in outcome.meta
+    async with tool_client(**BIG_SETTINGS) as tools:
+        outcome, answer = await too_large(tools, arguments)
+        plan = outcome.meta[PAGES_KEY]
+        assert plan["features"] == len(BIG["features"]) and plan["title"] == "Many"
+        bounds = plan["bounds"]
+        assert (
+            answer["map"]
+            == f"sent to the view in {len(bounds) - 1} pages (too large for one result)"
+        )
+        ranges = list(itertools.pairwise(bounds))
+        asked = [
+            {
+                "tool": "tomtom-data-viz",
+                "arguments": arguments,
+                "page": {"from": start, "to": stop, "digest": plan["digest"]},
+            }
+            for start, stop in ranges
+        ]
+        replies = await asyncio.gather(*(tools.call("tomtom-get-app-data", a) for a in asked))
+    features = []
+    for (start, stop), page in zip(ranges, replies, strict=True):
+        assert not page.is_error, page.text
+        assert wire_size(page.result) <= BIG_BUDGET
+        assert page.meta[PAGE_KEY] == {"from": start, "to": stop, "digest": plan["digest"]}
+        features += fitting.decode(page.meta[APP_DATA_KEY])["data"]["features"]
+    assert len(ranges) > 1 and features == BIG["features"]
+
+
+async def test_a_view_of_the_previous_release_still_pages_the_envelope_by_offset(
+    files_url: str,
+) -> None:
+    arguments = {"data_url": f"{files_url}/big.geojson", "title": "Many"}
+    async with tool_client(**BIG_SETTINGS) as tools:
+        await too_large(tools, arguments)
         chunks: list[str] = []
         offset, pages = 0, 0
         while True:
@@ -291,6 +338,38 @@ async def test_data_too_large_for_one_result_is_paged_by_get_app_data(files_url:
     envelope = fitting.decode("".join(chunks))
     assert envelope["tool"] == "tomtom-data-viz"
     assert envelope["data"]["geojson"] == BIG and envelope["data"]["title"] == "Many"
+
+
+async def test_a_view_without_the_plan_gets_it_from_get_app_data(files_url: str) -> None:
+    arguments = {"data_url": f"{files_url}/big.geojson"}
+    async with tool_client(**BIG_SETTINGS) as tools:
+        outcome = await tools.call("tomtom-data-viz", arguments)
+        again = await tools.call(
+            "tomtom-get-app-data", {"tool": "tomtom-data-viz", "arguments": arguments, "plan": True}
+        )
+    assert not again.is_error, again.text
+    assert again.meta[PAGES_KEY] == outcome.meta[PAGES_KEY]
+    assert again.answer == {
+        "tool": "tomtom-data-viz",
+        "features": len(BIG["features"]),
+        "pages": len(outcome.meta[PAGES_KEY]["bounds"]) - 1,
+    }
+
+
+async def test_a_page_of_changed_data_is_a_tool_error_saying_to_run_data_viz_again() -> None:
+    arguments = {"geojson": PLACES}
+    async with tool_client() as tools:
+        page = await tools.call(
+            "tomtom-get-app-data",
+            {
+                "tool": "tomtom-data-viz",
+                "arguments": arguments,
+                "page": {"from": 0, "to": 2, "digest": "0000abcd-99"},
+            },
+        )
+    assert page.is_error
+    assert "the geojson changed since the map's pages were planned" in page.text
+    assert "run tomtom-data-viz again" in page.text
 
 
 async def test_get_app_data_refuses_every_tool_but_data_viz() -> None:

@@ -1,0 +1,117 @@
+"""A caller's GeoJSON as received, read with its coordinates straight into numpy.
+
+A large GeoJSON file is mostly numbers in `"coordinates"` arrays; `orjson.loads`
+makes each a Python float in a Python list (and the collector walks them all),
+which is most of the cost of reading the file. Here `fitting.scan_geojson` finds
+every coordinates array and parses its numbers into arrays in one pass over the
+bytes; the rest of the document, each such array replaced by a stand-in string
+`"\\u0000<n>"` (n: the array's index in the scan), is parsed by orjson: the
+features, their properties and the geometries' types, small next to the numbers.
+
+A NUL can reach a caller's string only as that escape, so a document holding
+`\\u0000` is not read this way; nor is one the scan does not take (a
+coordinates array holding anything but numbers and arrays, a number orjson
+would not read as a double, ...) or one orjson refuses. Those are `None`: the
+caller reads them the ordinary way, which also names what is wrong with them.
+So this path is only ever faster, never different. Pure and picklable, no I/O.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import orjson
+
+import fitting
+
+STAND_IN = "\0"
+"""The first character of a stand-in string, which a caller's string cannot start with here."""
+
+
+@dataclass(frozen=True)
+class GeoJsonArrays:
+    """A GeoJSON document (or a run of its root's features) with coordinates as arrays."""
+
+    raw: bytes
+    scan: fitting.GeoJsonScan
+    values: np.ndarray
+    """Every scanned number as a float64, exactly as orjson reads it."""
+    document: Any
+    """The parsed document, each coordinates array a stand-in (`segment`); for
+    `read_features`, the list of the features read."""
+
+    def segment_text(self, segment: int) -> bytes:
+        """The caller's JSON text of coordinates array `segment`."""
+        return self.raw[self.scan.segment_starts[segment] : self.scan.segment_ends[segment]]
+
+
+def segment(value: Any) -> int | None:
+    """The coordinates array a stand-in stands for, or None for any other value."""
+    if isinstance(value, str) and value.startswith(STAND_IN):
+        return int(value[1:])
+    return None
+
+
+def read_geojson(raw: bytes) -> GeoJsonArrays | None:
+    """The whole document, or None: read it the ordinary way (see the module docstring)."""
+    scan = fitting.scan_geojson(raw)
+    if scan.failed:
+        return None
+    document = _parse(raw, scan, 0, len(raw), 0)
+    if document is None:
+        return None
+    return GeoJsonArrays(raw, scan, fitting.scanned_values(scan, raw), document)
+
+
+def root_type(raw: bytes, scan: fitting.GeoJsonScan) -> Any:
+    """The root object's `"type"` as the scan found it (None when it found no string)."""
+    if scan.root_type is None:
+        return None
+    start, end = scan.root_type
+    try:
+        return orjson.loads(raw[start:end])
+    except orjson.JSONDecodeError:
+        return None
+
+
+def read_features(raw: bytes, start: int, stop: int) -> GeoJsonArrays | None:
+    """Features `start` to `stop` (excluded) of a FeatureCollection, read no further into
+    the bytes than their end (and the root's `"type"`), as a list in `document`; None: read
+    the document the ordinary way, or it holds fewer features (the caller says which)."""
+    scan = fitting.scan_geojson(raw, stop)
+    if scan.failed or not scan.has_features or scan.status < stop:
+        return None
+    if root_type(raw, scan) != "FeatureCollection":
+        return None
+    if start == stop:
+        features: Any = []
+    else:
+        low = int(scan.feature_starts[start])
+        high = int(scan.feature_ends[stop - 1])
+        first = int(np.searchsorted(scan.segment_starts, low))
+        features = _parse(raw, scan, low, high, first, array=True)
+        if features is None or len(features) != stop - start:
+            return None
+    return GeoJsonArrays(raw, scan, fitting.scanned_values(scan, raw), features)
+
+
+def _parse(raw: bytes, scan: Any, low: int, high: int, first: int, *, array: bool = False) -> Any:
+    """`raw[low:high]` parsed with the coordinates arrays from number `first` on replaced by
+    stand-ins (inside `[...]` when `array`); None when orjson refuses it."""
+    last = int(np.searchsorted(scan.segment_starts, high))
+    starts = scan.segment_starts[first:last].tolist()
+    ends = scan.segment_ends[first:last].tolist()
+    texts = [raw[a:b] for a, b in zip([low, *ends], [*starts, high], strict=True)]
+    stand_ins = [b'"\\u0000%d"' % k for k in range(first, last)]
+    pieces = [b"["] if array else []
+    pieces += itertools.chain.from_iterable(zip(texts, stand_ins, strict=False))
+    pieces.append(texts[-1])
+    if array:
+        pieces.append(b"]")
+    try:
+        return orjson.loads(b"".join(pieces))
+    except orjson.JSONDecodeError:
+        return None

@@ -1,0 +1,184 @@
+"""Data-viz app data in pages of features, each made by any replica on its own (ADR 0087).
+
+A dataset too large for the tool result reaches the view in pages of
+consecutive features. `tomtom-data-viz` plans them once: it encodes the
+features a page at a time and keeps each page under the room a page has
+(`APP_DATA_PAGE_CHARS`), and the result's `_meta` gives the view the plan:
+the page boundaries, the number of features and the data's digest. The view
+then asks `tomtom-get-app-data` for pages, a few at a time, and any replica
+makes any page from the caller's bytes alone: it reads them only as far as
+the page's last feature, checks and encodes that page and nothing more, and
+refuses a page of data whose digest is not the plan's (the file changed).
+
+A page is an envelope v3 (`fitting.pack`): its features as the caller wrote
+them, except that a geometry's coordinates travel as exact decimal varints
+(`"dv"`, ADR 0088) wherever they can, which the view reads back bit for bit.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import orjson
+from isal import isal_zlib
+
+import fitting
+from server.bodies import GeoJsonArrays
+from server.jobs._result import APP_DATA_KEY, call_tool_result, wire_size
+from server.tool_names import DATA_VIZ
+
+PAGES_KEY = "com.tomtom/app-data-pages"
+"""`_meta` key of the page plan: {"features", "bounds", "digest", "layers", "title", "bbox"}."""
+PAGE_KEY = "com.tomtom/app-data-page"
+"""`_meta` key of a page's place in the plan: {"from", "to", "digest"}."""
+_FILL = 0.9
+"""A planned page is grown while it fills less than this share of its room."""
+_AIM = 0.97
+"""Share of the room a page is aimed at, from the size per byte measured so far."""
+_TRIES = 6
+"""Encodes at most per planned page (each aimed better by the last's size)."""
+
+
+def digest(raw: bytes) -> str:
+    """What identifies the caller's bytes in a plan: their CRC-32 and length."""
+    return f"{isal_zlib.crc32(raw):08x}-{len(raw)}"
+
+
+def room(page_chars: int, features: int, data_digest: str) -> int:
+    """Characters of app data a page's result holds within `page_chars`, whatever its range."""
+    place = {"from": features, "to": features, "digest": data_digest}
+    empty = call_tool_result(_page_text(place), _page_meta(place, ""))
+    return page_chars - wire_size(empty)
+
+
+@dataclass(frozen=True)
+class Features:
+    """A dataset's features as read for pages, from feature `first` of the dataset on."""
+
+    items: list[Any]
+    doc: GeoJsonArrays | None
+    """The read whose stand-ins the items hold (their coordinates as arrays), or None for
+    items read the ordinary way (their coordinates travel as JSON)."""
+    spans: np.ndarray | None
+    """Byte span of each item in `doc.raw` ((n, 2)); None for a root that is one feature."""
+    geometries: np.ndarray | None
+    """(segment, depth) of the items' own geometries held as arrays (`Checked.geometries`)."""
+    first: int = 0
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def member(self, start: int, stop: int) -> fitting.Member:
+        """Dataset features `start` to `stop` (excluded) as an envelope v3 member."""
+        head = orjson.dumps(
+            {
+                "v": fitting.DECIMAL_VERSION,
+                "tool": DATA_VIZ,
+                "data": {
+                    "features": self.items[start - self.first : stop - self.first],
+                    "from": start,
+                    "to": stop,
+                },
+                "fitted": None,
+            }
+        )
+        if self.doc is None:
+            return fitting.pack(head, np.empty(0, dtype=np.uint8))
+        return self._with_decimals(head, *self._span(start, stop))
+
+    def _span(self, start: int, stop: int) -> tuple[int, int]:
+        """The bytes of dataset features `start` to `stop` in `doc.raw`."""
+        if self.spans is None:
+            return 0, len(self.doc.raw)
+        return int(self.spans[start - self.first, 0]), int(self.spans[stop - self.first - 1, 1])
+
+    def _with_decimals(self, head: bytes, low: int, high: int) -> fitting.Member:
+        """`head` (JSON holding the stand-ins of `doc.raw[low:high]`) with each replaced: a
+        feature's own geometry's by `"dv"` where its numbers go in the section, every other
+        (a GeometryCollection's members, a property called coordinates) by the caller's text.
+
+        Every stand-in is the value of a `"coordinates"` key (the scan made it so), which
+        orjson writes as `"coordinates":"\\u0000<n>"`: replaced in the bytes, with no walk
+        over the features."""
+        inside = np.searchsorted(self.doc.scan.segment_starts, (low, high))
+        rows = slice(*np.searchsorted(self.geometries[:, 0], inside))
+        segments = self.geometries[rows, 0]
+        section, decimals, dims = fitting.decimal_section(
+            self.doc.scan, segments, self.geometries[rows, 1]
+        )
+        sent = {
+            s: b'"dv":[%d,%d]' % (d, n)
+            for s, d, n in zip(segments.tolist(), decimals.tolist(), dims.tolist(), strict=True)
+            if d != fitting.NOT_SENT
+        }
+
+        def replaced(match: re.Match[bytes]) -> bytes:
+            segment = int(match.group(1))
+            return sent.get(segment) or b'"coordinates":' + self.doc.segment_text(segment)
+
+        return fitting.pack(_STAND_IN.sub(replaced, head), section)
+
+    def sizes(self) -> np.ndarray:
+        """Bytes of each item as the caller wrote it (or as orjson writes it)."""
+        if self.spans is not None:
+            return self.spans[:, 1] - self.spans[:, 0]
+        if self.doc is not None:
+            return np.array([len(self.doc.raw)], dtype=np.int64)
+        return np.array([len(orjson.dumps(f)) for f in self.items], dtype=np.int64)
+
+
+_STAND_IN = re.compile(rb'"coordinates":"\\u0000(\d+)"')
+
+
+def plan(features: Features, space: int) -> list[int]:
+    """Page boundaries over `features` (0, ..., len): each page's member at most `space`
+    characters, unless it is a single feature larger than that."""
+    before = np.concatenate(([0], np.cumsum(features.sizes())))
+    bounds = [0]
+    per_byte = 0.5  # characters per byte of the caller's JSON, until a page measures it
+    count = len(features)
+    while bounds[-1] < count:
+        start = bounds[-1]
+        end = _aim(before, start, space * _AIM / per_byte)
+        fits = None
+        for _ in range(_TRIES):
+            chars = features.member(start, end).chars()
+            per_byte = chars / max(1, before[end] - before[start])
+            if chars <= space:
+                fits = end
+                grown = _aim(before, start, space * _AIM / per_byte)
+                if end == count or chars >= _FILL * space or grown <= end:
+                    break
+                end = grown
+            elif end - start == 1:
+                fits = end  # one feature larger than a page travels alone
+                break
+            elif fits is not None:
+                break  # grown too far: the last size that fitted
+            else:
+                end = max(start + 1, min(_aim(before, start, space * _AIM / per_byte), end - 1))
+        bounds.append(fits if fits is not None else end)
+    return bounds
+
+
+def _aim(before: np.ndarray, start: int, size: float) -> int:
+    """The end of the run from `start` whose bytes come nearest `size` (one feature at least)."""
+    end = int(np.searchsorted(before, before[start] + size, side="right")) - 1
+    return min(len(before) - 1, max(start + 1, end))
+
+
+def page_result(text: str, first: int, stop: int, data_digest: str) -> tuple[dict, dict]:
+    """(text, `_meta`) of the result carrying a page's app data."""
+    place = {"from": first, "to": stop, "digest": data_digest}
+    return _page_text(place), _page_meta(place, text)
+
+
+def _page_text(place: dict[str, Any]) -> dict[str, Any]:
+    return {"tool": DATA_VIZ, "page": place}
+
+
+def _page_meta(place: dict[str, Any], text: str) -> dict[str, Any]:
+    return {"tool": DATA_VIZ, PAGE_KEY: place, APP_DATA_KEY: text}
