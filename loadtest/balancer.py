@@ -50,8 +50,17 @@ http {{
 
     server {{
         listen {listen};
-        # The MCP SDK refuses request bodies over 4 MiB; refuse them here first.
+        # The replicas' front door, applied here first (docs/adr/0082): bodies over 4 MiB
+        # are refused (HTTP_MAX_BODY_BYTES), headers must arrive within 10 s
+        # (HTTP_HEADER_TIMEOUT_S), a body may not pause 30 s (the replica gives the whole
+        # body 30 s, HTTP_BODY_TIMEOUT_S), idle client connections close after 75 s
+        # (HTTP_IDLE_TIMEOUT_S), a request or header line over 8 KiB gets 414 or 400
+        # (well under HTTP_MAX_HEADER_BYTES).
         client_max_body_size 4m;
+        client_header_timeout 10s;
+        client_body_timeout 30s;
+        keepalive_timeout 75s;
+        large_client_header_buffers 4 8k;
 
         location = /mcp {{
             proxy_pass http://mcp_replicas;
@@ -61,7 +70,8 @@ http {{
             proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
             proxy_set_header X-Forwarded-Proto $scheme;
             # Retry on the other replica only when this one refused the connection:
-            # nginx never resends a POST a replica has received (a TomTom call is billed).
+            # nginx never resends a POST a replica has received (a TomTom call is billed),
+            # nor one a busy replica answered 503: the client retries after its Retry-After.
             # A draining replica answers with "Connection: close", then refuses new
             # connections, so nginx moves to the other without losing a request.
             proxy_next_upstream error timeout;
@@ -80,6 +90,8 @@ http {{
             proxy_http_version 1.1;
             proxy_set_header Connection "";
             proxy_set_header Host $http_host;
+            # The replicas keep a rate per client (TRUSTED_PROXIES names this balancer).
+            proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
             proxy_next_upstream error timeout;
             proxy_connect_timeout 2s;
             proxy_read_timeout 15s;

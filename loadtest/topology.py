@@ -204,8 +204,11 @@ def replica_env(
         env["TILE_TOKEN_SECRET"] = tile_secret or secrets.token_urlsafe(32)
     env["DATA_VIZ_ALLOW_PRIVATE"] = "1"  # the replay serves data-viz GeoJSON on 127.0.0.1
     # The replay's one key stands in for many users' keys: TomTom's per-key rates would
-    # pace the load itself, not what it measures.
+    # pace the load itself, not what it measures; its one address stands in for many
+    # clients, whose rate and share of calls in flight per client would do the same.
     env["TOMTOM_QPS"] = ",".join(f"{family}=10000" for family in sorted(API_FAMILIES))
+    env["CLIENT_RATE_PER_S"] = "0"
+    env["CLIENT_MAX_IN_FLIGHT"] = "100000"  # the replica's own ceiling still holds
     env.update(extra or {})
     return env
 

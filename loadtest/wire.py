@@ -13,7 +13,7 @@ import contextlib
 import itertools
 import ssl
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 import httpx
@@ -41,9 +41,14 @@ class ToolError(Exception):
 
 
 async def call_tool(
-    client: httpx.AsyncClient, url: str, name: str, arguments: dict[str, Any]
+    client: httpx.AsyncClient,
+    url: str,
+    name: str,
+    arguments: dict[str, Any],
+    headers: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
-    """The `CallToolResult` object the server returned for `name(arguments)`."""
+    """The `CallToolResult` object the server returned for `name(arguments)`; `headers` are
+    sent besides MCP's (a caller's `tomtom-api-key`)."""
     body = {
         "jsonrpc": "2.0",
         "id": next(_ids),
@@ -51,7 +56,9 @@ async def call_tool(
         "params": {"name": name, "arguments": arguments},
     }
     try:
-        response = await client.post(url, content=orjson.dumps(body), headers=_HEADERS)
+        response = await client.post(
+            url, content=orjson.dumps(body), headers={**_HEADERS, **(headers or {})}
+        )
     except httpx.HTTPError as exc:
         raise CallFailed(f"{type(exc).__name__}: {exc}".rstrip(": ")) from exc
     if response.status_code >= 500:

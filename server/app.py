@@ -45,6 +45,7 @@ import widgets
 from server.auth import SignIn, build_sign_in, current_user
 from server.config import Settings
 from server.errors import ToolCallError
+from server.http import DoorLimits, FrontDoor
 from server.ops import metrics
 from server.ops.call_log import ToolCallLog
 from server.ops.drain import CloseWhileDraining, Drain
@@ -141,7 +142,9 @@ def build_server(runtime: Runtime, *, start_pool: bool = True) -> MCPServer[Runt
         extensions=[apps],
         middleware=[
             ProtocolSurface((tool.name for tool in TOOLS), {apps.identifier: apps.settings()}),
-            ToolCallLog(runtime.settings.call_deadline_s, who=_user_id),
+            ToolCallLog(
+                [tool.name for tool in TOOLS], runtime.settings.call_deadline_s, who=_user_id
+            ),
         ],
         lifespan=lifespan,
         cache_hints=dict.fromkeys(CACHED_LISTS, hint),
@@ -167,12 +170,16 @@ def _user_id() -> str | None:
     return user.id if user is not None else None
 
 
-def build_app(settings: Settings, drain: Drain | None = None) -> Starlette:
+def build_app(
+    settings: Settings, drain: Drain | None = None, *, start_pool: bool = True
+) -> Starlette:
     """The replica: `POST /mcp` and its companions, owning the runtime in its lifespan;
-    `drain` is the replica's stopping state (the server that runs the app sets it)."""
+    `drain` is the replica's stopping state (the server that runs the app sets it).
+    `start_pool=False` is for an app whose jobs all run on the loop (`FIT_INLINE`) in
+    process (the HTTP surface's tests): its `/health` then never says ready."""
     drain = drain or Drain()
     runtime = build_runtime(settings)
-    mcp = build_server(runtime)
+    mcp = build_server(runtime, start_pool=start_pool)
     mcp.streamable_http_app(
         stateless_http=True,
         json_response=True,
@@ -245,7 +252,8 @@ def build_app(settings: Settings, drain: Drain | None = None) -> Starlette:
     middleware = [Middleware(CloseWhileDraining, drain=drain)]
     if settings.traces_exporter != "none":
         middleware.insert(0, _traced())
-    middleware.append(_cors(settings))
+    middleware.append(_cors(settings))  # outside the front door: its refusals carry CORS too
+    middleware.append(Middleware(FrontDoor, limits=DoorLimits.of(settings)))
     app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
     app.state.drain = drain
     return app

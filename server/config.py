@@ -11,6 +11,7 @@ variable, the value and what would do.
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import os
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -106,6 +107,27 @@ _Positive = Annotated[float, Field(gt=0, allow_inf_nan=False)]
 """A positive, finite number (seconds, or a rate)."""
 
 
+def _networks(value: Any) -> Any:
+    """`10.0.0.0/8, 127.0.0.1` -> the networks (an address alone is its own /32 or /128)."""
+    if not isinstance(value, str):
+        return value
+    networks = []
+    for item in _comma_list(value):
+        try:
+            networks.append(ipaddress.ip_network(item, strict=False))
+        except ValueError:
+            raise ConfigError(
+                f"TRUSTED_PROXIES: {item!r} is not an address or a network (CIDR), e.g. "
+                "10.0.0.0/8,127.0.0.1"
+            ) from None
+    return tuple(networks)
+
+
+_Networks = Annotated[
+    tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...], BeforeValidator(_networks)
+]
+
+
 class Settings(BaseSettings):
     """Deployment settings; each field's alias is the variable that sets it."""
 
@@ -182,6 +204,26 @@ class Settings(BaseSettings):
     cache_ttl_s: int = Field(300, ge=0, le=86_400, validation_alias="MCP_CACHE_TTL_S")
     """How long 2026-07-28 clients may keep tool and resource lists and view documents."""
 
+    # The front door (issue 21; docs/adr/0082): what one client, and all of them, may ask.
+    client_rate_per_s: float = Field(
+        20.0, ge=0, allow_inf_nan=False, validation_alias="CLIENT_RATE_PER_S"
+    )
+    """Requests per second per client (0: no limit), in bursts of `client_burst`."""
+    client_burst: int = Field(200, ge=1, validation_alias="CLIENT_BURST")
+    trusted_proxies: _Networks = Field((), validation_alias="TRUSTED_PROXIES")
+    """Proxies whose `X-Forwarded-For` names the client (CIDRs); others' is ignored."""
+    max_calls_in_flight: int = Field(128, ge=1, validation_alias="MAX_CALLS_IN_FLIGHT")
+    client_max_in_flight: int = Field(32, ge=1, validation_alias="CLIENT_MAX_IN_FLIGHT")
+    """One client's share of `max_calls_in_flight` (then 429)."""
+    fit_queue_max_bytes: int = Field(256 * MIB, ge=MIB, validation_alias="FIT_QUEUE_MAX_BYTES")
+    """Work waiting for the fitting pool, in the bytes it decodes (`server.pool`)."""
+    http_header_timeout_s: _Positive = Field(10.0, validation_alias="HTTP_HEADER_TIMEOUT_S")
+    http_body_timeout_s: _Positive = Field(30.0, validation_alias="HTTP_BODY_TIMEOUT_S")
+    http_idle_timeout_s: int = Field(75, ge=1, validation_alias="HTTP_IDLE_TIMEOUT_S")
+    http_max_header_bytes: int = Field(
+        64 * 1024, ge=8 * 1024, validation_alias="HTTP_MAX_HEADER_BYTES"
+    )
+    http_max_body_bytes: int = Field(4 * MIB, ge=64 * 1024, validation_alias="HTTP_MAX_BODY_BYTES")
     # Issue 20: sign-in (an OAuth 2.1 resource server, `server.auth`) and per-user budgets
     # (`server.quotas`); docs/adr/0074-0079.
     oauth_issuer: str | None = Field(None, validation_alias="OAUTH_ISSUER")

@@ -17,6 +17,7 @@ never a protocol error. In brackets, the built-in class each also is::
      │    │         └── BadAnswer                TomTom's answer is malformed where the result
      │    │                                      depends on it (the field is named)
      │    ├── FitWorkerDied (also RuntimeError)  a worker died mid-job (the pool was rebuilt)
+     │    ├── BusyError                          the fitting pool's queue is full (retry_after)
      │    ├── TomTomError                        a TomTom request was refused or failed
      │    │    ├── MissingKeyError               no key for the request and OFFLINE=never
      │    │    ├── InvalidKeyError               401/403: key missing, invalid, inactive or
@@ -44,7 +45,7 @@ never a protocol error. In brackets, the built-in class each also is::
 
 Where they are raised: `server.bodies` (BodyError, BadAnswer: TomTom's bodies decoded
 and checked), `server.jobs` (JobError, NoRoute, GeoJsonError), `server.pool`
-(FitWorkerDied), `server.tomtom` (TomTomError's tree, every message scrubbed of the
+(FitWorkerDied, BusyError), `server.tomtom` (TomTomError's tree, every message scrubbed of the
 caller's key), `server.downloads` (DataUrlError), `server.tiles` (TokenError), `server.auth`
 (TokenRefused, IssuerUnavailable), `server.quotas` (UserQuotaError, QuotaStoreError),
 `server.offline` (OfflineBadRequest), `server.config` (ConfigError). `fitting` keeps
@@ -85,6 +86,14 @@ class BadAnswer(BodyError):
 
 class FitWorkerDied(ToolCallError, RuntimeError):
     """A fitting worker process died during this call; the pool has been rebuilt."""
+
+
+class BusyError(ToolCallError):
+    """The replica holds as much work waiting for its fitting pool as it may (issue 21)."""
+
+    def __init__(self, message: str, *, retry_after: float) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
 
 
 class TomTomError(ToolCallError):

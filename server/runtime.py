@@ -18,6 +18,7 @@ import httpx
 
 from server.config import OFFLINE_BASE_URL, Settings
 from server.pool import FitPool, Placement
+from server.product import user_agent
 from server.quotas import Budgets, build_budgets
 from server.tiles import RateLimiter, Tiles, build_tiles
 from server.tomtom import Bounds, Pacer, TomTomClient
@@ -90,18 +91,23 @@ def build_runtime(
 
         # Requests with no key go here, the others to TomTom: one client serves both.
         mounts[OFFLINE_BASE_URL] = httpx.ASGITransport(app=build_upstream_app())
-    http = httpx.AsyncClient(limits=limits, timeout=timeout, mounts=mounts, transport=upstream)
+    headers = {"user-agent": user_agent(settings.public_url)}
+    http = httpx.AsyncClient(
+        limits=limits, timeout=timeout, mounts=mounts, transport=upstream, headers=headers
+    )
     downloads = httpx.AsyncClient(
-        timeout=httpx.Timeout(settings.data_viz_timeout_s), follow_redirects=False
+        timeout=httpx.Timeout(settings.data_viz_timeout_s), follow_redirects=False, headers=headers
     )
     pool = FitPool(
         settings.fit_workers,
         least_work_first=settings.fit_order == "least-work",
         traces_exporter=settings.traces_exporter,
+        max_queued_bytes=settings.fit_queue_max_bytes,
     )
     placement = Placement(
         pool, inline_points=settings.inline_points, inline_only=settings.fit_inline
     )
+    pacer = pacer_of(settings)  # one per replica: API calls and tiles count against it alike
     budgets = build_budgets(settings)
     return Runtime(
         settings=settings,
@@ -111,15 +117,16 @@ def build_runtime(
             default_key=settings.api_key,
             placement=placement,
             bounds=bounds_of(settings),
-            pacer=pacer_of(settings),
+            pacer=pacer,
             offline_mode=settings.offline_mode,
             budgets=budgets,
+            public_url=settings.public_url,
         ),
         http=http,
         downloads=downloads,
         pool=pool,
         placement=placement,
-        tiles=build_tiles(settings, budgets),
+        tiles=build_tiles(settings, placement, pacer, budgets),
         budgets=budgets,
         refetches=refetches_of(settings),
     )

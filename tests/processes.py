@@ -37,6 +37,10 @@ def running(
         # No balancer in front of a test's replica: stopping it need not wait for one
         # (the drain tests set their own).
         "DRAIN_DELAY_S": "0",
+        # Every test reaches it from 127.0.0.1: one client for the whole suite (the front
+        # door's tests set their own rate and share).
+        "CLIENT_RATE_PER_S": "0",
+        "CLIENT_MAX_IN_FLIGHT": "100000",
         **(env or {}),
     }
     with serving(args[0], cli(args, port), port, env=full_env, timeout=START_TIMEOUT_S) as service:

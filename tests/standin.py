@@ -45,8 +45,8 @@ class Recording:
             await send({"type": "http.response.body", "body": body})
             return
         query = dict(parse_qsl(scope.get("query_string", b"").decode("latin-1")))
-        headers = dict(scope.get("headers", []))
         if scope["path"] != "/health":
+            headers = dict(scope["headers"])
             self.seen.append(
                 {
                     "method": scope["method"],
@@ -58,13 +58,9 @@ class Recording:
         await self.app(scope, receive, send)
 
 
-def recorded(url: str, *, user_agents: bool = False) -> list[dict[str, Any]]:
-    """Every request the stand-in at `url` has received since it was last cleared: method,
-    path and key, and with `user_agents` the User-Agent too."""
-    seen = httpx.get(f"{url}/_recorded", timeout=5).json()
-    if user_agents:
-        return seen
-    return [{k: v for k, v in r.items() if k != "user_agent"} for r in seen]
+def recorded(url: str) -> list[dict[str, Any]]:
+    """Every request the stand-in at `url` has received since it was last cleared."""
+    return httpx.get(f"{url}/_recorded", timeout=5).json()
 
 
 def forget(url: str) -> None:

@@ -6,8 +6,14 @@ checked where it is used, on the loop for short answers and in a worker for long
 ones (`server.pool.Placement` decides). So this package imports nothing of the loop
 side, no MCP SDK, httpx or metrics client (`tests/test_import_rules.py` checks it):
 
-- `_raw.py`: `RawBody`, a body as received with the cap on its decoded size, its
-  bounded gzip decoding and `loads`; `request_body` gzips large POST bodies;
+- `_decoding.py`: the one bounded decoding of every body read from outside (TomTom's
+  of every status, `data_url`s, tiles, static maps): `received` reads a body as it
+  comes off the wire up to a cap, `coding_of` accepts identity and one layer of gzip
+  and refuses stacked or unknown codings, `Inflation` inflates in steps, counting its
+  output, and may stop after a budget and go on elsewhere; `prefix` for error answers;
+- `_raw.py`: `RawBody`, a TomTom body as received with the cap on its decoded size,
+  `settled` (decoded now when small, whatever its trailer claims), `loads` and
+  `parsed`; `request_body` gzips large POST bodies;
 - `_route_points.py`: `parse_route_body`, calculateRoute's points straight into numpy
   (`split_route_body`: and the text the rest was parsed from);
 - `_geojson_arrays.py`: `read_geojson` and `read_features`, a caller's GeoJSON with its
@@ -38,6 +44,20 @@ from server.bodies._checks import (
     required_list,
     text,
 )
+from server.bodies._decoding import (
+    DATA_URL,
+    GZIP,
+    IDENTITY,
+    TILE,
+    TOMTOM,
+    Inflation,
+    Origin,
+    coding_of,
+    decode,
+    prefix,
+    received,
+    too_large,
+)
 from server.bodies._geojson_arrays import (
     STAND_IN,
     GeoJsonArrays,
@@ -58,13 +78,22 @@ from server.bodies._route_points import parse_route_body, split_route_body
 
 __all__ = [
     "ACCEPT_ENCODING",
+    "DATA_URL",
     "DROPPED_KEY",
+    "GZIP",
+    "IDENTITY",
     "MAX_DECODED_BYTES",
     "STAND_IN",
+    "TILE",
+    "TOMTOM",
     "Dropped",
     "GeoJsonArrays",
+    "Inflation",
+    "Origin",
     "RawBody",
+    "coding_of",
     "count",
+    "decode",
     "entries",
     "indexed_entries",
     "integer",
@@ -78,11 +107,14 @@ __all__ = [
     "plain",
     "plain_json",
     "position",
+    "prefix",
     "read_features",
     "read_geojson",
+    "received",
     "request_body",
     "required_list",
     "segment",
     "split_route_body",
     "text",
+    "too_large",
 ]

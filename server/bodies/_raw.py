@@ -3,21 +3,23 @@
 The TomTom client asks for gzip and keeps bodies as received (`RawBody`), so a
 long route crosses the event loop as a few compressed megabytes and is
 decompressed and parsed where it is used: in a fitting worker for long routes
-(`server.jobs`), inline for small answers (`server.pool.Placement` decides).
-Decompression streams into a bounded output: a body that inflates past its `limit`
-(a gzip bomb) is refused once the limit is passed, never inflated whole, and a
-truncated or corrupt stream is a clear error. Picklable, no I/O.
+(`server.jobs`), inline for small answers (`server.pool.Placement` decides, after
+`settled` has tried the small ones on the loop within a budget). Decoding is the one
+bounded decoding of `_decoding.py`: a body that inflates past its `limit` (a gzip bomb)
+is refused once the limit is passed, never inflated whole; a stacked or unknown coding,
+a truncated or corrupt stream is a clear error. Picklable, no I/O.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 import orjson
-from isal import igzip, isal_zlib
+from isal import igzip
 
+from server.bodies._decoding import GZIP, IDENTITY, TOMTOM, Inflation, coding_of, decode
 from server.errors import BodyError
 
 T = TypeVar("T")
@@ -30,69 +32,54 @@ GZIP_REQUEST_BYTES = 64 * 1024
 """Request bodies this large go gzipped: searchAlongRoute's body is a whole route, and
 TomTom accepts `Content-Encoding: gzip` for it (docs/adr/0009-gzipped-request-bodies.md)."""
 
-ACCEPT_ENCODING = "gzip"
+ACCEPT_ENCODING = GZIP
 """The only content coding requested, so the only one to decode besides identity."""
 
 
 @dataclass(frozen=True)
 class RawBody:
     content: bytes
-    encoding: str = ""
-    """The response's Content-Encoding, lower case; "" when none."""
+    encoding: str = IDENTITY
+    """The response's content coding: `GZIP` or `IDENTITY` (`received` checks the header)."""
     limit: int = MAX_DECODED_BYTES
     """Bytes the body may hold once decoded; past them `decoded` refuses it."""
+    floor: int = 0
+    """Bytes it holds at least once decoded, whatever its gzip trailer claims: the loop
+    inflated that much of it before handing it on (`settled`)."""
+
+    @classmethod
+    def received(cls, content: bytes, header: str, limit: int = MAX_DECODED_BYTES) -> RawBody:
+        """A body as read off the wire with its `Content-Encoding` header; `BodyError` for a
+        coding this server does not decode (stacked, or unknown)."""
+        return cls(content, coding_of(header), limit)
 
     @property
     def gzipped(self) -> bool:
-        return self.encoding in ("gzip", "x-gzip")
+        return self.encoding.strip().lower() in ("gzip", "x-gzip")
 
     @property
     def size(self) -> int:
-        """Bytes once decoded, read from the gzip trailer (ISIZE) without decompressing."""
+        """Bytes once decoded, as far as is known without decompressing: the gzip trailer's
+        claim (ISIZE), never less than `floor`. Only a hint for a gzip body: its sender
+        wrote the trailer, so nothing may trust it with more than a queue position."""
         if self.gzipped and len(self.content) >= 18:
-            return int.from_bytes(self.content[-4:], "little")
-        return len(self.content)
+            return max(int.from_bytes(self.content[-4:], "little"), self.floor)
+        return max(len(self.content), self.floor)
 
     def decoded(self) -> bytes:
-        if self.encoding in ("", "identity"):
-            if len(self.content) > self.limit:
-                raise _too_large(self.limit)
-            return self.content
-        if not self.gzipped:
-            raise BodyError(f"TomTom answered in an unrequested encoding ({self.encoding}).")
-        return _inflate(self.content, self.limit)
+        return decode(self.content, coding_of(self.encoding), self.limit, TOMTOM)
 
-
-def _inflate(content: bytes, limit: int) -> bytes:
-    """Every gzip member of `content`, decompressed, at most `limit` bytes in all."""
-    out: list[bytes] = []
-    size = 0
-    rest = content
-    while True:
-        inflater = isal_zlib.decompressobj(wbits=31)
-        try:
-            chunk = inflater.decompress(rest, limit - size + 1)
-        except isal_zlib.error:
-            raise BodyError("TomTom answered with a corrupt gzip body. Try again later.") from None
-        size += len(chunk)
-        if size > limit:
-            raise _too_large(limit)
-        out.append(chunk)
-        if not inflater.eof:
-            raise BodyError(
-                "TomTom's answer ended in the middle of its gzip stream (truncated). "
-                "Try again later."
-            )
-        rest = inflater.unused_data
-        if not rest.strip(b"\0"):  # gzip allows trailing zero padding
-            return b"".join(out)
-
-
-def _too_large(limit: int) -> BodyError:
-    return BodyError(
-        f"TomTom's answer is larger than this server accepts ({limit / 2**20:.0f} MiB once "
-        "decompressed). Ask for less: fewer waypoints, alternatives or a smaller area."
-    )
+    def settled(self, budget: int) -> RawBody:
+        """This body decoded, when it claims fewer than `budget` bytes and holds fewer; else
+        itself, with a `floor` of at least `budget` if it claimed less: a body whose trailer
+        lies costs whoever settles it `budget` bytes of inflation, then goes where large
+        ones go (`server.pool.Placement`)."""
+        if not self.gzipped or self.size >= budget:
+            return self
+        inflation = Inflation(self.content, self.limit, TOMTOM)
+        if inflation.run(budget=budget) and inflation.size < budget:
+            return RawBody(inflation.result(), IDENTITY, self.limit)
+        return replace(self, floor=max(inflation.size, budget))
 
 
 def request_body(payload: bytes) -> RawBody:

@@ -9,6 +9,7 @@ import uvicorn
 
 from server.cli._draining import DrainingServer
 from server.cli._settings import settings_of
+from server.http import ConnectionLimits, guarded
 from server.ops import tracing
 from server.ops.drain import Drain
 from server.ops.logs import configure_logging
@@ -50,12 +51,13 @@ def run(args: argparse.Namespace) -> int:
         log_config=None,
         access_log=False,
         # libuv's event loop and the C HTTP parser: less event-loop time per request
-        # (docs/adr/0006-uvloop-httptools.md).
+        # (docs/adr/0006-uvloop-httptools.md), the parser's protocol with header time and
+        # size bounded and idle connections timed from their first moment (ADR 0082).
         loop="uvloop",
-        http="httptools",
+        http=guarded(ConnectionLimits.of(settings)),
         # Longer than a balancer's idle timeout (nginx here: 4 s), so the balancer, not the
         # replica, closes idle connections and never sends on one being closed.
-        timeout_keep_alive=75,
+        timeout_keep_alive=settings.http_idle_timeout_s,
     )
     server = DrainingServer(
         config, drain, delay_s=settings.drain_delay_s, timeout_s=settings.drain_timeout_s

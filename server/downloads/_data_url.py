@@ -13,8 +13,13 @@ and to a private one when fetched (DNS rebinding). So the download:
 - connects to the address it checked (the URL's host is replaced by that
   address; `Host` and TLS SNI keep the name, so virtual hosting and certificate
   checks still work), so nothing is resolved a second time (ADR 0021);
-- follows no redirects, caps the body while streaming, bounds the whole
-  download in time, and accepts JSON-ish content types only.
+- follows no redirects, bounds the whole download in time, and accepts JSON-ish
+  content types only;
+- reads the body as received, capped while streaming, and decodes it with the one
+  bounded decoding of `server.bodies` (identity or one layer of gzip, capped once
+  decoded too; stacked and unknown codings refused), long ones in a thread
+  (`server.pool.Placement.decoded`): never httpx's decoding, which inflates every
+  layer of a stacked coding whole (ADR 0021's addendum).
 """
 
 from __future__ import annotations
@@ -27,8 +32,10 @@ from collections.abc import Sequence
 
 import httpx
 
+from server.bodies import ACCEPT_ENCODING, DATA_URL, RawBody, coding_of, received
 from server.config import Settings
-from server.errors import DataUrlError
+from server.errors import BodyError, DataUrlError
+from server.pool import Placement
 
 __all__ = ["address_refusal", "download"]
 
@@ -86,8 +93,11 @@ def _embedded_ipv4(address: IPAddress) -> ipaddress.IPv4Address | None:
     return None
 
 
-async def download(client: httpx.AsyncClient, url: str, settings: Settings) -> bytes:
-    """The body at `url`, after every check above; raises `DataUrlError` with the reason."""
+async def download(
+    client: httpx.AsyncClient, url: str, settings: Settings, placement: Placement
+) -> bytes:
+    """The body at `url`, decoded, after every check above (long ones inflated where
+    `placement` says); raises `DataUrlError` with the reason."""
     parsed = _parse(url)
     host = parsed.host
     port = parsed.port or (443 if parsed.scheme == "https" else 80)
@@ -105,11 +115,15 @@ async def download(client: httpx.AsyncClient, url: str, settings: Settings) -> b
     headers = {
         "host": parsed.netloc.decode("ascii"),
         "accept": "application/geo+json, application/json;q=0.9, */*;q=0.1",
+        "accept-encoding": ACCEPT_ENCODING,
     }
     extensions = {"sni_hostname": host} if parsed.scheme == "https" else {}
     try:
         async with asyncio.timeout(settings.data_viz_timeout_s):
-            return await _fetch(client, pinned, headers, extensions, settings, url)
+            raw = await _fetch(client, pinned, headers, extensions, settings, url)
+            return await placement.decoded(raw, DATA_URL)
+    except BodyError as exc:
+        raise DataUrlError(str(exc)) from None
     except TimeoutError:
         raise DataUrlError(
             f"data_url took longer than {settings.data_viz_timeout_s:g} s to download; "
@@ -163,7 +177,8 @@ async def _fetch(
     extensions: dict[str, str],
     settings: Settings,
     original: str,
-) -> bytes:
+) -> RawBody:
+    """The body as received, in its one checked coding, at most `DATA_VIZ_MAX_BYTES`."""
     limit = settings.data_viz_max_bytes
     request = client.build_request(
         "GET",
@@ -194,15 +209,14 @@ async def _fetch(
         declared = response.headers.get("content-length")
         if declared and declared.isdigit() and int(declared) > limit:
             raise DataUrlError(_too_large(int(declared), limit))
-        body = bytearray()
-        async for chunk in response.aiter_bytes():
-            body += chunk
-            if len(body) > limit:
-                raise DataUrlError(_too_large(None, limit))
+        coding = coding_of(response.headers.get("content-encoding", ""), DATA_URL)
+        body = await received(response.aiter_raw(), limit)
+        if body is None:
+            raise DataUrlError(_too_large(None, limit))
     finally:
         await response.aclose()
     logger.info("data_url downloaded %d bytes from %s", len(body), httpx.URL(original).host)
-    return bytes(body)
+    return RawBody(body, coding, limit)
 
 
 def _too_large(size: int | None, limit: int) -> str:

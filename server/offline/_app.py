@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import gzip
 import hashlib
 import zlib
 from collections.abc import Callable, Hashable
@@ -14,7 +15,7 @@ from urllib.parse import parse_qsl
 
 import anyio
 import orjson
-from isal import igzip
+from isal import igzip, isal_zlib
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
@@ -52,9 +53,17 @@ HOSTILE_KEYS = (
     "offline-gzip-bomb",  # 200, gzip of 256 MiB of zeros (about 250 KB on the wire)
     "offline-truncated-gzip",  # the real answer, gzipped, cut in half
     "offline-corrupt-gzip",  # the real answer, gzipped, with its middle overwritten
+    "offline-lying-gzip-bomb",  # 200, the gzip bomb with a trailer claiming 1 KiB
+    "offline-stacked-gzip",  # 200, "gzip, gzip, gzip": 373 bytes that inflate to 4 GiB
+    "offline-stacked-500",  # the same body on an HTTP 500 (an error answer)
+    "offline-error-bomb",  # HTTP 500, the gzip bomb as its body
+    "offline-unknown-encoding",  # the real answer labelled with a coding nobody asked for
 )
 DRIP_INTERVAL_S = 0.2
 BOMB_BYTES = 256 * 1024 * 1024
+NESTED_BOMB_BYTES = 4 * 1024**3
+"""What the three stacked gzip layers of `offline-stacked-gzip` hold once all decoded."""
+STACKED = b"gzip, gzip, gzip"
 
 
 def build_upstream_app(*, cache_bytes: int = 64 * 1024 * 1024, slow_answer_s: float = 30.0,
@@ -309,6 +318,7 @@ class _HostileAnswers:
         if scope["type"] != "http" or key not in HOSTILE_KEYS:
             await self.app(scope, receive, send)
             return
+        media = _media_of(scope["path"])
         if key == "offline-429-once":
             request = (scope["path"], scope.get("query_string", b""))
             if request in self.seen:
@@ -322,7 +332,19 @@ class _HostileAnswers:
         elif key == "offline-slow-drip":
             await _drip(receive, send)
         elif key == "offline-gzip-bomb":
-            await _answer(send, 200, _bomb(), [(b"content-encoding", b"gzip")])
+            await _answer(send, 200, _bomb(), [(b"content-encoding", b"gzip")], media)
+        elif key == "offline-lying-gzip-bomb":
+            lying = _bomb()[:-4] + (1024).to_bytes(4, "little")
+            await _answer(send, 200, lying, [(b"content-encoding", b"gzip")], media)
+        elif key in ("offline-stacked-gzip", "offline-stacked-500"):
+            status = 200 if key == "offline-stacked-gzip" else 500
+            body = await run_in_threadpool(_stacked_bomb)  # built once, in about 0.5 s
+            await _answer(send, status, body, [(b"content-encoding", STACKED)], media)
+        elif key == "offline-error-bomb":
+            await _answer(send, 500, _bomb(), [(b"content-encoding", b"gzip")])
+        elif key == "offline-unknown-encoding":
+            status, headers, body = await _real_answer(self.app, scope, receive)
+            await _answer(send, status, body, [(b"content-encoding", b"br")], media)
         else:
             status, headers, body = await _real_answer(self.app, scope, receive)
             packed = body if b"gzip" in dict(headers).get(b"content-encoding", b"") else None
@@ -360,20 +382,36 @@ async def _drip(receive: Receive, send: Send) -> None:
 
 
 @functools.cache
-def _bomb() -> bytes:
-    """gzip of `BOMB_BYTES` zeros, built in milliseconds: one mebibyte of zeros deflated with
-    a full flush (no reference to earlier data) is a block that may simply repeat."""
+def _bomb(size: int = BOMB_BYTES) -> bytes:
+    """gzip of `size` zeros (whole mebibytes), built in milliseconds: one mebibyte of zeros
+    deflated with a full flush (no reference to earlier data) is a block that may simply
+    repeat."""
     zeros = bytes(1024 * 1024)
     packer = zlib.compressobj(9, zlib.DEFLATED, -15)
     block = packer.compress(zeros) + packer.flush(zlib.Z_FULL_FLUSH)
-    count = BOMB_BYTES // len(zeros)
+    count = size // len(zeros)
     crc = 0
     for _ in range(count):
-        crc = zlib.crc32(zeros, crc)
+        crc = isal_zlib.crc32(zeros, crc)  # ISA-L's: a tenth of zlib's time
     end = zlib.compressobj(9, zlib.DEFLATED, -15).flush()  # an empty final block
     header = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\xff"
-    trailer = crc.to_bytes(4, "little") + (BOMB_BYTES % 2**32).to_bytes(4, "little")
+    trailer = crc.to_bytes(4, "little") + (size % 2**32).to_bytes(4, "little")
     return header + block * count + end + trailer
+
+
+@functools.cache
+def _stacked_bomb() -> bytes:
+    """`NESTED_BOMB_BYTES` of zeros under three gzip layers: the bomb's repeated blocks
+    compress again a thousandfold, then once more, to a few hundred bytes."""
+    inner = _bomb(NESTED_BOMB_BYTES)
+    return gzip.compress(gzip.compress(inner, 9, mtime=0), 9, mtime=0)
+
+
+def _media_of(path: str) -> bytes:
+    """The content type TomTom gives what `path` serves: images for tiles and static maps."""
+    if path.startswith(("/map/1/tile/", "/traffic/map/", "/map/1/staticimage")):
+        return b"image/png"
+    return JSON.encode()
 
 
 async def _real_answer(

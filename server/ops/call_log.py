@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
@@ -30,12 +30,17 @@ def _nobody() -> str | None:
 
 class ToolCallLog:
     """`ServerMiddleware`: one log line and one counter increment per `tools/call`, run
-    within the call's scope of `deadline_s` seconds; `who` names the signed-in user's id
-    (the log line carries it)."""
+    within the call's scope of `deadline_s` seconds; a name not among `tools` is counted
+    as `other` (a caller's made-up names add no metric series); `who` names the signed-in
+    user's id (the log line carries it)."""
 
     def __init__(
-        self, deadline_s: float = DEADLINE_S, who: Callable[[], str | None] = _nobody
+        self,
+        tools: Collection[str],
+        deadline_s: float = DEADLINE_S,
+        who: Callable[[], str | None] = _nobody,
     ) -> None:
+        self._tools = frozenset(tools)
         self._deadline_s = deadline_s
         self._who = who
 
@@ -57,7 +62,7 @@ class ToolCallLog:
             finally:
                 tracing.current_span().set_attribute("mcp.tool.outcome", outcome)
                 ms = (time.perf_counter() - started) * 1000
-                metrics.TOOL_CALLS.labels(tool, outcome).inc()
+                metrics.TOOL_CALLS.labels(metrics.bounded(tool, self._tools), outcome).inc()
                 log.log(
                     logging.INFO if outcome == "ok" else logging.WARNING,
                     "tool call",

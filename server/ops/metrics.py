@@ -1,14 +1,28 @@
-"""Prometheus metrics served at `GET /metrics`: what operators watch for misses and slow fits."""
+"""Prometheus metrics served at `GET /metrics`: what operators watch for misses and slow fits.
+
+Every label takes its values from a closed set: a name a caller chose (a tool, a host,
+a reason, a layer) is counted under its own value only when it is one of the known
+ones, else under `OTHER` (`bounded`), so no caller can add series (issue 21).
+"""
 
 from __future__ import annotations
+
+from collections.abc import Collection
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 REGISTRY = CollectorRegistry()
+OTHER = "other"
+
+
+def bounded(value: str, known: Collection[str]) -> str:
+    """`value` as a label value when it is one of `known`, else `OTHER`."""
+    return value if value in known else OTHER
+
 
 TOOL_CALLS = Counter(
     "tomtom_mcp_tool_calls_total",
-    "Tool calls by tool and outcome (ok, tool_error, crash).",
+    "Tool calls by tool (other: a name no tool has) and outcome (ok, tool_error, crash).",
     ["tool", "outcome"],
     registry=REGISTRY,
 )
@@ -68,7 +82,7 @@ WIDGET_STATUS = Counter(
 TILE_REQUESTS = Counter(
     "tomtom_mcp_tile_requests_total",
     "Requests to /tiles by layer and outcome (ok, not_modified, forbidden, rate_limited, "
-    "over_budget, bad_request, not_found, upstream_refused, too_large, unavailable).",
+    "quota, over_budget, bad_request, not_found, upstream_refused, too_large, unavailable).",
     ["layer", "outcome"],
     registry=REGISTRY,
 )
@@ -139,5 +153,20 @@ QUOTA_STORE_FAILURES = Counter(
     "tomtom_mcp_quota_store_failures_total",
     "Times the shared budget store (QUOTA_STORE) failed or did not answer in time; the "
     "replica then keeps budgets on its own or refuses, as QUOTA_STORE_DOWN says.",
+    registry=REGISTRY,
+)
+REFUSALS = Counter(
+    "tomtom_mcp_refusals_total",
+    "Requests and calls refused before or instead of being served, by reason: client_rate "
+    "(a client past its rate: 429), client_in_flight (a client past its calls at once: 429), "
+    "calls_in_flight (the replica's ceiling: 503), "
+    "body_too_large (413), body_timeout (408), header_timeout (408), headers_too_large "
+    "(431), pool_queue (the fitting pool's queue is full: a tool error).",
+    ["reason"],
+    registry=REGISTRY,
+)
+CALLS_IN_FLIGHT = Gauge(
+    "tomtom_mcp_calls_in_flight",
+    "POST /mcp requests this replica is serving (MAX_CALLS_IN_FLIGHT bounds it).",
     registry=REGISTRY,
 )

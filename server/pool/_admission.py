@@ -31,6 +31,8 @@ class Admission:
         self._rate = bytes_per_second
         self._waiting: list[tuple[float, int, asyncio.Future[None]]] = []
         self._arrivals = itertools.count()
+        self.waiting_bytes = 0
+        """The sizes of the jobs waiting for a slot, summed."""
 
     @property
     def waiting(self) -> int:
@@ -53,12 +55,15 @@ class Admission:
         future: asyncio.Future[None] = loop.create_future()
         deadline = loop.time() + (size / self._rate if self._rate else 0.0)
         heapq.heappush(self._waiting, (deadline, next(self._arrivals), future))
+        self.waiting_bytes += size
         try:
             await future
         except asyncio.CancelledError:
             if future.done() and not future.cancelled():
                 self._release()  # granted a slot just as it was cancelled: pass it on
             raise
+        finally:
+            self.waiting_bytes -= size
 
     def _release(self) -> None:
         while self._waiting:

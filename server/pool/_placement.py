@@ -1,4 +1,4 @@
-"""Where a job runs, in the fitting pool or on the event loop: the one rule.
+"""Where work runs, in the fitting pool, a thread or on the event loop: the one rule.
 
 A job is measured by the bytes it decodes (TomTom bodies, caller GeoJSON) or, for
 map data already built, by its vertices. Past a threshold it runs in the pool, so
@@ -6,15 +6,25 @@ the event loop never parses megabytes or fits long lines; below it, it runs on
 the loop, where a worker's round trip would cost more than the work itself.
 `FIT_INLINE=1` runs everything on the loop (the event-loop benchmark's reference).
 The measure also orders the pool's queue (`_admission.py`).
+
+A gzip body's decoded size is what its sender claims in its trailer, so no body is
+placed on that claim alone: `settled` decodes it on the loop only as far as the
+threshold, and one that goes on is measured at least that large (a pool job). A body
+whose decoded bytes the loop itself needs (a `data_url`, a static map, a tile) is
+inflated on the loop up to the threshold and, past it, in a thread (`decoded`): ISA-L
+lets go of the interpreter while it inflates, and the bytes stay in the process that
+uses them instead of crossing to a worker and back (docs/adr/0080).
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, TypeVar
 
+from server.bodies import IDENTITY, TOMTOM, Inflation, Origin, RawBody, coding_of, decode
+
 if TYPE_CHECKING:
-    from server.bodies import RawBody
     from server.pool._pool import FitPool
 
 T = TypeVar("T")
@@ -22,6 +32,11 @@ T = TypeVar("T")
 POOL_BYTES = 512 * 1024
 """Bodies this large once decoded (a route of about 10,000 points) are decoded in the
 pool: a 5 MB body parsed on the event loop stalls every other request of the replica."""
+
+DECODE_THREADS = 2
+"""Bodies inflated in threads at once; more wait their turn. Each holds up to its cap
+decoded (20 MiB for a `data_url`), so this bounds what decoding holds, not only the CPU
+it takes from the fitting workers on a replica's cores."""
 
 POINT_BYTES = 48
 """What a vertex of built map data weighs as TomTom sends it (a route point with its
@@ -37,6 +52,9 @@ class Placement:
         self._pool = pool
         self._inline_points = inline_points
         self._inline_only = inline_only or pool is None
+        self._decode_inline = inline_only
+        """`FIT_INLINE=1`: no thread either (a pool is not needed for threads)."""
+        self._threads = asyncio.Semaphore(DECODE_THREADS)
 
     def for_bytes(self, decoded: int) -> int | None:
         """The pool size of a job that decodes `decoded` bytes, or None: it runs on the loop."""
@@ -45,6 +63,24 @@ class Placement:
     def for_bodies(self, bodies: Iterable[RawBody]) -> int | None:
         """`for_bytes` of the bytes `bodies` hold once decoded."""
         return self.for_bytes(sum(body.size for body in bodies))
+
+    def settled(self, raw: RawBody) -> RawBody:
+        """`raw` decoded now when it holds less than the threshold, whatever its trailer
+        claims; else measured at least the threshold (`RawBody.settled`)."""
+        return raw.settled(POOL_BYTES)
+
+    async def decoded(self, raw: RawBody, origin: Origin = TOMTOM) -> bytes:
+        """`raw`'s decoded bytes, for the loop's own use: inflated here up to the threshold,
+        the rest in a thread (`DECODE_THREADS` at once). `BodyError` past `raw.limit`, for
+        a coding this server refuses, truncated or corrupt gzip."""
+        coding = coding_of(raw.encoding, origin)
+        if coding == IDENTITY:
+            return decode(raw.content, coding, raw.limit, origin)
+        inflation = Inflation(raw.content, raw.limit, origin)
+        if not inflation.run(budget=None if self._decode_inline else POOL_BYTES):
+            async with self._threads:
+                await asyncio.to_thread(inflation.run)
+        return inflation.result()
 
     def for_points(self, points: int) -> int | None:
         """The pool size of a job that encodes `points` vertices of built map data, or None."""

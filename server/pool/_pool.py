@@ -22,6 +22,7 @@ import asyncio
 import atexit
 import functools
 import logging
+import math
 import multiprocessing
 import multiprocessing.connection
 import os
@@ -34,7 +35,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
 import fitting
-from server.errors import FitWorkerDied
+from server.errors import BusyError, FitWorkerDied
 from server.ops import metrics, tracing
 from server.ops.heap import freeze_startup_heap
 from server.pool._admission import BYTES_PER_SECOND, Admission
@@ -48,9 +49,15 @@ class FitPool:
     """A bounded, self-healing `ProcessPoolExecutor` warmed with the fitting kernels."""
 
     def __init__(
-        self, workers: int, *, least_work_first: bool = True, traces_exporter: str = "none"
+        self,
+        workers: int,
+        *,
+        least_work_first: bool = True,
+        traces_exporter: str = "none",
+        max_queued_bytes: int = 256 * 1024 * 1024,
     ) -> None:
         self._workers = workers
+        self._max_queued_bytes = max_queued_bytes
         self._traces_exporter = traces_exporter
         self._admission = Admission(workers, BYTES_PER_SECOND if least_work_first else None)
         self._executor: ProcessPoolExecutor | None = None
@@ -70,7 +77,13 @@ class FitPool:
 
     async def run_in_process(self, func: Callable[..., T], *args: object, size: int = 0) -> T:
         """Run `func(*args)` in a worker; both must pickle. Waits for a free worker first,
-        behind jobs with less work to do (`size`: the bytes the job decodes)."""
+        behind jobs with less work to do (`size`: the bytes the job decodes). Refused at
+        once with `BusyError` when the jobs already waiting and this one would pass
+        `max_queued_bytes` (`FIT_QUEUE_MAX_BYTES`): what waits is held in memory, and
+        would only wait longer; a job alone in the queue is never refused."""
+        waiting = self._admission.waiting_bytes
+        if waiting and waiting + size > self._max_queued_bytes:
+            raise self._busy(waiting)
         metrics.POOL_QUEUE.inc()
         try:
             async with self._admission.slot(size):
@@ -91,6 +104,15 @@ class FitPool:
                     ) from None
         finally:
             metrics.POOL_QUEUE.dec()
+
+    def _busy(self, waiting: int) -> BusyError:
+        metrics.REFUSALS.labels("pool_queue").inc()
+        retry = max(1, math.ceil(waiting / (BYTES_PER_SECOND * self._workers)))
+        return BusyError(
+            f"This server is busy: {waiting / 2**20:.0f} MiB of map data is already waiting "
+            f"to be prepared; retry in {retry} s.",
+            retry_after=retry,
+        )
 
     def close(self) -> None:
         if self._warming is not None:

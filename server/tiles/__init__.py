@@ -2,9 +2,11 @@
 
 - `_layers.py`: the layers (`basemap`, `basemap_night`, `traffic_flow`,
   `traffic_incidents`), where TomTom serves each, and the tile grid's bounds;
-- `_tokens.py`: `TileTokens`, the sealed short-lived tokens (AES-GCM) any replica opens;
-- `_limiter.py`: `RateLimiter`, a bounded token bucket per tile token;
-- `_service.py`: `Tiles`, the URL templates for a view and `GET /tiles/...` itself.
+- `_tokens.py`: `TileTokens`, the sealed short-lived tokens (AES-GCM) any replica opens,
+  each in one spelling, each a `Grant` with an identity;
+- `_service.py`: `Tiles`, the URL templates for a view and `GET /tiles/...` itself, with
+  a rate per grant (`server.http.RateLimiter`), the signed-in user's budget and the key's
+  pacing and quota.
 
 Decisions: docs/adr/0061-tile-route.md.
 """
@@ -12,11 +14,14 @@ Decisions: docs/adr/0061-tile-route.md.
 from __future__ import annotations
 
 from server.config import Settings
+from server.http import RateLimiter
+from server.pool import Placement
+from server.product import user_agent
 from server.quotas import Budgets
 from server.tiles._layers import LAYER_NAMES, LAYERS, MAX_ZOOM, Layer, tile_problem
-from server.tiles._limiter import RateLimiter
 from server.tiles._service import MapTiles, Tiles
 from server.tiles._tokens import Grant, TileTokens
+from server.tomtom import Pacer
 
 __all__ = [
     "LAYERS",
@@ -25,7 +30,6 @@ __all__ = [
     "Grant",
     "Layer",
     "MapTiles",
-    "RateLimiter",
     "TileTokens",
     "Tiles",
     "build_tiles",
@@ -33,10 +37,13 @@ __all__ = [
 ]
 
 
-def build_tiles(settings: Settings, budgets: Budgets | None = None) -> Tiles | None:
+def build_tiles(
+    settings: Settings, placement: Placement, pacer: Pacer, budgets: Budgets | None = None
+) -> Tiles | None:
     """The tile route's state, or None when this server serves no tiles (offline only,
-    or no `TILE_TOKEN_SECRET`: then `/tiles` answers 404); tiles of signed-in users spend
-    their `budgets`."""
+    or no `TILE_TOKEN_SECRET`: then `/tiles` answers 404); `placement` says where a long
+    gzip tile is inflated, `pacer` is the TomTom client's (tiles share its pacing and
+    quota per key), and tiles of signed-in users spend their `budgets`."""
     if not settings.tiles_enabled or settings.tiles_base_url is None:
         return None
     return Tiles(
@@ -45,6 +52,9 @@ def build_tiles(settings: Settings, budgets: Budgets | None = None) -> Tiles | N
         api_base_url=settings.api_base_url,
         public_base_url=settings.tiles_base_url,
         max_bytes=settings.tile_max_bytes,
+        placement=placement,
+        pacer=pacer,
+        user_agent=user_agent(settings.public_url),
         timeout_s=settings.upstream_timeout_s,
         connections=settings.upstream_connections,
         budgets=budgets,

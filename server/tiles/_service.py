@@ -2,15 +2,18 @@
 
 The views never hold a TomTom key: `tomtom-get-map-config` seals the caller's key
 into a short-lived token (`_tokens.py`) and hands out URL templates on this route.
-Any replica opens the token, checks the tile and the token's rate (`_limiter.py`), takes
-the tile from the budget of the user the token was minted for (`server.quotas`, with
-sign-in), fetches the tile from TomTom with the key, and answers with TomTom's body and
-cache headers. A refusal is a status with a one-line reason, never a broken image.
+Any replica opens the token, checks the tile and the grant's rate
+(`server.http.RateLimiter`), takes the tile from the budget of the user the token was
+minted for (`server.quotas`, with sign-in), waits for the key's turn and counts the tile
+in its quota (the TomTom client's own `Pacer`: a tile is a TomTom request), fetches the
+tile from TomTom with the key, and answers with TomTom's body and cache headers. A
+refusal is a status with a one-line reason, never a broken image.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -20,12 +23,15 @@ import aiohttp
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
-from server.errors import TokenError, UserQuotaError
-from server.ops import metrics
+from server.bodies import ACCEPT_ENCODING, IDENTITY, TILE, RawBody, coding_of, received
+from server.errors import BodyError, QuotaError, RateLimitError, TokenError, UserQuotaError
+from server.http import RateLimiter
+from server.ops import call_scope, metrics
+from server.pool import Placement
 from server.quotas import Budgets
 from server.tiles._layers import LAYER_NAMES, LAYERS, Layer, tile_problem
-from server.tiles._limiter import RateLimiter
 from server.tiles._tokens import TileTokens
+from server.tomtom import Family, Pacer, family_of, retry_after_s
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +58,8 @@ class MapTiles:
 
 
 class Tiles:
-    """The tile route's state: the token sealer, the per-token limiter, the upstream."""
+    """The tile route's state: the token sealer, the per-grant limiter, the pacing and quota
+    it shares with the TomTom client, the upstream."""
 
     def __init__(
         self,
@@ -62,11 +69,18 @@ class Tiles:
         api_base_url: str,
         public_base_url: str,
         max_bytes: int,
+        placement: Placement,
+        pacer: Pacer,
+        user_agent: str,
         timeout_s: float = 10.0,
         connections: int = 200,
         budgets: Budgets | None = None,
     ) -> None:
         self.tokens = tokens
+        self._placement = placement
+        self._pacer = pacer
+        self._user_agent = user_agent
+        self._timeout_s = timeout_s
         self._budgets = budgets
         self._limiter = limiter
         self._api = api_base_url.rstrip("/")
@@ -89,8 +103,12 @@ class Tiles:
             connector = aiohttp.TCPConnector(
                 limit=self._connections, keepalive_timeout=4.0, enable_cleanup_closed=True
             )
+            # Bodies as received (`auto_decompress=False`), decoded by `server.bodies`.
             self._session = aiohttp.ClientSession(
-                connector=connector, timeout=self._timeout, auto_decompress=False
+                connector=connector,
+                timeout=self._timeout,
+                auto_decompress=False,
+                headers={"accept-encoding": ACCEPT_ENCODING, "user-agent": self._user_agent},
             )
         return self._session
 
@@ -132,7 +150,7 @@ class Tiles:
             return _refused(name, 403, "forbidden", str(exc))
         if name not in grant.layers:
             return _refused(name, 403, "forbidden", f"tile token not valid for layer {name}")
-        wait = self._limiter.take(token)
+        wait = self._limiter.take(grant.id)
         if wait is not None:
             return _refused(
                 name,
@@ -147,13 +165,36 @@ class Tiles:
             except UserQuotaError as exc:
                 retry = {"retry-after": str(int(exc.retry_after or 1))}
                 return _refused(name, 429, "over_budget", str(exc), retry)
+        path = layer.upstream_path(z, x, y, ext)
+        refused = await self._admitted(name, grant.key, family_of(path), grant.user)
+        if refused is not None:
+            return refused
         conditional = {h: request.headers[h] for h in PASSED_ON if h in request.headers}
-        return await self._fetch(layer, (z, x, y, ext), grant.key, conditional)
+        return await self._fetch(layer, path, grant.key, conditional)
 
-    async def _fetch(
-        self, layer: Layer, tile: tuple[int, int, int, str], key: str, headers: dict[str, str]
-    ) -> Response:
-        url = self._api + layer.upstream_path(*tile)
+    async def _admitted(
+        self, name: str, key: str, family: Family, user: str | None
+    ) -> Response | None:
+        """None when the key's turn has come: a tile is a TomTom request like any other,
+        paced with the API calls of its key (queued fairly with the other requests of its
+        `user`, when signed in) and counted in the key's quota (`TOMTOM_KEY_QUOTA_PER_MIN`);
+        else the 429 that says when to come back."""
+        scope = call_scope.CallScope("tiles", time.monotonic() + self._timeout_s, user)
+        try:
+            await self._pacer.admit(key, family, scope)
+        except RateLimitError as exc:
+            outcome = "quota" if isinstance(exc, QuotaError) else "rate_limited"
+            why = (
+                "this key's TomTom requests per minute on this server are used up"
+                if outcome == "quota"
+                else "this key's TomTom tile rate is reached"
+            )
+            retry = {"retry-after": str(max(1, math.ceil(exc.retry_after or 1)))}
+            return _refused(name, 429, outcome, why, retry)
+        return None
+
+    async def _fetch(self, layer: Layer, path: str, key: str, headers: dict[str, str]) -> Response:
+        url = self._api + path
         params = {"tileSize": "256", "key": key}
         started = time.perf_counter()
         outcome = "unavailable"
@@ -162,6 +203,9 @@ class Tiles:
                 url, params=params, headers=headers, allow_redirects=False
             ) as upstream:
                 outcome, response = await self._answer(layer.name, upstream)
+                if upstream.status == 429:  # TomTom's own: nothing more for the key until then
+                    wait = retry_after_s(upstream.headers.get("retry-after")) or 1.0
+                    self._pacer.hold(key, family_of(path), wait)
                 return response
         except TimeoutError:
             return _refused(layer.name, 504, "unavailable", "TomTom sent no tile in time")
@@ -187,17 +231,17 @@ class Tiles:
         declared = upstream.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > self._max_bytes:
             return "too_large", self._too_large(name)
-        chunks: list[bytes] = []
-        size = 0
-        async for chunk in upstream.content.iter_any():
-            size += len(chunk)
-            if size > self._max_bytes:
+        try:
+            coding = coding_of(",".join(upstream.headers.getall("content-encoding", [])), TILE)
+            body = await received(upstream.content.iter_any(), self._max_bytes)
+            if body is None:
                 return "too_large", self._too_large(name)
-            chunks.append(chunk)
-        if "content-encoding" in upstream.headers:
-            kept["content-encoding"] = upstream.headers["content-encoding"]
+            if coding != IDENTITY:
+                body = await self._placement.decoded(RawBody(body, coding, self._max_bytes), TILE)
+        except BodyError as exc:
+            return "unavailable", _refused(name, 502, "unavailable", str(exc))
         metrics.TILE_REQUESTS.labels(name, "ok").inc()
-        return "ok", Response(b"".join(chunks), headers={**kept, **_CORS})
+        return "ok", Response(body, headers={**kept, **_CORS})
 
     def _too_large(self, name: str) -> Response:
         return _refused(name, 502, "too_large", f"TomTom's tile is over {self._max_bytes} bytes")

@@ -1,12 +1,20 @@
 """Sealed, short-lived tile tokens: the caller's key travels to the view encrypted.
 
-A token is AES-256-GCM (authenticated encryption, from `cryptography`) of the key,
-the layers it may load, its expiry and the signed-in user it was minted for (their
-`User.id`, so the tiles count against that user's budget), under a key derived from
-`TILE_TOKEN_SECRET` with HKDF. Every replica derives the same key, so a token minted on one opens on
-any other with no shared store; the view can read nothing in it, and changing one
-bit makes it fail to open. Several secrets rotate: the first seals, all open. Tokens
-of the layout before the user (v1) still open, with no user, for as long as they last.
+A token is AES-256-GCM (authenticated encryption, from `cryptography`) of a `Grant`:
+the key, the layers it may load, its expiry and the signed-in user it was minted for
+(their `User.id`, so the tiles count against that user's budget), under a key derived
+from `TILE_TOKEN_SECRET` with HKDF. Every replica derives the same key, so a token
+minted on one opens on any other with no shared store; the view can read nothing in
+it, and changing one bit makes it fail to open. Several secrets rotate: the first
+seals, all open. Tokens of the layout before the user (v1) still open, with no user,
+for as long as they last (the AAD names the layout).
+
+A token has one spelling, the unpadded base64url it was issued in: any other (the
+standard alphabet, padding, stray characters a lenient decoder skips) is refused
+before decrypting, so the same grant cannot pass for a new one. A grant's identity is
+its nonce, random for every seal and authenticated with the rest (a changed nonce
+fails to open): the tile route keeps rates per grant, whatever string carried it
+(docs/adr/0081).
 """
 
 from __future__ import annotations
@@ -14,6 +22,7 @@ from __future__ import annotations
 import base64
 import binascii
 import os
+import re
 import struct
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -37,6 +46,7 @@ _V1_HEADER = struct.Struct(">IB")
 _NO_USER = bytes(16)
 MAX_TOKEN_CHARS = 512
 """Longer `t` values are refused before any decoding (keys are capped well below)."""
+_ALPHABET = re.compile(r"[A-Za-z0-9_-]+")
 
 
 @dataclass(frozen=True)
@@ -48,6 +58,8 @@ class Grant:
     layers: frozenset[str]
     expires: int
     user: str | None = None
+    id: bytes = b""
+    """The grant's identity (its token's nonce): what rates are kept by."""
 
 
 class TileTokens:
@@ -82,10 +94,17 @@ class TileTokens:
             raise TokenError("no tile token (the t parameter)")
         if len(token) > MAX_TOKEN_CHARS:
             raise TokenError("malformed tile token")
+        respelled = TokenError(
+            "malformed tile token: not in the spelling it was issued in (unpadded base64url)"
+        )
+        if not _ALPHABET.fullmatch(token):
+            raise respelled
         try:
             raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
         except (binascii.Error, ValueError):
             raise TokenError("malformed tile token") from None
+        if base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii") != token:
+            raise respelled
         if len(raw) < _NONCE + _TAG + _V1_HEADER.size + 1:
             raise TokenError("malformed tile token")
         nonce, sealed = raw[:_NONCE], raw[_NONCE:]
@@ -98,7 +117,7 @@ class TileTokens:
             raise TokenError("tile token expired: the view asks tomtom-get-map-config again")
         layers = frozenset(name for i, name in enumerate(LAYER_NAMES) if mask >> i & 1)
         user = who[0].hex() if who and who[0] != _NO_USER else None
-        return Grant(plain[header.size :].decode("utf-8"), layers, expires, user)
+        return Grant(plain[header.size :].decode("utf-8"), layers, expires, user, nonce)
 
     def _decrypt(self, nonce: bytes, sealed: bytes) -> tuple[bytes, struct.Struct] | None:
         """The plain text and its layout, under any secret, of this layout or the last."""

@@ -6,8 +6,7 @@
   (`server.errors`), scrubbed of the key;
 - `family_of` (`_families.py`): the API family, and so the rate limit, of a request;
 - `Pacer` (`_pacing.py`): TomTom's rate limits kept per key and family, fair between calls;
-- `user_agent` (`_user_agent.py`): the product and version on every request, marked on a
-  view's refetch.
+- every request's User-Agent is `server.product.user_agent`'s, marked on a view's refetch.
 
 Fitting workers never import this package: what they need of a TomTom answer is
 `server.bodies`.
@@ -16,14 +15,12 @@ Fitting workers never import this package: what they need of a TomTom answer is
 from __future__ import annotations
 
 from server.tomtom._client import Bounds, Params, TomTomClient, coordinate
-from server.tomtom._errors import scrub
+from server.tomtom._errors import retry_after_s, scrub
 from server.tomtom._families import FAMILIES, Family, family_of
 from server.tomtom._pacing import Pacer
-from server.tomtom._user_agent import REFETCH_MARK, user_agent
 
 __all__ = [
     "FAMILIES",
-    "REFETCH_MARK",
     "Bounds",
     "Family",
     "Pacer",
@@ -31,6 +28,6 @@ __all__ = [
     "TomTomClient",
     "coordinate",
     "family_of",
+    "retry_after_s",
     "scrub",
-    "user_agent",
 ]

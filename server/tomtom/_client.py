@@ -7,11 +7,14 @@ as the `key` query parameter, which httpx repeats in its exception messages;
 every text that leaves this module is scrubbed of it.
 
 Every request is bounded (`Bounds`): a deadline for the whole answer, not only for
-each read, and a size as received; the decoded size is bounded where it is decoded
-(`RawBody.limit`). Every keyed request is paced (`_pacing.py`) by its API family
-(`_families.py`). The one retry is after TomTom's 429, which TomTom does not bill,
-when its Retry-After fits the call's deadline; nothing else is retried, since a
-failed request may still have been billed.
+each read, and a size as received. Every body, error answers included, is read as
+received (never decoded by httpx, which inflates every layer of a stacked coding
+whole) and decoded by `server.bodies`' one bounded decoding: a success within its
+decoded cap (`RawBody.limit`) wherever it is used, small ones settled on the loop
+(`Placement.settled`); the start of an error answer, to quote. Every keyed request is
+paced (`_pacing.py`) by its API family (`_families.py`). The one retry is after
+TomTom's 429, which TomTom does not bill, when its Retry-After fits the call's
+deadline; nothing else is retried, since a failed request may still have been billed.
 
 A request a signed-in user causes (the call's scope names them) is taken from their
 budget first (`server.quotas.Budgets`), once, whatever pacing and the one retry then do;
@@ -40,7 +43,7 @@ from urllib.parse import quote, urlencode
 
 import httpx
 
-from server.bodies import ACCEPT_ENCODING, MAX_DECODED_BYTES, RawBody, loads
+from server.bodies import ACCEPT_ENCODING, MAX_DECODED_BYTES, RawBody, loads, prefix, received
 from server.config import OFFLINE_BASE_URL
 from server.errors import (
     AnswerTooLargeError,
@@ -53,11 +56,11 @@ from server.errors import (
 )
 from server.ops import call_scope, metrics, tracing
 from server.pool import INLINE, Placement
+from server.product import user_agent
 from server.quotas import Budgets
 from server.tomtom._errors import OUTCOMES, error_for, scrub
 from server.tomtom._families import Family, family_of
 from server.tomtom._pacing import Pacer
-from server.tomtom._user_agent import user_agent
 
 logger = logging.getLogger(__name__)
 
@@ -157,8 +160,11 @@ class TomTomClient:
         pacer: Pacer | None = None,
         offline_mode: str = "auto",
         budgets: Budgets | None = None,
+        public_url: str | None = None,
     ) -> None:
         self._http = http
+        self._public_url = public_url
+        """Where this server serves, named in every request's User-Agent."""
         self._base_url = base_url.rstrip("/")
         self._default_key = default_key
         self._placement = placement
@@ -333,7 +339,7 @@ class TomTomClient:
         ]
         raw = await self._fetch("map/staticImage", "GET", "/map/1/staticimage", params, key)
         try:
-            return raw.decoded()
+            return await self._placement.decoded(raw)
         except BodyError as exc:
             raise UpstreamUnavailableError(str(exc)) from None
 
@@ -385,7 +391,7 @@ class TomTomClient:
         query = list(params) + ([("key", key)] if key else [])
         headers = {
             "accept-encoding": ACCEPT_ENCODING,
-            "user-agent": user_agent(refetch=call_scope.refetching()),
+            "user-agent": user_agent(self._public_url, refetch=call_scope.refetching()),
         }
         if content is not None:
             headers["content-type"] = "application/json"
@@ -501,7 +507,12 @@ class TomTomClient:
                 f"TomTom could not be reached ({type(exc).__name__}). Try again later."
             ) from None
         encoding = "" if decoded else response.headers.get("content-encoding", "")
-        return RawBody(body, encoding.strip().lower(), bounds.max_decoded_bytes)
+        try:
+            return self._placement.settled(
+                RawBody.received(body, encoding, bounds.max_decoded_bytes)
+            )
+        except BodyError as exc:
+            raise UpstreamUnavailableError(str(exc)) from None
 
 
 async def _bounded_body(response: httpx.Response, limit: int) -> bytes:
@@ -514,31 +525,29 @@ async def _bounded_body(response: httpx.Response, limit: int) -> bytes:
         if len(body) > limit:
             raise _too_large(limit)
         return body
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in response.aiter_raw():
-        size += len(chunk)
-        if size > limit:
-            raise _too_large(limit)
-        chunks.append(chunk)
-    return b"".join(chunks)
+    body = await received(response.aiter_raw(), limit)
+    if body is None:
+        raise _too_large(limit)
+    return body
 
 
 async def _error_answer(response: httpx.Response) -> httpx.Response:
-    """An error answer with at most `ERROR_BODY_BYTES` of its body, decoded, to quote."""
+    """An error answer with the start of its body, decoded (`ERROR_BODY_BYTES` at most, as
+    received and once decoded), to quote: read as received, since an HTTP client decoding
+    it would inflate every layer of a stacked coding whole."""
     if response.is_stream_consumed:
         return response
     chunks: list[bytes] = []
     size = 0
-    async for chunk in response.aiter_bytes():
+    async for chunk in response.aiter_raw():
         chunks.append(chunk)
         size += len(chunk)
         if size >= ERROR_BODY_BYTES:
             break
+    encoding = response.headers.get("content-encoding", "")
+    content = prefix(b"".join(chunks)[:ERROR_BODY_BYTES], encoding, ERROR_BODY_BYTES)
     headers = [(k, v) for k, v in response.headers.items() if k.lower() != "content-encoding"]
-    return httpx.Response(
-        response.status_code, headers=headers, content=b"".join(chunks)[:ERROR_BODY_BYTES]
-    )
+    return httpx.Response(response.status_code, headers=headers, content=content)
 
 
 def _too_large(limit: int) -> AnswerTooLargeError:

@@ -36,6 +36,7 @@ _OVER_QPS = re.compile(r"over\s*(qps|rate)", re.IGNORECASE)
 """TomTom's gateway has answered a queries-per-second breach with 403 "Developer Over Qps"
 (CartoDB/dataservices-api#545); that is a rate limit, not a bad key."""
 MAX_RETRY_AFTER_S = 3600
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\ufffd]+")
 
 
 OUTCOMES: dict[type[TomTomError], str] = {
@@ -127,7 +128,7 @@ def _description(response: httpx.Response) -> str:
     try:
         body = orjson.loads(response.content)
     except orjson.JSONDecodeError:
-        text = response.text.strip()
+        text = _CONTROL.sub(" ", response.text)  # control bytes and binary are not quoted
         return re.sub(r"<[^>]+>", " ", text)[:_MAX_QUOTED].strip()
     if not isinstance(body, dict):
         return ""

@@ -26,7 +26,8 @@ async def _geojson_text(runtime: Runtime, args: DataVizArgs) -> tuple[str, bytes
     """("data_url" or "inline", the GeoJSON as JSON text): downloaded, or the inline value
     written back to text, so that it crosses to a fitting worker as bytes."""
     if args.data_url is not None:
-        return "data_url", await download(runtime.downloads, args.data_url, runtime.settings)
+        body = await download(runtime.downloads, args.data_url, runtime.settings, runtime.placement)
+        return "data_url", body
     return "inline", orjson.dumps(args.geojson)
 
 

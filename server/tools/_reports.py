@@ -13,6 +13,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
+from server.ops import metrics
+
 VIEW_REASONS = frozenset(
     {
         "drawn",
@@ -62,7 +64,7 @@ def host_label(host: HostInfo | None) -> str:
     name = (host.name if host else "").strip().lower()
     if not name:
         return "unknown"
-    return next((label for part, label in _FAMILIES if part in name), "other")
+    return next((label for part, label in _FAMILIES if part in name), metrics.OTHER)
 
 
 def platform_label(host: HostInfo | None) -> str:
@@ -70,4 +72,4 @@ def platform_label(host: HostInfo | None) -> str:
 
 
 def reason_label(reason: str) -> str:
-    return reason if reason in VIEW_REASONS else "other"
+    return metrics.bounded(reason, VIEW_REASONS)

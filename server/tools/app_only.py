@@ -120,7 +120,7 @@ async def report_app_status(
         },
     )
     metrics.WIDGET_STATUS.labels(
-        tool if tool in WIDGET_TOOLS else "other",
+        metrics.bounded(tool, WIDGET_TOOLS),
         status,
         reason_label(reason),
         host_label(host),

@@ -23,7 +23,7 @@ from mcp.server.auth.provider import AccessToken
 from mcp_types import CallToolResult
 
 import fitting
-from server.app import build_server
+from server.app import build_app, build_server
 from server.auth import User
 from server.config import OFFLINE_BASE_URL, Settings
 from server.jobs import APP_DATA_KEY
@@ -147,6 +147,24 @@ async def tool_client(
     runtime = build_runtime(config, upstream=transport)
     async with Client(build_server(runtime, start_pool=False), cache=None) as client:
         yield ToolClient(client, runtime)
+
+
+@asynccontextmanager
+async def app_client(**settings: Any) -> AsyncIterator[httpx.AsyncClient]:
+    """The whole HTTP app (`build_app`: front door, `/mcp`, `/tiles`, `/metrics`...) in
+    process, its lifespan entered, every job on the loop; keyless calls answered by the
+    offline upstream, tiles served (a token secret and a public URL are set)."""
+    settings.setdefault("fit_inline", True)
+    settings.setdefault("api_base_url", OFFLINE_BASE_URL)  # keyed calls stay in process too
+    settings.setdefault("tile_token_secrets", (TILE_SECRET,))
+    settings.setdefault("public_url", "http://127.0.0.1:8000/mcp")
+    app = build_app(Settings(**settings), start_pool=False)
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app, client=("203.0.113.7", 50000))
+        async with httpx.AsyncClient(
+            transport=transport, base_url="http://127.0.0.1:8000", timeout=60
+        ) as client:
+            yield client
 
 
 def coordinate_lists(value: Any, path: str = "") -> list[str]:

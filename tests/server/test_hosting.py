@@ -1,6 +1,6 @@
 """A hosted deployment, with real processes: two replicas with no key of their own, the
 callers' keys in the `tomtom-api-key` header, and a stand-in TomTom that records the
-path and key of every request it receives.
+path, key and User-Agent of every request it receives.
 
 One replica serves keyless demo callers (offline data, flagged) and keyed callers
 (TomTom, with their key) at once; a tile token minted on one replica serves the tile
@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import time
+import tomllib
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
@@ -30,7 +31,7 @@ from server.jobs import DATA_SOURCE_KEY, MAX_RESULT_CHARS_KEY, OFFLINE_NOTE
 from server.tiles import TileTokens
 from server.tomtom._errors import key_forms
 from server.tools.app_only import MAP_CONFIG_KEY
-from tests.processes import TILE_SECRET, running
+from tests.processes import ROOT, TILE_SECRET, running
 from tests.server.calls import CALLS
 from tests.server.harness import BERLIN
 from tests.standin import forget, recorded
@@ -53,6 +54,13 @@ def replicas(standin: Service) -> Iterator[list[Service]]:
     }
     with running(["serve"], env) as one, running(["serve"], env) as two:
         yield [one, two]
+
+
+def user_agent_of(replica: Service) -> str:
+    """What every request of `replica` says it is: the product, the version in
+    pyproject.toml, and its public URL (`serve`'s own address when PUBLIC_URL is unset)."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    return f"tomtom-mcp-apps/{project['version']} (+{replica.url}/mcp)"
 
 
 @asynccontextmanager
@@ -146,6 +154,7 @@ async def test_every_tool_goes_to_tomtom_with_a_key_and_is_flagged_offline_witho
         assert seen == [] and "data_source" not in answer_of(offline)
         return
     assert seen and {r["key"] for r in seen} == {CALLER_KEY}, (tool, seen)
+    assert {r["user_agent"] for r in seen} == {user_agent_of(replicas[0])}, seen
     assert answer_of(offline)["data_source"] == OFFLINE_NOTE, tool
     assert offline.meta[DATA_SOURCE_KEY] == "offline", tool
     assert online.meta[MAX_RESULT_CHARS_KEY] == offline.meta[MAX_RESULT_CHARS_KEY] > 0
@@ -193,6 +202,7 @@ async def test_a_tile_token_minted_on_one_replica_serves_the_tile_on_the_other(
         "method": "GET",
         "path": "/map/1/tile/basic/main/3/4/2.png",
         "key": CALLER_KEY,
+        "user_agent": user_agent_of(replicas[1]),
     }
     cached = httpx.get(
         tile_url(config["tiles"]["basemap"], replicas[1]),

@@ -1135,7 +1135,7 @@ def test_with_view_refetch_on_a_view_whose_host_dropped_meta_draws_and_the_secon
     assert drawn["refetched"] == "1"
     assert "the server fetched it again" in frame.inner_text("#notes")
     assert page.evaluate("previewHost.viewCalls").count("tomtom-refetch-app-data") == 1
-    answers = [r for r in recorded(standin.url, user_agents=True) if r["path"].startswith(path)]
+    answers = [r for r in recorded(standin.url) if r["path"].startswith(path)]
     assert len(answers) == 2, answers
     first, again = (r["user_agent"] for r in answers)
     assert "view-refetch" not in first and "view-refetch" in again, (first, again)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import ipaddress
 import sys
 import threading
@@ -15,11 +16,17 @@ from server.config import Settings
 from server.downloads import _data_url as data_url
 from server.downloads import address_refusal, download
 from server.errors import DataUrlError
+from server.offline._app import _bomb, _stacked_bomb
+from server.pool import INLINE
 
 GEOJSON = b'{"type":"FeatureCollection","features":[]}'
 BIG = b"[" + b"0," * 6000 + b"0]"  # 12,003 bytes
-ALLOW = Settings(data_viz_allow_private=True, data_viz_max_bytes=10_000, data_viz_timeout_s=0.5)
+ALLOW = Settings(data_viz_allow_private=True, data_viz_max_bytes=10_000, data_viz_timeout_s=10)
+IMPATIENT = ALLOW.model_copy(update={"data_viz_timeout_s": 0.5})
+"""For the one download that must time out; the others get time to spare on a busy machine."""
 STRICT = Settings(data_viz_allow_private=False)
+STACKED = _stacked_bomb()  # 373 bytes, 4 GiB under three layers of gzip
+BOMB = _bomb(8 * 1024 * 1024)  # 8 KB, 8 MiB once inflated
 
 
 class QuietServer(ThreadingHTTPServer):
@@ -52,6 +59,10 @@ class Site:
                     "/big": lambda: self.reply(200, "application/json", BIG),
                     "/big-unannounced": self.unannounced,
                     "/redirect": self.redirect,
+                    "/stacked": lambda: self.encoded(STACKED, "gzip, gzip, gzip"),
+                    "/bomb": lambda: self.encoded(BOMB, "gzip"),
+                    "/br": lambda: self.encoded(GEOJSON, "br"),
+                    "/gzip": lambda: self.encoded(gzip.compress(GEOJSON), "gzip"),
                     "/slow": self.slow,
                 }
                 route[self.path]()
@@ -59,6 +70,14 @@ class Site:
             def reply(self, status: int, content_type: str, body: bytes) -> None:
                 self.send_response(status)
                 self.send_header("content-type", content_type)
+                self.send_header("content-length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def encoded(self, body: bytes, coding: str) -> None:
+                self.send_response(200)
+                self.send_header("content-type", "application/geo+json")
+                self.send_header("content-encoding", coding)
                 self.send_header("content-length", str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)
@@ -156,7 +175,7 @@ async def test_private_targets_are_refused_before_any_connection(
     client: httpx.AsyncClient, url: str
 ) -> None:
     with pytest.raises(DataUrlError, match="is refused"):
-        await download(client, url, STRICT)
+        await download(client, url, STRICT, INLINE)
 
 
 async def test_a_name_is_refused_when_any_of_its_addresses_is_private(
@@ -167,7 +186,7 @@ async def test_a_name_is_refused_when_any_of_its_addresses_is_private(
 
     monkeypatch.setattr(data_url, "_resolve", resolve)
     with pytest.raises(DataUrlError, match=r"'data\.example\.test' is refused: 10\.0\.0\.5"):
-        await download(client, "https://data.example.test/x.geojson", STRICT)
+        await download(client, "https://data.example.test/x.geojson", STRICT, INLINE)
 
 
 async def test_the_connection_goes_to_the_checked_address_with_the_original_host_header(
@@ -179,16 +198,20 @@ async def test_the_connection_goes_to_the_checked_address_with_the_original_host
         return [ipaddress.ip_address("127.0.0.1")]
 
     monkeypatch.setattr(data_url, "_resolve", resolve)
-    body = await download(client, f"http://data.example.test:{site.port}/ok.geojson", ALLOW)
+    body = await download(client, f"http://data.example.test:{site.port}/ok.geojson", ALLOW, INLINE)
     assert body == GEOJSON
     assert site.hosts[-1] == f"data.example.test:{site.port}"
+
+
+async def test_a_gzipped_download_arrives_decoded(client: httpx.AsyncClient, site: Site) -> None:
+    assert await download(client, f"{site.url}/gzip", ALLOW, INLINE) == GEOJSON
 
 
 async def test_private_targets_are_fetched_when_configuration_allows_them(
     client: httpx.AsyncClient, site: Site
 ) -> None:
-    assert await download(client, f"{site.url}/ok.geojson", ALLOW) == GEOJSON
-    assert await download(client, f"{site.url}/plain.geojson", ALLOW) == GEOJSON
+    assert await download(client, f"{site.url}/ok.geojson", ALLOW, INLINE) == GEOJSON
+    assert await download(client, f"{site.url}/plain.geojson", ALLOW, INLINE) == GEOJSON
 
 
 @pytest.mark.parametrize(
@@ -200,13 +223,16 @@ async def test_private_targets_are_fetched_when_configuration_allows_them(
         ("/big", r"larger than the 10,000-byte limit \(12,003 bytes\)"),
         ("/big-unannounced", "larger than the 10,000-byte limit"),
         ("/slow", r"longer than 0\.5 s"),
+        ("/stacked", r"^The data_url's body came with 3 content codings stacked"),
+        ("/bomb", r"larger than this server accepts \(10,000 bytes once decompressed\)"),
+        ("/br", r"unrequested encoding \(br\)"),
     ],
 )
 async def test_bad_downloads_get_a_specific_error(
     client: httpx.AsyncClient, site: Site, path: str, message: str
 ) -> None:
     with pytest.raises(DataUrlError, match=message):
-        await download(client, site.url + path, ALLOW)
+        await download(client, site.url + path, IMPATIENT if path == "/slow" else ALLOW, INLINE)
 
 
 @pytest.mark.parametrize(
@@ -222,4 +248,4 @@ async def test_urls_that_are_not_plain_http_are_refused(
     client: httpx.AsyncClient, url: str, message: str
 ) -> None:
     with pytest.raises(DataUrlError, match=message):
-        await download(client, url, ALLOW)
+        await download(client, url, ALLOW, INLINE)

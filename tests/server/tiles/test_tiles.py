@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import gzip
+import re
+import struct
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -20,21 +23,35 @@ import httpx
 import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestServer
+from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from starlette.applications import Starlette
 from starlette.routing import Route
 
 from loadtest.topology import free_port
-from server.errors import TokenError
+from server.errors import QuotaError, TokenError
+from server.http import RateLimiter
+from server.offline._app import _stacked_bomb
+from server.pool import INLINE
 from server.quotas import Budgets, Window
-from server.tiles import RateLimiter, Tiles, TileTokens
+from server.tiles import Tiles, TileTokens
 from server.tiles._tokens import _V1_AAD, _V1_HEADER, _derive
+from server.tomtom import FAMILIES, Pacer, TomTomClient
 from server.tomtom._errors import key_forms
 
 SECRET = "tile-secret-of-this-deployment-0123456789"
 KEY = "K3yOfTheCaller0123456789abcdefGH"
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 200
 TOMTOM = "https://api.tomtom.test"
+USER_AGENT = "tomtom-mcp-apps/0.0 (+https://maps.example.test/mcp)"
+
+
+def unpaced(quota_per_minute: int = 0) -> Pacer:
+    """Pacing as the tests of other things need it, out of the way; a fresh one each
+    time (a 429 from TomTom holds the key in the pacer that saw it)."""
+    rates = {f.name: 10_000.0 for f in FAMILIES}
+    return Pacer(rates, max_wait_s=1.0, quota_per_minute=quota_per_minute)
 
 
 def test_a_token_sealed_by_one_replica_opens_on_another_with_the_same_secret() -> None:
@@ -78,6 +95,67 @@ def test_rotating_the_secret_keeps_tokens_sealed_under_the_previous_one_valid() 
     assert rotated.open(old).key == KEY
     with pytest.raises(TokenError, match="another secret"):
         TileTokens(["the-new-secret-of-this-deployment-012345"], 3600).open(old)
+
+
+def spelled_otherwise(token: str) -> list[str]:
+    """`token`'s bytes in every other spelling a lenient base64 decoder accepts."""
+    raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+    padded = base64.urlsafe_b64encode(raw).decode()
+    standard = base64.b64encode(raw).decode()
+    last = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+    spare = last[last.index(token[-1]) ^ 1]  # the last character's unused bits set otherwise
+    return [
+        padded,
+        standard,
+        standard.rstrip("="),
+        token + "=",
+        token[:10] + "\n" + token[10:],
+        token[:10] + " " + token[10:],
+        token + ".",
+        token[:-1] + spare,
+    ]
+
+
+def respellable(tokens: TileTokens) -> str:
+    """A token with a `_` (its standard spelling differs) whose last character has spare
+    bits (its length is no multiple of 4: `KEY + "x"` makes the payload so)."""
+    token = next(t for t in (tokens.seal(KEY + "x", ["basemap"])[0] for _ in range(50)) if "_" in t)
+    assert len(token) % 4 != 0, "the test needs a token whose last character has spare bits"
+    return token
+
+
+def test_a_token_opens_only_in_the_spelling_it_was_issued_in() -> None:
+    tokens = TileTokens([SECRET], 3600)
+    token = respellable(tokens)
+    grant = tokens.open(token)
+    for other in spelled_otherwise(token):
+        assert other != token
+        with pytest.raises(TokenError, match="spelling it was issued in"):
+            tokens.open(other)
+    assert tokens.open(token) == grant
+
+
+def test_each_grant_has_its_own_identity_the_nonce_it_was_sealed_with() -> None:
+    tokens = TileTokens([SECRET], 3600)
+    first, second = (tokens.seal(KEY, ["basemap"])[0] for _ in range(2))
+    assert tokens.open(first).id != tokens.open(second).id
+    assert tokens.open(first).id == base64.urlsafe_b64decode(first + "==")[:12]
+
+
+def test_a_token_minted_by_the_previous_release_still_opens() -> None:
+    # The previous release's sealing, written out: AES-GCM under HKDF(secret), AAD
+    # "tile-token-v1", of expiry (u32) | layer mask (u8) | key, nonce first, base64url.
+    cipher = AESGCM(
+        HKDF(hashes.SHA256(), 32, None, b"tomtom-mcp-apps/tile-token/v1").derive(SECRET.encode())
+    )
+    nonce = bytes(range(12))
+    expires = int(time.time()) + 600
+    sealed = cipher.encrypt(
+        nonce, struct.pack(">IB", expires, 0b0101) + KEY.encode(), b"tile-token-v1"
+    )
+    token = base64.urlsafe_b64encode(nonce + sealed).rstrip(b"=").decode()
+    grant = TileTokens([SECRET], 3600).open(token)
+    assert (grant.key, grant.layers, grant.expires) == (KEY, {"basemap", "traffic_flow"}, expires)
 
 
 @pytest.mark.parametrize("token", ["", "%%%", "A" * 20, "A" * 513, "é" * 40])
@@ -139,6 +217,7 @@ async def tile_route(
     burst: int = 100,
     max_bytes: int = 4096,
     timeout_s: float = 5.0,
+    pacer: Pacer | None = None,
     budgets: Budgets | None = None,
 ) -> AsyncIterator[tuple[httpx.AsyncClient, TileTokens, list[web.Request]]]:
     """The tile route in process, with TomTom played over real HTTP on a free local port by
@@ -159,6 +238,9 @@ async def tile_route(
             api_base_url=str(server.make_url("")).rstrip("/"),
             public_base_url="https://maps.example.test/tiles",
             max_bytes=max_bytes,
+            placement=INLINE,
+            pacer=pacer or unpaced(),
+            user_agent=USER_AGENT,
             timeout_s=timeout_s,
             budgets=budgets,
         )
@@ -196,6 +278,8 @@ async def test_a_tile_is_fetched_with_the_key_and_keeps_tomtoms_cache_headers() 
     (request,) = seen
     assert request.path == "/map/1/tile/basic/main/5/16/10.png"
     assert request.query["key"] == KEY and request.query["tileSize"] == "256"
+    assert request.headers["user-agent"] == USER_AGENT
+    assert request.headers["accept-encoding"] == "gzip"
 
 
 async def test_a_conditional_request_is_passed_on_and_tomtoms_304_back() -> None:
@@ -253,6 +337,39 @@ async def test_a_tile_over_the_size_cap_is_refused_not_passed_on(handler: Handle
     assert tile.status_code == 502 and "over 4096 bytes" in tile.text
 
 
+def coded(body: bytes, coding: str) -> Handler:
+    async def answer(_: web.Request) -> web.StreamResponse:
+        headers = {"content-type": "image/png", "content-encoding": coding}
+        return web.Response(body=body, headers=headers)
+
+    return answer
+
+
+async def test_a_gzipped_tile_is_decoded_within_its_cap_and_passed_on_plain() -> None:
+    async with tile_route(coded(gzip.compress(PNG), "gzip")) as (client, tokens, _):
+        tile = await client.get(f"/tiles/basemap/1/0/1.png?t={tokens.seal(KEY, ['basemap'])[0]}")
+    assert tile.status_code == 200 and tile.content == PNG
+    assert "content-encoding" not in tile.headers
+
+
+@pytest.mark.parametrize(
+    ("body", "coding", "says"),
+    [
+        (lambda: _stacked_bomb(), "gzip, gzip, gzip", "3 content codings stacked"),
+        (lambda: gzip.compress(bytes(100_000)), "gzip", "larger than this server accepts"),
+        (lambda: PNG, "br", r"unrequested encoding \(br\)"),
+    ],
+    ids=["stacked", "bomb", "unknown"],
+)
+async def test_a_tile_in_a_coding_past_its_bounds_is_a_502_never_passed_to_the_view(
+    body: Callable[[], bytes], coding: str, says: str
+) -> None:
+    async with tile_route(coded(body(), coding)) as (client, tokens, _):
+        tile = await client.get(f"/tiles/basemap/1/0/1.png?t={tokens.seal(KEY, ['basemap'])[0]}")
+    assert tile.status_code == 502 and re.search(says, tile.text)
+    assert "content-encoding" not in tile.headers
+
+
 async def test_an_answer_that_is_no_image_is_refused() -> None:
     async def login_page(_: web.Request) -> web.StreamResponse:
         return web.Response(text="<html>login</html>", content_type="text/html")
@@ -281,6 +398,9 @@ async def test_an_unreachable_tomtom_is_a_502_that_never_repeats_the_url() -> No
         api_base_url=f"http://127.0.0.1:{free_port()}",  # nothing listens there
         public_base_url="https://maps.example.test/tiles",
         max_bytes=4096,
+        placement=INLINE,
+        pacer=unpaced(),
+        user_agent=USER_AGENT,
     )
     app = Starlette(routes=[Route("/tiles/{layer}/{z:int}/{x:int}/{y:int}.{ext}", tiles.serve)])
     token = tiles.tokens.seal(KEY, ["basemap"])[0]
@@ -289,6 +409,59 @@ async def test_an_unreachable_tomtom_is_a_502_that_never_repeats_the_url() -> No
     await tiles.aclose()
     assert tile.status_code == 502 and "could not be reached" in tile.text
     assert KEY not in tile.text
+
+
+async def test_a_grant_spent_down_to_429_gets_no_fresh_rate_by_another_spelling() -> None:
+    async with tile_route(image(), burst=2) as (client, tokens, seen):
+        token = respellable(tokens)
+        spent = [
+            await client.get("/tiles/basemap/2/1/1.png", params={"t": token}) for _ in range(3)
+        ]
+        again = [
+            await client.get("/tiles/basemap/2/1/1.png", params={"t": other})
+            for other in spelled_otherwise(token)
+        ]
+    assert [a.status_code for a in spent] == [200, 200, 429]
+    assert {a.status_code for a in again} == {403}
+    assert "spelling it was issued in" in again[0].text
+    assert len(seen) == 2
+
+
+async def test_tiles_count_in_their_keys_quota_and_past_it_get_429_with_retry_after() -> None:
+    async with tile_route(image(), pacer=unpaced(quota_per_minute=3)) as (client, tokens, seen):
+        grants = [tokens.seal(KEY, ["basemap"])[0] for _ in range(5)]  # each within its rate
+        answers = [await client.get(f"/tiles/basemap/2/1/1.png?t={t}") for t in grants]
+        other = await client.get(f"/tiles/basemap/2/1/1.png?t={tokens.seal('K2', ['basemap'])[0]}")
+    assert [a.status_code for a in answers] == [200, 200, 200, 429, 429]
+    assert "requests per minute on this server are used up" in answers[3].text
+    assert 55 <= int(answers[3].headers["retry-after"]) <= 60
+    assert other.status_code == 200, "the quota is the key's"
+    assert len(seen) == 4
+
+
+async def test_a_keys_api_calls_and_its_tiles_share_one_quota() -> None:
+    pacer = unpaced(quota_per_minute=3)
+    api = httpx.AsyncClient(transport=httpx.MockTransport(lambda _: httpx.Response(200, json={})))
+    tomtom = TomTomClient(api, TOMTOM, default_key=None, pacer=pacer)
+    await tomtom.geocode("Amsterdam", key=KEY)
+    await tomtom.geocode("Utrecht", key=KEY)
+    async with tile_route(image(), pacer=pacer) as (client, tokens, _):
+        token = tokens.seal(KEY, ["basemap"])[0]
+        tiles = [await client.get(f"/tiles/basemap/2/1/1.png?t={token}") for _ in range(2)]
+    assert [t.status_code for t in tiles] == [200, 429]
+    with pytest.raises(QuotaError):
+        await tomtom.geocode("Berlin", key=KEY)
+    await api.aclose()
+
+
+async def test_tomtoms_429_for_a_tile_holds_the_keys_tiles_until_its_retry_after() -> None:
+    async with tile_route(image(429, **{"retry-after": "30"})) as (client, tokens, seen):
+        token = tokens.seal(KEY, ["basemap"])[0]
+        first = await client.get(f"/tiles/basemap/2/1/1.png?t={token}")
+        second = await client.get(f"/tiles/basemap/2/1/2.png?t={token}")
+    assert (first.status_code, second.status_code) == (429, 429)
+    assert "tile rate is reached" in second.text and int(second.headers["retry-after"]) >= 29
+    assert len(seen) == 1, "the second never reached TomTom"
 
 
 async def test_a_token_over_its_rate_gets_429_with_retry_after_and_costs_tomtom_nothing() -> None:
@@ -325,6 +498,9 @@ def test_map_tiles_give_templates_with_one_token_for_the_layers_asked() -> None:
         api_base_url=TOMTOM,
         public_base_url="https://maps.example.test/tiles",
         max_bytes=1024,
+        placement=INLINE,
+        pacer=unpaced(),
+        user_agent=USER_AGENT,
     )
     granted = tiles.map_tiles(KEY, ["traffic_flow", "basemap"])
     assert list(granted.templates) == ["basemap", "traffic_flow"]

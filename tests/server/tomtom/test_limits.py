@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import gzip
 import time
+import tracemalloc
 from collections.abc import Callable
 from types import SimpleNamespace
 
@@ -23,6 +24,7 @@ from loadtest.topology import Service
 from server.bodies import RawBody, loads
 from server.errors import (
     AnswerTooLargeError,
+    BadRequestError,
     BodyError,
     QuotaError,
     RateLimitError,
@@ -30,7 +32,9 @@ from server.errors import (
     UpstreamUnavailableError,
     UserQuotaError,
 )
+from server.offline._app import _bomb, _stacked_bomb
 from server.ops import call_scope, metrics
+from server.pool import POOL_BYTES
 from server.quotas import Budgets, Window
 from server.tomtom import Bounds, Pacer, TomTomClient, _pacing, family_of
 
@@ -352,6 +356,75 @@ def test_truncated_and_corrupt_gzip_are_clear_errors() -> None:
     assert RawBody(packed + packed, "gzip").decoded() == gzip.decompress(packed) * 2  # 2 members
 
 
+def streamed(status: int, body: bytes, coding: str) -> Callable[[], httpx.Response]:
+    """An answer as a transport hands it over: its body still to read, as received (a
+    `content=` body would be decoded by httpx on the spot, before the client sees it)."""
+    headers = {"content-encoding": coding, "content-type": "application/json"}
+    return lambda: httpx.Response(status, headers=headers, stream=httpx.ByteStream(body))
+
+
+@pytest.mark.parametrize(
+    ("coding", "says"),
+    [("gzip, gzip, gzip", "stacked"), ("br", r"unrequested encoding \(br\)")],
+)
+async def test_an_answer_in_a_coding_this_server_refuses_is_a_clear_error_never_inflated(
+    coding: str, says: str
+) -> None:
+    recorder = Recorder(streamed(200, _stacked_bomb(), coding))
+    tracemalloc.start()
+    try:
+        with pytest.raises(UpstreamUnavailableError, match=says):
+            await client(recorder).fuzzy_search("coffee", key=KEY)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 * 1024 * 1024  # 4 GiB once every layer is inflated
+
+
+@pytest.mark.parametrize(
+    ("body", "coding"),
+    [(lambda: _stacked_bomb(), "gzip, gzip, gzip"), (lambda: _bomb(), "gzip")],
+    ids=["stacked", "bomb"],
+)
+async def test_an_error_answer_is_quoted_from_its_start_whatever_its_body_holds(
+    body: Callable[[], bytes], coding: str
+) -> None:
+    recorder = Recorder(streamed(500, body(), coding))
+    tracemalloc.start()
+    try:
+        with pytest.raises(UpstreamUnavailableError, match=r"TomTom is unavailable \(HTTP 500\)"):
+            await client(recorder).geocode("Amsterdam", key=KEY)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 * 1024 * 1024
+
+
+async def test_an_error_answers_own_words_are_quoted_when_gzipped() -> None:
+    said = orjson.dumps({"errorText": "Invalid query: lat out of range"})
+    recorder = Recorder(streamed(400, gzip.compress(said), "gzip"))
+    with pytest.raises(BadRequestError, match="TomTom said: Invalid query: lat out of range"):
+        await client(recorder).geocode("Amsterdam", key=KEY)
+
+
+async def test_a_small_gzip_answer_arrives_decoded_and_a_lying_one_counts_as_large() -> None:
+    small = gzip.compress(b'{"routes": []}')
+    lying = _bomb()[:-4] + (512).to_bytes(4, "little")
+    tomtom = client(Recorder(streamed(200, small, "gzip"), streamed(200, lying, "gzip")))
+    first = await tomtom.calculate_route_raw([(4.9, 52.4), (5.1, 52.1)], key=None)
+    assert first == RawBody(b'{"routes": []}')
+    second = await tomtom.calculate_route_raw([(4.9, 52.4), (5.1, 52.1)], key=None)
+    assert second.gzipped and second.size >= POOL_BYTES  # placed in the pool
+    with pytest.raises(BodyError, match="larger than"):
+        second.decoded()
+
+
+async def test_a_static_map_in_a_refused_coding_is_an_upstream_error() -> None:
+    recorder = Recorder(streamed(200, _stacked_bomb(), "gzip, gzip, gzip"))
+    with pytest.raises(UpstreamUnavailableError, match="stacked"):
+        await client(recorder).static_image((4.8, 52.3, 5.0, 52.4), 1200, 750, key=KEY)
+
+
 @pytest.fixture
 async def over_http(upstream: Service) -> TomTomClient:
     http = httpx.AsyncClient(timeout=5.0)
@@ -384,6 +457,23 @@ async def test_hostile_gzip_over_http_becomes_a_clear_error(over_http: TomTomCli
         )
         cut.decoded()
     assert route.decoded()
+
+
+@pytest.mark.parametrize(
+    ("key", "error", "says"),
+    [
+        ("offline-stacked-500", UpstreamUnavailableError, r"HTTP 500\)\. Try again later\.$"),
+        ("offline-error-bomb", UpstreamUnavailableError, r"HTTP 500"),
+        ("offline-stacked-gzip", UpstreamUnavailableError, "stacked"),
+        ("offline-unknown-encoding", UpstreamUnavailableError, "unrequested encoding"),
+        ("offline-lying-gzip-bomb", UpstreamUnavailableError, "larger than"),
+    ],
+)
+async def test_hostile_codings_over_http_are_refused_quickly_and_clearly(
+    over_http: TomTomClient, key: str, error: type[Exception], says: str
+) -> None:
+    with pytest.raises(error, match=says):
+        await over_http.fuzzy_search("coffee", key=key)
 
 
 async def test_a_429_from_the_upstream_process_is_retried_once_and_answers(

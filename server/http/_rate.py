@@ -1,11 +1,15 @@
-"""A token bucket per tile token, per replica: bounded memory, no shared store."""
+"""A token bucket per identity, per replica: bounded memory, no shared store.
+
+The front door keeps one per client (`client_of`), the tile route one per tile grant
+(`Grant.id`, never the token's text: a token spelled another way is refused before it
+gets there, and one grant is one bucket)."""
 
 from __future__ import annotations
 
 import math
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 
 
 class RateLimiter:
@@ -26,9 +30,9 @@ class RateLimiter:
         self._burst = float(burst)
         self._max_ids = max_ids
         self._clock = clock
-        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
+        self._buckets: OrderedDict[Hashable, tuple[float, float]] = OrderedDict()
 
-    def take(self, ident: str) -> int | None:
+    def take(self, ident: Hashable) -> int | None:
         """None when `ident` may make a request now (one is spent), else the whole
         seconds to wait before asking again (for `Retry-After`)."""
         now = self._clock()

@@ -1,0 +1,191 @@
+"""The front door: what one client, and all of them together, may ask of a replica.
+
+ASGI middleware in front of every route but the probes (`/health`, `/metrics`: an
+operator's view must never be refused). In order:
+
+- **A rate per client** (`CLIENT_RATE_PER_S` in bursts of `CLIENT_BURST`, by
+  `client_of`): past it, 429 with `Retry-After`. One client cannot take a replica's
+  event loop from the others.
+- **A ceiling on calls in flight** (`MAX_CALLS_IN_FLIGHT`, `POST /mcp`): past it, 503
+  with `Retry-After` at once, before the body is read. Nothing has started, so nothing
+  was billed: a balancer may send the call to another replica, and an MCP client
+  retries a 503 (docs/adr/0082 says why this is HTTP's channel and not a tool error).
+- **The body within a deadline and a size** (`HTTP_BODY_TIMEOUT_S`,
+  `HTTP_MAX_BODY_BYTES`): read whole here, before the MCP SDK sees it, so a slow
+  client holds a call slot for a bounded time and a large one is refused at its
+  `Content-Length` (413) or as soon as it passes it; too slow, 408.
+
+Refusals to `POST /mcp` carry a JSON-RPC error an MCP client can show; others are a
+line of text readable from any origin (the tile route's views). Each is counted in
+`tomtom_mcp_refusals_total` by reason, never logged one by one (a flood would flood
+the log). What the HTTP server itself bounds before a request gets here (header time
+and size, idle connections) is `_connections.py`'s.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import orjson
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from server.config import Settings
+from server.http._clients import Network, client_of
+from server.http._rate import RateLimiter
+from server.ops import metrics
+
+EXEMPT = frozenset({"/health", "/metrics"})
+"""Paths never refused: the probes and scrapes an operator relies on."""
+BUSY_RETRY_S = 1
+"""The `Retry-After` of a 503 for too many calls in flight: calls take about a second."""
+
+
+@dataclass(frozen=True)
+class DoorLimits:
+    """The front door's settings (`server.config.Settings`, issue 21's block)."""
+
+    client_rate_per_s: float = 20.0
+    """0: no rate per client."""
+    client_burst: int = 200
+    trusted_proxies: Sequence[Network] = ()
+    max_calls_in_flight: int = 128
+    client_max_in_flight: int = 32
+    body_timeout_s: float = 30.0
+    max_body_bytes: int = 4 * 1024 * 1024
+
+    @classmethod
+    def of(cls, settings: Settings) -> DoorLimits:
+        return cls(
+            client_rate_per_s=settings.client_rate_per_s,
+            client_burst=settings.client_burst,
+            trusted_proxies=settings.trusted_proxies,
+            max_calls_in_flight=settings.max_calls_in_flight,
+            client_max_in_flight=settings.client_max_in_flight,
+            body_timeout_s=settings.http_body_timeout_s,
+            max_body_bytes=settings.http_max_body_bytes,
+        )
+
+
+class FrontDoor:
+    """ASGI middleware: the rate per client, the calls in flight, the body's bounds."""
+
+    def __init__(self, app: ASGIApp, limits: DoorLimits) -> None:
+        self.app = app
+        self._limits = limits
+        rate = limits.client_rate_per_s
+        self._rate = RateLimiter(rate, limits.client_burst) if rate > 0 else None
+        self._in_flight = 0
+        self._client_in_flight: dict[str, int] = {}
+        """Calls in flight per client; a client leaves it with its last call."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["path"] in EXEMPT:
+            await self.app(scope, receive, send)
+            return
+        call = scope["path"] == "/mcp" and scope["method"] == "POST"
+        client = client_of(scope, self._limits.trusted_proxies)
+        if self._rate is not None:
+            wait = self._rate.take(client)
+            if wait is not None:
+                why = f"too many requests from this client; retry in {wait} s"
+                await _refuse(send, call, 429, "client_rate", why, wait)
+                return
+        if not call:
+            await self.app(scope, receive, send)
+            return
+        if self._client_in_flight.get(client, 0) >= self._limits.client_max_in_flight:
+            why = f"too many calls in flight from this client; retry in {BUSY_RETRY_S} s"
+            await _refuse(send, call, 429, "client_in_flight", why, BUSY_RETRY_S)
+            return
+        if self._in_flight >= self._limits.max_calls_in_flight:
+            why = f"this server is busy (too many calls in flight); retry in {BUSY_RETRY_S} s"
+            await _refuse(send, call, 503, "calls_in_flight", why, BUSY_RETRY_S)
+            return
+        self._in_flight += 1
+        self._client_in_flight[client] = self._client_in_flight.get(client, 0) + 1
+        metrics.CALLS_IN_FLIGHT.set(self._in_flight)
+        try:
+            body = await self._body(scope, receive, send)
+            if body is not None:
+                await self.app(scope, _replaying(body, receive), send)
+        finally:
+            self._in_flight -= 1
+            left = self._client_in_flight.pop(client) - 1
+            if left:
+                self._client_in_flight[client] = left
+            metrics.CALLS_IN_FLIGHT.set(self._in_flight)
+
+    async def _body(self, scope: Scope, receive: Receive, send: Send) -> bytes | None:
+        """The whole request body, or None when the client left or was refused."""
+        limit = self._limits.max_body_bytes
+        declared = dict(scope.get("headers", ())).get(b"content-length", b"")
+        too_large = f"the request body is over {limit:,} bytes"
+        if declared.isdigit() and int(declared) > limit:
+            await _refuse(send, True, 413, "body_too_large", too_large)
+            return None
+        chunks: list[bytes] = []
+        size = 0
+        try:
+            async with asyncio.timeout(self._limits.body_timeout_s):
+                while True:
+                    message = await receive()
+                    if message["type"] == "http.disconnect":
+                        return None
+                    chunk = message.get("body", b"")
+                    size += len(chunk)
+                    if size > limit:
+                        await _refuse(send, True, 413, "body_too_large", too_large)
+                        return None
+                    chunks.append(chunk)
+                    if not message.get("more_body", False):
+                        return b"".join(chunks)
+        except TimeoutError:
+            seconds = f"{self._limits.body_timeout_s:g}"
+            why = f"the request body did not arrive within {seconds} s"
+            await _refuse(send, True, 408, "body_timeout", why)
+            return None
+
+
+def _replaying(body: bytes, receive: Receive) -> Receive:
+    """A `receive` that gives the app the body read already, then the client's own."""
+    given = False
+
+    async def replay() -> Message:
+        nonlocal given
+        if not given:
+            given = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay
+
+
+async def _refuse(
+    send: Send,
+    call: bool,
+    status: int,
+    reason: str,
+    why: str,
+    retry_after: float | None = None,
+) -> None:
+    """A refusal, counted by `reason`: a JSON-RPC error for a call, else a line of text."""
+    metrics.REFUSALS.labels(reason).inc()
+    headers = [(b"cache-control", b"no-store")]
+    if retry_after is not None:
+        headers.append((b"retry-after", str(max(1, math.ceil(retry_after))).encode()))
+    if call:  # its body, unread, would follow on a kept-alive connection, as slowly as it likes
+        headers.append((b"connection", b"close"))
+    if call:
+        error = {"code": -32000, "message": why[0].upper() + why[1:] + "."}
+        body = orjson.dumps({"jsonrpc": "2.0", "id": None, "error": error})
+        headers.append((b"content-type", b"application/json"))
+    else:
+        body = (why + "\n").encode()
+        headers.append((b"content-type", b"text/plain; charset=utf-8"))
+        headers.append((b"access-control-allow-origin", b"*"))  # the views' tile fetches
+    headers.append((b"content-length", str(len(body)).encode()))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})

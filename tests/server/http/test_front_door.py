@@ -1,0 +1,200 @@
+"""The front door: a rate per client, a ceiling on calls in flight, the body's time and size."""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+from collections.abc import AsyncIterator
+
+import httpx
+import orjson
+import pytest
+from starlette.types import Message, Receive, Scope, Send
+
+from server.http import DoorLimits, FrontDoor
+from server.ops import metrics
+from tests.server.harness import app_client
+
+HEADERS = {
+    "accept": "application/json, text/event-stream",
+    "content-type": "application/json",
+    "mcp-protocol-version": "2025-11-25",
+}
+LIST = orjson.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}})
+
+
+def refusals(reason: str) -> float:
+    return metrics.REGISTRY.get_sample_value("tomtom_mcp_refusals_total", {"reason": reason}) or 0
+
+
+async def test_a_client_past_its_rate_gets_429_with_retry_after_and_a_json_rpc_error() -> None:
+    before = refusals("client_rate")
+    async with app_client(client_rate_per_s=0.5, client_burst=3) as client:
+        answers = [await client.post("/mcp", content=LIST, headers=HEADERS) for _ in range(4)]
+        health = await client.get("/health")
+        metrics_page = await client.get("/metrics")
+    assert [a.status_code for a in answers] == [200, 200, 200, 429]
+    assert answers[3].headers["retry-after"] == "2"
+    error = answers[3].json()["error"]
+    assert error["message"] == "Too many requests from this client; retry in 2 s."
+    assert health.status_code != 429 and metrics_page.status_code == 200, "probes never"
+    assert refusals("client_rate") == before + 1
+
+
+async def test_clients_behind_a_trusted_proxy_each_have_their_own_rate() -> None:
+    proxy = (ipaddress.ip_network("203.0.113.0/24"),)  # app_client's peer is 203.0.113.7
+    async with app_client(client_rate_per_s=0.5, client_burst=1, trusted_proxies=proxy) as c:
+        one = [
+            await c.post("/mcp", content=LIST, headers={**HEADERS, "x-forwarded-for": "192.0.2.1"})
+            for _ in range(2)
+        ]
+        two = await c.post(
+            "/mcp", content=LIST, headers={**HEADERS, "x-forwarded-for": "192.0.2.2"}
+        )
+    assert [a.status_code for a in one] == [200, 429]
+    assert two.status_code == 200
+
+
+async def test_a_tile_past_the_rate_is_refused_in_text_any_view_can_read() -> None:
+    async with app_client(client_rate_per_s=0.5, client_burst=1) as client:
+        await client.get("/tiles/basemap/1/0/0.png?t=x")
+        refused = await client.get("/tiles/basemap/1/0/0.png?t=x")
+    assert refused.status_code == 429
+    assert refused.headers["access-control-allow-origin"] == "*"
+    assert refused.text == "too many requests from this client; retry in 2 s\n"
+
+
+class Held:
+    """An app whose calls (`POST /mcp`) wait until released: calls in flight, on demand;
+    anything else it answers at once."""
+
+    def __init__(self) -> None:
+        self.release = asyncio.Event()
+        self.entered = 0
+        self.bodies: list[bytes] = []
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["path"] == "/mcp":
+            self.entered += 1
+            message = await receive()
+            self.bodies.append(message["body"])
+            await self.release.wait()
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"done"})
+
+
+def door(app: Held, **limits: object) -> httpx.AsyncClient:
+    guarded = FrontDoor(app, DoorLimits(client_rate_per_s=0, **limits))  # type: ignore[arg-type]
+    return httpx.AsyncClient(transport=httpx.ASGITransport(guarded), base_url="http://r")
+
+
+async def entered(held: Held, calls: int) -> None:
+    """Until `calls` calls are in the app, for 5 s at most."""
+    async with asyncio.timeout(5):
+        while held.entered < calls:
+            await asyncio.sleep(0)
+
+
+async def test_past_the_ceiling_of_calls_in_flight_a_call_gets_503_at_once() -> None:
+    held = Held()
+    async with door(held, max_calls_in_flight=2) as client:
+        calls = [asyncio.create_task(client.post("/mcp", content=b"{}")) for _ in range(2)]
+        await entered(held, 2)
+        busy = await asyncio.wait_for(client.post("/mcp", content=b"{}"), 5)
+        tiles = await asyncio.wait_for(client.get("/tiles/x"), 5)  # only calls count
+        held.release.set()
+        done = await asyncio.gather(*calls)
+        after = await client.post("/mcp", content=b"{}")
+    assert busy.status_code == 503 and busy.headers["retry-after"] == "1"
+    assert busy.headers["connection"] == "close", "its unread body cannot follow"
+    assert "busy" in busy.json()["error"]["message"]
+    assert tiles.status_code == 200
+    assert [d.status_code for d in done] == [200, 200] and after.status_code == 200
+
+
+async def test_one_client_past_its_share_of_calls_in_flight_gets_429_and_others_are_served() -> (
+    None
+):
+    held = Held()
+    before = refusals("client_in_flight")
+    proxy = (ipaddress.ip_network("127.0.0.0/8"),)  # ASGITransport's peer is 127.0.0.1
+    one = {"x-forwarded-for": "192.0.2.1"}
+    limits = {"max_calls_in_flight": 4, "client_max_in_flight": 2, "trusted_proxies": proxy}
+    async with door(held, **limits) as client:
+        calls = [
+            asyncio.create_task(client.post("/mcp", content=b"{}", headers=one)) for _ in range(2)
+        ]
+        await entered(held, 2)
+        third = await asyncio.wait_for(client.post("/mcp", content=b"{}", headers=one), 5)
+        other = asyncio.create_task(
+            client.post("/mcp", content=b"{}", headers={"x-forwarded-for": "192.0.2.2"})
+        )
+        await entered(held, 3)
+        held.release.set()
+        done = await asyncio.gather(*calls, other)
+        after = await client.post("/mcp", content=b"{}", headers=one)
+    assert third.status_code == 429 and third.headers["retry-after"] == "1"
+    assert third.headers["connection"] == "close"
+    assert "from this client" in third.json()["error"]["message"]
+    assert [d.status_code for d in done] == [200, 200, 200], "another client is served"
+    assert after.status_code == 200, "a client's share comes back with its calls"
+    assert refusals("client_in_flight") == before + 1
+
+
+async def test_the_body_reaches_the_app_whole_and_unchanged() -> None:
+    held = Held()
+    held.release.set()
+
+    async def chunked() -> AsyncIterator[bytes]:
+        yield b"ab"
+        yield b"cd"
+
+    async with door(held) as client:
+        await client.post("/mcp", content=chunked())
+    assert held.bodies == [b"abcd"]
+
+
+async def test_a_body_over_its_size_is_refused_at_its_length_or_as_it_passes_it() -> None:
+    held = Held()
+    held.release.set()
+
+    async def chunks() -> AsyncIterator[bytes]:
+        for _ in range(5):
+            yield b"x" * 300
+
+    async with door(held, max_body_bytes=1000) as client:
+        declared = await client.post("/mcp", content=b"x" * 1001)
+        streamed = await client.post("/mcp", content=chunks())
+    for refused in (declared, streamed):
+        assert refused.status_code == 413 and refused.headers["connection"] == "close"
+        assert refused.json()["error"]["message"] == "The request body is over 1,000 bytes."
+    assert held.entered == 0
+
+
+async def test_a_body_that_does_not_arrive_in_time_is_a_408() -> None:
+    sent: list[Message] = []
+    stalled = asyncio.Event()
+
+    async def receive() -> Message:
+        if not stalled.is_set():
+            stalled.set()
+            return {"type": "http.request", "body": b"{", "more_body": True}
+        await asyncio.Event().wait()  # the rest never comes; the door's deadline ends it
+        raise AssertionError("unreachable")
+
+    async def send(message: Message) -> None:
+        sent.append(message)
+
+    held = Held()
+    guarded = FrontDoor(held, DoorLimits(client_rate_per_s=0, body_timeout_s=0.05))
+    scope = {"type": "http", "method": "POST", "path": "/mcp", "headers": [], "client": None}
+    await asyncio.wait_for(guarded(scope, receive, send), 5)
+    assert sent[0]["status"] == 408 and held.entered == 0
+    assert b"did not arrive within 0.05 s" in sent[1]["body"]
+
+
+@pytest.mark.parametrize("path", ["/health", "/metrics"])
+async def test_probes_pass_the_door_even_past_every_limit(path: str) -> None:
+    async with app_client(client_rate_per_s=0.001, client_burst=1) as client:
+        statuses = [(await client.get(path)).status_code for _ in range(3)]
+    assert 429 not in statuses
