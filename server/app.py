@@ -40,12 +40,13 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
+from starlette.types import Scope
 
 import widgets
-from server.auth import SignIn, build_sign_in, current_user
+from server.auth import SignIn, build_sign_in, current_user, user_in
 from server.config import Settings
 from server.errors import ToolCallError
-from server.http import DoorLimits, FrontDoor
+from server.http import DoorLimits, FrontDoor, SignedInShares
 from server.ops import metrics
 from server.ops.call_log import ToolCallLog
 from server.ops.drain import CloseWhileDraining, Drain
@@ -186,9 +187,10 @@ def build_app(
         transport_security=_transport_security(settings),
     )
     mcp_endpoint: Any = StreamableHTTPASGIApp(mcp.session_manager)
+    door = DoorLimits.of(settings)
     sign_in = build_sign_in(settings)
     if sign_in is not None:
-        mcp_endpoint = sign_in.protect(mcp_endpoint)
+        mcp_endpoint = sign_in.protect(SignedInShares(mcp_endpoint, door, user_id_in))
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
@@ -253,10 +255,16 @@ def build_app(
     if settings.traces_exporter != "none":
         middleware.insert(0, _traced())
     middleware.append(_cors(settings))  # outside the front door: its refusals carry CORS too
-    middleware.append(Middleware(FrontDoor, limits=DoorLimits.of(settings)))
+    middleware.append(Middleware(FrontDoor, limits=door, signed_in=sign_in is not None))
     app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
     app.state.drain = drain
     return app
+
+
+def user_id_in(scope: Scope) -> str | None:
+    """The verified user's id of a request inside the sign-in gate (the key of its rate)."""
+    user = user_in(scope)
+    return user.id if user is not None else None
 
 
 def _traced() -> Middleware:

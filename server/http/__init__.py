@@ -6,7 +6,9 @@
   grants in `server.tiles`);
 - `_front_door.py`: `FrontDoor`, the ASGI middleware: a rate per client (429), a share
   per client of the calls in flight (429), a ceiling on calls in flight (503), the
-  request body within a deadline and a size;
+  request body within a deadline and a size; `SignedInShares`, the rate and share of a
+  signed-in user's calls, inside the sign-in gate (a hosted host sends many users from
+  one address);
 - `_connections.py`: `guarded`, uvicorn's httptools protocol with an idle timeout from
   the first moment of a connection, a header timeout and a header size.
 
@@ -18,7 +20,7 @@ from __future__ import annotations
 
 from server.http._clients import client_of
 from server.http._connections import ConnectionLimits, GuardedHttpTools, guarded
-from server.http._front_door import DoorLimits, FrontDoor
+from server.http._front_door import DoorLimits, FrontDoor, SignedInShares
 from server.http._rate import RateLimiter
 
 __all__ = [
@@ -27,6 +29,7 @@ __all__ = [
     "FrontDoor",
     "GuardedHttpTools",
     "RateLimiter",
+    "SignedInShares",
     "client_of",
     "guarded",
 ]

@@ -4,7 +4,8 @@ ASGI middleware in front of every route but the probes (`/health`, `/metrics`: a
 operator's view must never be refused). In order:
 
 - **A rate per client** (`CLIENT_RATE_PER_S` in bursts of `CLIENT_BURST`, by
-  `client_of`): past it, 429 with `Retry-After`. One client cannot take a replica's
+  `client_of`, or for calls with sign-in on by the verified user: `SignedInShares`):
+  past it, 429 with `Retry-After`. One client cannot take a replica's
   event loop from the others.
 - **A ceiling on calls in flight** (`MAX_CALLS_IN_FLIGHT`, `POST /mcp`): past it, 503
   with `Retry-After` at once, before the body is read. Nothing has started, so nothing
@@ -26,7 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import orjson
@@ -69,43 +70,72 @@ class DoorLimits:
         )
 
 
-class FrontDoor:
-    """ASGI middleware: the rate per client, the calls in flight, the body's bounds."""
+class _Shares:
+    """The rate and the share of calls in flight of each client, whatever names it."""
 
-    def __init__(self, app: ASGIApp, limits: DoorLimits) -> None:
-        self.app = app
-        self._limits = limits
+    def __init__(self, limits: DoorLimits) -> None:
         rate = limits.client_rate_per_s
         self._rate = RateLimiter(rate, limits.client_burst) if rate > 0 else None
-        self._in_flight = 0
-        self._client_in_flight: dict[str, int] = {}
+        self._max_in_flight = limits.client_max_in_flight
+        self._in_flight: dict[str, int] = {}
         """Calls in flight per client; a client leaves it with its last call."""
+
+    async def refused(self, send: Send, call: bool, client: str) -> bool:
+        """Past its rate, or (a call) past its share: answer the refusal and say so."""
+        if self._rate is not None:
+            wait = self._rate.take(client)
+            if wait is not None:
+                why = f"too many requests from this client; retry in {wait} s"
+                await _refuse(send, call, 429, "client_rate", why, wait)
+                return True
+        if call and self._in_flight.get(client, 0) >= self._max_in_flight:
+            why = f"too many calls in flight from this client; retry in {BUSY_RETRY_S} s"
+            await _refuse(send, call, 429, "client_in_flight", why, BUSY_RETRY_S)
+            return True
+        return False
+
+    def enter(self, client: str) -> None:
+        self._in_flight[client] = self._in_flight.get(client, 0) + 1
+
+    def leave(self, client: str) -> None:
+        left = self._in_flight.pop(client) - 1
+        if left:
+            self._in_flight[client] = left
+
+
+class FrontDoor:
+    """ASGI middleware: the rate per client, the calls in flight, the body's bounds.
+
+    With sign-in on (`signed_in`), a call's client is its user, known only once the gate
+    has verified the token: `SignedInShares`, inside the gate, keeps those calls' rates
+    and shares, so the users a hosted host sends from one address are not one client."""
+
+    def __init__(self, app: ASGIApp, limits: DoorLimits, signed_in: bool = False) -> None:
+        self.app = app
+        self._limits = limits
+        self._signed_in = signed_in
+        self._shares = _Shares(limits)
+        self._in_flight = 0
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["path"] in EXEMPT:
             await self.app(scope, receive, send)
             return
         call = scope["path"] == "/mcp" and scope["method"] == "POST"
+        by_address = not (call and self._signed_in)
         client = client_of(scope, self._limits.trusted_proxies)
-        if self._rate is not None:
-            wait = self._rate.take(client)
-            if wait is not None:
-                why = f"too many requests from this client; retry in {wait} s"
-                await _refuse(send, call, 429, "client_rate", why, wait)
-                return
+        if by_address and await self._shares.refused(send, call, client):
+            return
         if not call:
             await self.app(scope, receive, send)
-            return
-        if self._client_in_flight.get(client, 0) >= self._limits.client_max_in_flight:
-            why = f"too many calls in flight from this client; retry in {BUSY_RETRY_S} s"
-            await _refuse(send, call, 429, "client_in_flight", why, BUSY_RETRY_S)
             return
         if self._in_flight >= self._limits.max_calls_in_flight:
             why = f"this server is busy (too many calls in flight); retry in {BUSY_RETRY_S} s"
             await _refuse(send, call, 503, "calls_in_flight", why, BUSY_RETRY_S)
             return
         self._in_flight += 1
-        self._client_in_flight[client] = self._client_in_flight.get(client, 0) + 1
+        if by_address:
+            self._shares.enter(client)
         metrics.CALLS_IN_FLIGHT.set(self._in_flight)
         try:
             body = await self._body(scope, receive, send)
@@ -113,9 +143,8 @@ class FrontDoor:
                 await self.app(scope, _replaying(body, receive), send)
         finally:
             self._in_flight -= 1
-            left = self._client_in_flight.pop(client) - 1
-            if left:
-                self._client_in_flight[client] = left
+            if by_address:
+                self._shares.leave(client)
             metrics.CALLS_IN_FLIGHT.set(self._in_flight)
 
     async def _body(self, scope: Scope, receive: Receive, send: Send) -> bytes | None:
@@ -147,6 +176,28 @@ class FrontDoor:
             why = f"the request body did not arrive within {seconds} s"
             await _refuse(send, True, 408, "body_timeout", why)
             return None
+
+
+class SignedInShares:
+    """ASGI middleware inside the sign-in gate: each verified user's rate per client and
+    share of the calls in flight (`FrontDoor` keeps the rest), keyed by `user_of(scope)`."""
+
+    def __init__(
+        self, app: ASGIApp, limits: DoorLimits, user_of: Callable[[Scope], str | None]
+    ) -> None:
+        self.app = app
+        self._shares = _Shares(limits)
+        self._user_of = user_of
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        client = f"user:{self._user_of(scope)}"
+        if await self._shares.refused(send, True, client):
+            return
+        self._shares.enter(client)
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self._shares.leave(client)
 
 
 def _replaying(body: bytes, receive: Receive) -> Receive:

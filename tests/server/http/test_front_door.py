@@ -11,8 +11,12 @@ import orjson
 import pytest
 from starlette.types import Message, Receive, Scope, Send
 
-from server.http import DoorLimits, FrontDoor
+from server.app import user_id_in
+from server.auth import build_sign_in
+from server.config import Settings
+from server.http import DoorLimits, FrontDoor, SignedInShares
 from server.ops import metrics
+from tests.server.auth.support import Issuer, SigningKey, claims
 from tests.server.harness import app_client
 
 HEADERS = {
@@ -198,3 +202,38 @@ async def test_probes_pass_the_door_even_past_every_limit(path: str) -> None:
     async with app_client(client_rate_per_s=0.001, client_burst=1) as client:
         statuses = [(await client.get(path)).status_code for _ in range(3)]
     assert 429 not in statuses
+
+
+async def test_with_sign_in_each_user_behind_one_address_has_their_own_rate() -> None:
+    """A hosted host (claude.ai, ChatGPT) sends every user's calls from its own few
+    addresses: with sign-in on, a call's rate is its user's, not the address's."""
+    limits = DoorLimits(client_rate_per_s=0.5, client_burst=1)
+    issuer_url, mcp_url = "https://as.example.test", "https://maps.example.test/mcp"
+    key = SigningKey.new("k1")
+    sign_in = build_sign_in(
+        Settings(oauth_issuer=issuer_url, public_url=mcp_url),
+        transport=Issuer(issuer_url, [key]).transport(),
+    )
+    assert sign_in is not None
+
+    async def answered(scope: Scope, receive: Receive, send: Send) -> None:
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"{}"})
+
+    inner = sign_in.protect(SignedInShares(answered, limits, user_id_in))
+    app = FrontDoor(inner, limits, signed_in=True)
+    transport = httpx.ASGITransport(app=app, client=("203.0.113.7", 50000))
+
+    def as_user(sub: str) -> dict[str, str]:
+        return {"authorization": f"Bearer {key.sign(claims(issuer_url, mcp_url, sub=sub))}"}
+
+    async with httpx.AsyncClient(
+        transport=transport, base_url="https://maps.example.test"
+    ) as client:
+        alice = [await client.post("/mcp", content=b"{}", headers=as_user("alice")) for _ in "12"]
+        bob = await client.post("/mcp", content=b"{}", headers=as_user("bob"))
+        nobody = await client.post("/mcp", content=b"{}")
+    assert [a.status_code for a in alice] == [200, 429], "a user past their rate"
+    assert "from this client" in alice[1].json()["error"]["message"]
+    assert bob.status_code == 200, "another user from the same address is served"
+    assert nobody.status_code == 401, "no token: the gate's challenge, not a rate"
