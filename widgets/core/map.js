@@ -344,11 +344,11 @@ export function showPopup(map, item, { t, onLink, status }) {
   });
 }
 
-/** Clicking a feature of `layer` selects its item; the pointer says it can. */
-export function selectOnClick(scene, layer, select) {
+/** Clicking a feature of `layer` selects its item (the feature's `key` property); the pointer says it can. */
+export function selectOnClick(scene, layer, select, key = "item") {
   scene.on("click", layer, (e) => {
     const f = e.features && e.features[0];
-    if (f?.properties?.item) select(f.properties.item);
+    if (f?.properties?.[key]) select(f.properties[key]);
   });
   scene.on("mouseenter", layer, () => (scene.map.getCanvas().style.cursor = "pointer"));
   scene.on("mouseleave", layer, () => (scene.map.getCanvas().style.cursor = ""));

@@ -124,6 +124,14 @@ test("a click on a feature selects its item, and the pointer says so while over 
   assert.equal(map.getCanvas().style.cursor, "");
 });
 
+test("a click selects by the property the view names: data-viz tags the caller's features apart from their own", () => {
+  const map = fakeMap();
+  const picked = [];
+  selectOnClick(createScene(map, fakeMarker), "layer-0", (id) => picked.push(id), "__tt_item");
+  map.emit("click", { features: [{ properties: { item: "the caller's own", __tt_item: "feature-7" } }] }, "layer-0");
+  assert.deepEqual(picked, ["feature-7"]);
+});
+
 test("idle is marked once the data sources are loaded and the camera rests, not before", () => {
   const map = fakeMap();
   const status = statusOf();

@@ -162,7 +162,7 @@ export function drawData(scene, geojson, data, { theme, l10n, select, start = 0 
       addChecked(scene.map, layer, i);
       scene.adopt(layer.id, `layer-${i}`);
       added.push({ layer, group: `layer-${i}` });
-      selectOnClick(scene, layer.id, select);
+      selectOnClick(scene, layer.id, select, ITEM);
       legend.push({ label, color, shape: type === "line" ? "line" : type === "circle" || type === "heatmap" ? "dot" : "area", group: `layer-${i}` });
     } catch (err) {
       problems.push(err.message);
@@ -203,7 +203,7 @@ export function drawPage(scene, drawn, features, start) {
     const copy = { ...layer, id: `${layer.id}-from-${start}`, source };
     scene.map.addLayer(copy, before);
     scene.adopt(copy.id, group);
-    selectOnClick(scene, copy.id, drawn.select);
+    selectOnClick(scene, copy.id, drawn.select, ITEM);
   });
   for (const symbol of drawn.symbols) {
     const placed = addLabels(scene, copies, symbol.spec, MAX_LABELS - symbol.placed);

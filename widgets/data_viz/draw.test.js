@@ -37,6 +37,12 @@ test("the caller's data is tagged on copies, never changed", () => {
   assert.deepEqual(tagged({ type: "Point", coordinates: [1, 2] })[0].properties, { [ITEM]: "feature-0" });
 });
 
+test("a click on a drawn feature selects its list item, whatever properties the caller gave it", () => {
+  const { map, selected } = drawn(collection(point(1, 2)), {});
+  map.emit("click", { features: [{ properties: { item: "the caller's", [ITEM]: "feature-0" } }] }, "data-2");
+  assert.deepEqual(selected, ["feature-0"]);
+});
+
 test("the shorthand becomes paint, and full paint, filter and zooms pass through", () => {
   const short = toLayer({ type: "circle", color: "#ff0000", radius: 9, opacity: 0.5 }, 0, "#000");
   assert.deepEqual(short.layer.paint, { "circle-color": "#ff0000", "circle-radius": 9, "circle-opacity": 0.5, "circle-stroke-color": "#fff", "circle-stroke-width": 1 });
