@@ -40,10 +40,9 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
-from starlette.types import Scope
 
 import widgets
-from server.auth import SignIn, build_sign_in, current_user, user_in
+from server.auth import SignIn, build_sign_in, current_user, user_id_in
 from server.config import Settings
 from server.errors import ToolCallError
 from server.http import DoorLimits, FrontDoor, SignedInShares
@@ -259,12 +258,6 @@ def build_app(
     app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
     app.state.drain = drain
     return app
-
-
-def user_id_in(scope: Scope) -> str | None:
-    """The verified user's id of a request inside the sign-in gate (the key of its rate)."""
-    user = user_in(scope)
-    return user.id if user is not None else None
 
 
 def _traced() -> Middleware:

@@ -29,7 +29,7 @@ from starlette.types import ASGIApp
 from server.auth._gate import bearer_token, gate
 from server.auth._issuer import AuthorizationServer
 from server.auth._metadata import metadata_routes, metadata_url
-from server.auth._user import User, current_user, user_in
+from server.auth._user import User, current_user, user_id_in, user_in
 from server.auth._verifier import IntrospectionCheck, JwtCheck, TokenCheck
 from server.config import Settings
 from server.errors import ConfigError
@@ -40,6 +40,7 @@ __all__ = [
     "bearer_token",
     "build_sign_in",
     "current_user",
+    "user_id_in",
     "user_in",
 ]
 

@@ -11,8 +11,7 @@ import orjson
 import pytest
 from starlette.types import Message, Receive, Scope, Send
 
-from server.app import user_id_in
-from server.auth import build_sign_in
+from server.auth import build_sign_in, user_id_in
 from server.config import Settings
 from server.http import DoorLimits, FrontDoor, SignedInShares
 from server.ops import metrics
