@@ -145,10 +145,12 @@ bodies = st.one_of(
         )
     ),
 )
+# Spaces around a field value are not part of it (RFC 9110 5.5): parsers strip them and
+# h11, the client of the replica-process test, refuses to send them.
 header_text = st.text(
     st.characters(min_codepoint=0x20, max_codepoint=0xFF, blacklist_characters="\x7f"),
     max_size=200,
-)
+).map(lambda value: value.strip(" "))
 odd_headers = st.dictionaries(
     st.sampled_from(
         [

@@ -64,8 +64,21 @@ def test_the_javascript_helpers_pass_their_node_unit_tests() -> None:
         timeout=120,
         check=False,
     )
-    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    assert done.returncode == 0, failures(done.stdout) + done.stderr[-2000:]
     assert "# fail 0" in done.stdout
+
+
+def failures(tap: str) -> str:
+    """Each failing subtest of a TAP report with its YAML details, so a failure names itself."""
+    kept: list[str] = []
+    inside = False
+    for line in tap.splitlines():
+        if line.lstrip().startswith("not ok"):
+            inside = True
+        if inside:
+            kept.append(line)
+            inside = line.strip() != "..."
+    return "\n".join(kept)[-6000:] or tap[-4000:]
 
 
 def test_the_views_decode_a_fitted_recorded_route_to_the_vertices_fitting_sent(
