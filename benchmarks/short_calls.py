@@ -323,11 +323,15 @@ def job_split(standin_url: str, repeats: int) -> tuple[float, float]:
 
 async def _route_body(standin_url: str) -> bodies.RawBody:
     """The calculateRoute body as the routing tool asks for it, from the stand-in."""
-    async with httpx.AsyncClient() as http:
-        client = TomTomClient(http, standin_url, OFFLINE_KEY, pacer=Pacer({}, max_wait_s=10))
+    client = TomTomClient(
+        httpx.AsyncHTTPTransport(), standin_url, OFFLINE_KEY, pacer=Pacer({}, max_wait_s=10)
+    )
+    try:
         return await client.calculate_route_raw(
             ROUTE, section_types=DEFAULT_SECTIONS, key=None, params=route_params()
         )
+    finally:
+        await client.aclose()
 
 
 def _cpu_ms(func: Callable[[], object], repeats: int) -> float:

@@ -77,6 +77,8 @@ def fit(envelope: dict[str, Any], budget: int) -> FitResult:
         return _as_is(out, budget, "data-viz data is never altered")
     parts = collect(data)
     out = dict(envelope, v=_codec.VERSION, data=parts.data, fitted=None)
+    if not parts.shapes:  # points only: as is, or nothing can make it fit
+        return _as_is(out, budget, "it has no lines or rings to simplify")
     return _Fitter(parts, out, budget).run()
 
 

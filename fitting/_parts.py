@@ -117,6 +117,8 @@ def collect(data: Any) -> Parts:
             pending.append((fi, first_part, len(arrays), properties, out_feature["properties"]))
         features.append(out_feature)
 
+    if not arrays:  # points only (places, stops): nothing to merge, rank or point at
+        return Parts(out, *_NO_LINES)
     lonlat = _concatenate(arrays)
     lengths = np.array([a.shape[0] for a in arrays], dtype=np.int64)
     offsets = np.zeros(len(arrays) + 1, dtype=np.int64)
@@ -170,6 +172,19 @@ def _positions(coords: Any, where: str) -> np.ndarray:
             raise InvalidGeometry(f"{where} is empty")
         raise InvalidGeometry(f"{where} is not a list of [lon, lat] positions")
     return arr[:, :2]
+
+
+_NO_LINES = (
+    np.empty((0, 2), dtype=np.float64),
+    np.empty(0, dtype=np.int64),
+    np.empty((0, 2), dtype=np.int64),
+    np.zeros(1, dtype=np.int64),
+    np.empty(0, dtype=np.bool_),
+    np.empty(0, dtype=np.bool_),
+)
+"""`Parts`' arrays when there are no lines or rings (lonlat to anchor), shared: read only."""
+for _array in _NO_LINES:
+    _array.flags.writeable = False
 
 
 def _concatenate(arrays: list[np.ndarray]) -> np.ndarray:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import httpx
 
-from server.config import OFFLINE_BASE_URL, Settings
+from server.config import Settings
 from server.pool import FitPool, Placement
 from server.product import user_agent
 from server.quotas import Budgets, build_budgets
@@ -28,10 +28,8 @@ from server.tomtom import Bounds, Pacer, TomTomClient
 class Runtime:
     settings: Settings
     tomtom: TomTomClient
-    """The one shared TomTom client, over `http`."""
-    http: httpx.AsyncClient
-    """The pooled keep-alive HTTP client under `tomtom`; the offline upstream is mounted in
-    it at `OFFLINE_BASE_URL`."""
+    """The one shared TomTom client: its pooled keep-alive connections to TomTom, and the
+    offline upstream at `OFFLINE_BASE_URL`."""
     downloads: httpx.AsyncClient
     """A separate client for data-viz `data_url` downloads (no TomTom base URL, no redirects)."""
     pool: FitPool
@@ -61,7 +59,7 @@ async def running(runtime: Runtime, *, start_pool: bool = True) -> AsyncIterator
         yield runtime
     finally:
         runtime.pool.close()
-        await runtime.http.aclose()
+        await runtime.tomtom.aclose()
         await runtime.downloads.aclose()
         if runtime.tiles is not None:
             await runtime.tiles.aclose()
@@ -73,7 +71,7 @@ def build_runtime(
     settings: Settings, *, upstream: httpx.AsyncBaseTransport | None = None
 ) -> Runtime:
     """The shared clients and the (not yet started) fitting pool. `upstream`, when given,
-    carries every TomTom request, keyed or not, in place of the network and the mounted
+    carries every TomTom request, keyed or not, in place of the network and the built-in
     offline upstream (the tools' tests: a stand-in TomTom in process)."""
     limits = httpx.Limits(
         max_connections=settings.upstream_connections,
@@ -82,19 +80,13 @@ def build_runtime(
         # connection the other side is closing fails, and a billed call is never retried.
         keepalive_expiry=4.0,
     )
-    timeout = httpx.Timeout(
-        settings.upstream_timeout_s, connect=min(5.0, settings.upstream_timeout_s)
-    )
-    mounts: dict[str, httpx.AsyncBaseTransport] = {}
+    offline: httpx.AsyncBaseTransport | None = None
     if settings.offline_mode != "never" and upstream is None:
         from server.offline import build_upstream_app
 
-        # Requests with no key go here, the others to TomTom: one client serves both.
-        mounts[OFFLINE_BASE_URL] = httpx.ASGITransport(app=build_upstream_app())
+        # Requests with no key go here, the others to TomTom.
+        offline = httpx.ASGITransport(app=build_upstream_app())
     headers = {"user-agent": user_agent(settings.public_url)}
-    http = httpx.AsyncClient(
-        limits=limits, timeout=timeout, mounts=mounts, transport=upstream, headers=headers
-    )
     downloads = httpx.AsyncClient(
         timeout=httpx.Timeout(settings.data_viz_timeout_s), follow_redirects=False, headers=headers
     )
@@ -112,7 +104,7 @@ def build_runtime(
     return Runtime(
         settings=settings,
         tomtom=TomTomClient(
-            http=http,
+            upstream or httpx.AsyncHTTPTransport(limits=limits),
             base_url=settings.api_base_url,
             default_key=settings.api_key,
             placement=placement,
@@ -121,8 +113,8 @@ def build_runtime(
             offline_mode=settings.offline_mode,
             budgets=budgets,
             public_url=settings.public_url,
+            offline=offline,
         ),
-        http=http,
         downloads=downloads,
         pool=pool,
         placement=placement,

@@ -1,6 +1,6 @@
 """The TomTom client, on the event loop: requests, their pacing, and what a failure becomes.
 
-- `TomTomClient` (`_client.py`): one shared `httpx.AsyncClient`, a method per endpoint,
+- `TomTomClient` (`_client.py`): a method per endpoint, sent straight to shared httpx transports,
   each request bounded (`Bounds`); answers are kept as received (`server.bodies`);
 - `error_for` and `scrub` (`_errors.py`): TomTom's failed answers as `TomTomError`s
   (`server.errors`), scrubbed of the key;

@@ -1,4 +1,4 @@
-"""The TomTom REST client: one shared `httpx.AsyncClient`, bodies kept as received.
+"""The TomTom REST client: requests straight to httpx transports, bodies kept as received.
 
 Every method returns TomTom's answer (parsed JSON, or the raw calculateRoute body
 that the route jobs decode where they run) or raises a `TomTomError` (`server.errors`;
@@ -27,8 +27,14 @@ its family from the path (`_families.py`).
 
 Which upstream answers is decided per request (`serves_offline`): a request with a
 key (the caller's, else the configured one) goes to TomTom; one with no key goes to
-the built-in offline upstream, mounted in the same `httpx.AsyncClient` at
-`OFFLINE_BASE_URL`, unless `OFFLINE` says otherwise (docs/adr/0060).
+the built-in offline upstream at `OFFLINE_BASE_URL`, unless `OFFLINE` says otherwise
+(docs/adr/0060).
+
+A request goes straight to its upstream's transport (a pooled keep-alive
+`httpx.AsyncHTTPTransport` for TomTom, the offline upstream's `httpx.ASGITransport`),
+not through an `httpx.AsyncClient`: the client's layers (cookies, auth, redirects,
+default headers merged, the URL parsed again) serve nothing here and cost about a
+tenth of a millisecond per request (docs/adr/0091-per-call-overhead.md).
 """
 
 from __future__ import annotations
@@ -151,7 +157,7 @@ class TomTomClient:
 
     def __init__(
         self,
-        http: httpx.AsyncClient,
+        transport: httpx.AsyncBaseTransport,
         base_url: str,
         default_key: str | None,
         placement: Placement = INLINE,
@@ -161,8 +167,12 @@ class TomTomClient:
         offline_mode: str = "auto",
         budgets: Budgets | None = None,
         public_url: str | None = None,
+        offline: httpx.AsyncBaseTransport | None = None,
     ) -> None:
-        self._http = http
+        self._transport = transport
+        """Carries every request to `base_url`, and offline ones when `offline` is None."""
+        self._offline = offline or transport
+        self.closed = False
         self._public_url = public_url
         """Where this server serves, named in every request's User-Agent."""
         self._base_url = base_url.rstrip("/")
@@ -172,6 +182,16 @@ class TomTomClient:
         self._pacer = pacer or Pacer({}, max_wait_s=10.0)
         self._offline_mode = offline_mode
         self._budgets = budgets
+        deadline = self._bounds.deadline_s
+        self._timeout = {"connect": min(5.0, deadline), "read": deadline, "write": deadline}
+        self._timeout["pool"] = deadline
+
+    async def aclose(self) -> None:
+        """Closes the transports (their pooled connections); requests then fail."""
+        self.closed = True
+        await self._transport.aclose()
+        if self._offline is not self._transport:
+            await self._offline.aclose()
 
     def key_for(self, key: str | None) -> str | None:
         """The key a request is made with: the caller's, else the configured one."""
@@ -390,6 +410,7 @@ class TomTomClient:
         scope = call_scope.current(self._bounds.call_deadline_s)
         query = list(params) + ([("key", key)] if key else [])
         headers = {
+            "accept": "*/*",
             "accept-encoding": ACCEPT_ENCODING,
             "user-agent": user_agent(self._public_url, refetch=call_scope.refetching()),
         }
@@ -480,12 +501,18 @@ class TomTomClient:
     async def _send(self, outgoing: Outgoing) -> RawBody:
         bounds = self._bounds
         key, method, path = outgoing.key, outgoing.method, outgoing.path
-        request = self._http.build_request(
-            method, outgoing.url, content=outgoing.body, headers=outgoing.headers
+        offline = outgoing.base == OFFLINE_BASE_URL
+        transport = self._offline if offline else self._transport
+        request = httpx.Request(
+            method,
+            outgoing.url,
+            content=outgoing.body,
+            headers=outgoing.headers,
+            extensions={"timeout": self._timeout},
         )
         try:
             async with asyncio.timeout(bounds.deadline_s):
-                response = await self._http.send(request, stream=True)
+                response = await transport.handle_async_request(request)
                 # A body the transport read (tests' MockTransport) is already decoded.
                 decoded = response.is_stream_consumed
                 try:

@@ -26,10 +26,10 @@ async def test_the_servers_lifespan_serves_the_tools_its_runtime_and_closes_it_w
     upstream = httpx.ASGITransport(app=build_upstream_app())
     runtime = build_runtime(settings, upstream=upstream)
     async with Client(build_server(runtime, start_pool=False), mode=mode, cache=None) as client:
-        assert not runtime.http.is_closed
+        assert not runtime.tomtom.closed
         result = await client.call_tool("tomtom-reverse-geocode", {"position": AMSTERDAM})
         assert not result.is_error, result.content[0].text
-    assert runtime.http.is_closed and runtime.downloads.is_closed
+    assert runtime.tomtom.closed and runtime.downloads.is_closed
     assert not runtime.pool.ready  # never started: every job ran on the loop
 
 
@@ -50,5 +50,5 @@ async def test_every_tomtom_request_names_the_product_its_version_and_the_public
     assert [r.headers["user-agent"] for r in seen] == [expected, expected]
     assert runtime.downloads.headers["user-agent"] == expected
     assert user_agent(None) == f"tomtom-mcp-apps/{VERSION}" and project["version"] == VERSION
-    await runtime.http.aclose()
+    await runtime.tomtom.aclose()
     await runtime.downloads.aclose()

@@ -26,9 +26,11 @@ BUDGET = 120_000
 
 @pytest.fixture
 async def tomtom() -> AsyncIterator[TomTomClient]:
-    transport = httpx.ASGITransport(app=build_upstream_app())
-    async with httpx.AsyncClient(transport=transport, timeout=30) as http:
-        yield TomTomClient(http=http, base_url=OFFLINE_BASE_URL, default_key=None)
+    tomtom = TomTomClient(
+        httpx.ASGITransport(app=build_upstream_app()), OFFLINE_BASE_URL, default_key=None
+    )
+    yield tomtom
+    await tomtom.aclose()
 
 
 async def test_a_long_route_arrives_gzipped_and_its_size_is_known_before_decoding(

@@ -441,7 +441,7 @@ async def test_tiles_count_in_their_keys_quota_and_past_it_get_429_with_retry_af
 
 async def test_a_keys_api_calls_and_its_tiles_share_one_quota() -> None:
     pacer = unpaced(quota_per_minute=3)
-    api = httpx.AsyncClient(transport=httpx.MockTransport(lambda _: httpx.Response(200, json={})))
+    api = httpx.MockTransport(lambda _: httpx.Response(200, json={}))
     tomtom = TomTomClient(api, TOMTOM, default_key=None, pacer=pacer)
     await tomtom.geocode("Amsterdam", key=KEY)
     await tomtom.geocode("Utrecht", key=KEY)
@@ -451,7 +451,6 @@ async def test_a_keys_api_calls_and_its_tiles_share_one_quota() -> None:
     assert [t.status_code for t in tiles] == [200, 429]
     with pytest.raises(QuotaError):
         await tomtom.geocode("Berlin", key=KEY)
-    await api.aclose()
 
 
 async def test_tomtoms_429_for_a_tile_holds_the_keys_tiles_until_its_retry_after() -> None:

@@ -44,9 +44,8 @@ def client_for(
         seen.append(request)
         return handler(request)
 
-    http = httpx.AsyncClient(transport=httpx.MockTransport(record))
     client = TomTomClient(
-        http=http, base_url=BASE, default_key=default_key, offline_mode=offline_mode
+        httpx.MockTransport(record), BASE, default_key=default_key, offline_mode=offline_mode
     )
     return client, seen
 

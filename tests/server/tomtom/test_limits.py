@@ -62,8 +62,9 @@ class Recorder:
 def client(
     recorder: Recorder, *, pacer: Pacer | None = None, bounds: Bounds | None = None
 ) -> TomTomClient:
-    http = httpx.AsyncClient(transport=httpx.MockTransport(recorder))
-    return TomTomClient(http, BASE, default_key=None, bounds=bounds, pacer=pacer)
+    return TomTomClient(
+        httpx.MockTransport(recorder), BASE, default_key=None, bounds=bounds, pacer=pacer
+    )
 
 
 def refusals(family: str, reason: str) -> float:
@@ -216,7 +217,7 @@ async def test_the_key_a_request_is_made_with_is_the_one_paced_and_counted() -> 
     else the configured one; a request answered offline (OFFLINE=always) is not paced."""
     recorder = Recorder()
     pacer = Pacer({"search": 1000}, max_wait_s=1, quota_per_minute=2)
-    http = httpx.AsyncClient(transport=httpx.MockTransport(recorder))
+    http = httpx.MockTransport(recorder)
     tomtom = TomTomClient(http, BASE, default_key="configured-key", pacer=pacer)
     for _ in range(2):
         await tomtom.fuzzy_search("coffee", key=None)  # the configured key
@@ -310,7 +311,7 @@ async def test_a_users_requests_spend_their_budget_once_each_never_offline_ones(
         lambda: httpx.Response(200, content=OK),
     )
     budgets = Budgets([Window("minute", 60, 2)], clock=lambda: 1_000_040.0)
-    http = httpx.AsyncClient(transport=httpx.MockTransport(recorder))
+    http = httpx.MockTransport(recorder)
     tomtom = TomTomClient(http, BASE, default_key=None, pacer=Pacer({}, max_wait_s=5),
                           budgets=budgets)  # fmt: skip
     with call_scope.entered("tomtom-geocode", 30, ALICE):
@@ -427,11 +428,10 @@ async def test_a_static_map_in_a_refused_coding_is_an_upstream_error() -> None:
 
 @pytest.fixture
 async def over_http(upstream: Service) -> TomTomClient:
-    http = httpx.AsyncClient(timeout=5.0)
     bounds = Bounds(deadline_s=1.5, max_decoded_bytes=16 * 1024 * 1024)
-    tomtom = TomTomClient(http, upstream.url, default_key=None, bounds=bounds)
+    tomtom = TomTomClient(httpx.AsyncHTTPTransport(), upstream.url, default_key=None, bounds=bounds)
     yield tomtom
-    await http.aclose()
+    await tomtom.aclose()
 
 
 async def test_a_slow_drip_stops_at_the_requests_deadline_though_every_read_is_quick(

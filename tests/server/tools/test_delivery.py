@@ -29,7 +29,6 @@ async def runtime() -> AsyncIterator[Runtime]:
         yield Runtime(
             settings=Settings(budget=120_000),
             tomtom=None,  # type: ignore[arg-type]  # delivery never calls TomTom
-            http=http,
             downloads=http,
             pool=pool,
             placement=Placement(pool),
