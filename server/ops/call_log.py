@@ -1,7 +1,9 @@
 """MCP middleware that logs and counts every tool call, whatever the tool does.
 
 One place for the per-call log line and `tomtom_mcp_tool_calls_total`, so tools
-stay thin and no call goes unrecorded (argument-validation failures included). The
+stay thin and no call goes unrecorded (argument-validation failures included). The line
+is the call's one line at INFO: it carries what the call's work noted in its scope (its
+TomTom requests and their time, what became of the app data: `call_scope.noted`). The
 call's span is the MCP SDK's own (`tools/call <tool>`); this adds its outcome. It
 also enters the call's scope (`call_scope`): who is calling (the signed-in user's id,
 from `who`: never a token), and the deadline TomTom requests made for the call plan
@@ -54,7 +56,7 @@ class ToolCallLog:
         started = time.perf_counter()
         outcome = "crash"
         user = self._who()
-        with call_scope.entered(tool, self._deadline_s, user):
+        with call_scope.entered(tool, self._deadline_s, user) as scope:
             try:
                 result = await call_next(ctx)
                 outcome = "tool_error" if _is_error(result) else "ok"
@@ -71,6 +73,7 @@ class ToolCallLog:
                         "tool": tool,
                         "outcome": outcome,
                         "ms": round(ms, 2),
+                        **scope.facts,
                         **({"user": user} if user is not None else {}),
                     },
                 )

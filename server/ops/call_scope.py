@@ -5,7 +5,9 @@ client's pacing and its one retry after a 429, the signed-in user's budget) read
 to queue callers fairly, to decide whether waiting still fits the call and whose
 budget a request spends. Work outside any tool call gets a scope of its own. A view's
 refetch (`VIEW_REFETCH`) runs a TomTom tool again inside `refetch()`, so that every
-request it makes says so (`refetching()`).
+request it makes says so (`refetching()`). The work of a call notes what its one log line
+says besides the outcome (`noted`: TomTom requests and their time, what became of the
+app data), so that a call logs one line at INFO, not one per step.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import time
 from collections.abc import Hashable, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True, eq=False)
@@ -26,6 +29,8 @@ class CallScope:
     """`time.monotonic()` by which the call should have answered."""
     user: str | None = None
     """The signed-in user's id (`server.auth.User.id`), or None without sign-in."""
+    facts: dict[str, Any] = field(default_factory=dict)
+    """What the call's work noted for its log line (`noted`, `upstream_answered`)."""
 
     @property
     def remaining(self) -> float:
@@ -55,6 +60,25 @@ def entered(tool: str, seconds: float, user: str | None = None) -> Iterator[Call
 def current(default_s: float) -> CallScope:
     """The current call's scope, or a fresh one of `default_s` outside any call."""
     return _CURRENT.get() or CallScope("", time.monotonic() + default_s)
+
+
+def noted(**facts: Any) -> None:
+    """Adds `facts` to the current call's log line (nothing outside a call)."""
+    scope = _CURRENT.get()
+    if scope is not None:
+        scope.facts.update(facts)
+
+
+def upstream_answered(source: str, ms: float) -> None:
+    """Counts one answered upstream request (`source`: tomtom or offline) and its time on
+    the current call's log line: `upstream`, `upstream_requests`, `upstream_ms`."""
+    scope = _CURRENT.get()
+    if scope is None:
+        return
+    facts = scope.facts
+    facts["upstream"] = source
+    facts["upstream_requests"] = facts.get("upstream_requests", 0) + 1
+    facts["upstream_ms"] = round(facts.get("upstream_ms", 0.0) + ms, 2)
 
 
 _REFETCH: ContextVar[bool] = ContextVar("tomtom_mcp_refetch", default=False)

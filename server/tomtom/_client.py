@@ -492,11 +492,14 @@ class TomTomClient:
                 metrics.OFFLINE_REQUESTS.labels(endpoint).inc()
             else:
                 metrics.UPSTREAM_SECONDS.labels(endpoint, outcome).observe(elapsed)
-            level = logging.INFO if outcome == "ok" else logging.WARNING
+            if outcome == "ok":  # the call's one log line says it (`call_scope`)
+                call_scope.upstream_answered("offline" if offline else "tomtom", elapsed * 1000)
+            level = logging.DEBUG if outcome == "ok" else logging.WARNING
             source = "offline upstream" if offline else "TomTom"
-            logger.log(
-                level, "%s %s %s: %s in %.1f ms", source, method, path, outcome, elapsed * 1000
-            )
+            if logger.isEnabledFor(level):
+                logger.log(
+                    level, "%s %s %s: %s in %.1f ms", source, method, path, outcome, elapsed * 1000
+                )
 
     async def _send(self, outgoing: Outgoing) -> RawBody:
         bounds = self._bounds

@@ -3,8 +3,9 @@
 A tool's result is made by one `Job`: a function of `server.jobs` (decode, build,
 fit: long routes and large GeoJSON, whose bodies are never parsed on the loop)
 with its arguments, the size that places it and whether the offline upstream
-answered. `deliver_job` runs it where `server.pool.Placement` says, logs and
-counts what became of the app data (inline as is, fitted, omitted and why), and
+answered. `deliver_job` runs it where `server.pool.Placement` says, counts what
+became of the app data (inline as is, fitted, omitted and why) and notes it on the
+call's log line (an omission is also logged on its own, as a warning), and
 flags an offline result for the model and the view. A job's failure (a
 `ToolCallError`) ends the call as a tool error (`server.app.TomTomServer`).
 `deliver` is the same call for an answer already read on the loop
@@ -24,7 +25,7 @@ from mcp_types import CallToolResult
 import fitting
 from server.bodies import DROPPED_KEY
 from server.jobs import APP_DATA_KEY, Prepared, prepare
-from server.ops import metrics
+from server.ops import call_scope, metrics
 from server.runtime import Runtime
 
 __all__ = ["Job", "deliver", "deliver_job"]
@@ -91,18 +92,14 @@ def _record(tool: str, prepared: Prepared, where: str, ms: float) -> None:
             "malformed TomTom entries dropped",
             extra={"event": "upstream_dropped", "tool": tool, "dropped": dropped},
         )
+    # What became of the app data goes on the call's one log line (`call_scope`).
     if prepared.outcome in ("page", "plan", "paged"):  # data-viz's pages (ADR 0087)
-        log.info(
-            "app data %s",
-            prepared.outcome,
-            extra={
-                "event": f"app_data_{prepared.outcome}",
-                "tool": tool,
-                "detail": prepared.detail,
-                "chars": len(prepared.meta.get(APP_DATA_KEY, "")),
-                "where": where,
-                "ms": round(ms, 2),
-            },
+        call_scope.noted(
+            app_data=prepared.outcome,
+            app_data_detail=prepared.detail,
+            app_data_chars=len(prepared.meta.get(APP_DATA_KEY, "")),
+            app_data_where=where,
+            app_data_ms=round(ms, 2),
         )
         return
     if prepared.outcome.startswith("omitted_") and prepared.detail:
@@ -119,19 +116,15 @@ def _record(tool: str, prepared: Prepared, where: str, ms: float) -> None:
         )
     app_data = prepared.meta.get(APP_DATA_KEY)
     if app_data is None:
+        call_scope.noted(app_data=prepared.outcome)
         return
     metrics.FIT_SECONDS.labels(where).observe(prepared.fit_ms / 1000)
     metrics.APP_DATA_CHARS.labels(tool).observe(len(app_data))
-    log.info(
-        "app data inline",
-        extra={
-            "event": "app_data",
-            "tool": tool,
-            "outcome": prepared.outcome,
-            "where": where,
-            "chars": len(app_data),
-            "budget": prepared.budget,
-            "ms": round(ms, 2),
-            **({"fitted": prepared.report} if prepared.report else {}),
-        },
+    call_scope.noted(
+        app_data=prepared.outcome,
+        app_data_chars=len(app_data),
+        app_data_budget=prepared.budget,
+        app_data_where=where,
+        app_data_ms=round(ms, 2),
+        **({"fitted": prepared.report} if prepared.report else {}),
     )
