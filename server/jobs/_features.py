@@ -56,26 +56,35 @@ def collection(features: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
 
 
 def bbox_of(features: Iterable[dict[str, Any]]) -> list[float] | None:
-    """[west, south, east, north] over every coordinate of `features`."""
-    lows: list[np.ndarray] = []
-    highs: list[np.ndarray] = []
+    """[west, south, east, north] over every coordinate of `features`. Points (a search's
+    places) are compared as numbers: an array for one position costs more than the rest."""
+    lows: list[Sequence[float]] = []
+    highs: list[Sequence[float]] = []
+    xs: list[float] = []
+    ys: list[float] = []
     for feature in features:
-        for part in _parts(feature["geometry"]):
+        geometry = feature["geometry"]
+        if geometry["type"] == "Point":
+            xs.append(float(geometry["coordinates"][0]))
+            ys.append(float(geometry["coordinates"][1]))
+            continue
+        for part in _parts(geometry):
             if len(part):
-                lows.append(part.min(axis=0))
-                highs.append(part.max(axis=0))
+                lows.append(part.min(axis=0)[:2])
+                highs.append(part.max(axis=0)[:2])
+    if xs:
+        lows.append((min(xs), min(ys)))
+        highs.append((max(xs), max(ys)))
     if not lows:
         return None
-    low = np.min(lows, axis=0)
-    high = np.max(highs, axis=0)
-    return [round(float(v), 6) for v in (low[0], low[1], high[0], high[1])]
+    west, south = (min(low[i] for low in lows) for i in (0, 1))
+    east, north = (max(high[i] for high in highs) for i in (0, 1))
+    return [round(float(v), 6) for v in (west, south, east, north)]
 
 
 def _parts(geometry: dict[str, Any]) -> Iterable[np.ndarray]:
     kind, coords = geometry["type"], geometry["coordinates"]
-    if kind == "Point":
-        yield np.asarray([coords], dtype=np.float64)
-    elif kind == "LineString":
+    if kind == "LineString":
         yield np.asarray(coords, dtype=np.float64)
     elif kind in ("Polygon", "MultiLineString"):
         for ring in coords:
