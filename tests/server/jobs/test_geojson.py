@@ -130,12 +130,21 @@ def verdicts(raw: bytes) -> tuple[Any, Any]:
 @given(documents, st.booleans())
 @example({"type": "Point", "coordinates": [-0.0, 0.0]}, False)
 @example({"type": "FeatureCollection", "features": []}, True)
+@example(
+    {
+        "type": "FeatureCollection",
+        "features": [{"type": "Feature", "properties": {"name": "\x00"}, "geometry": None}],
+    },
+    False,
+)
 def test_documents_read_as_arrays_get_the_verdict_and_summary_validate_geojson_gives(
     doc: Any, indent: bool
 ) -> None:
     raw = orjson.dumps(doc, option=orjson.OPT_INDENT_2 if indent else 0)
     slow, fast = verdicts(raw)
-    if isinstance(slow, dict):
+    if b"\\u0000" in raw:  # a NUL in a string: read the ordinary way (stand-ins start with one)
+        assert fast is None
+    elif isinstance(slow, dict):
         assert fast == slow
     else:  # a fault (too few positions, an open ring...): validate_geojson names it
         assert fast is None
