@@ -152,7 +152,9 @@ class TomTomClient:
     falls back to the configured default; the request goes to `base_url` with
     that key, or, when there is none, to the offline upstream (`offline_mode`
     `auto`). Bodies are returned as parsed JSON objects, except calculateRoute's,
-    which the route jobs decode where they run.
+    which the route jobs decode where they run. `transport` carries the requests to
+    `base_url`, `offline` those to the offline upstream (`transport` too when None);
+    the client owns both and closes them (`aclose`).
     """
 
     def __init__(
@@ -173,6 +175,7 @@ class TomTomClient:
         """Carries every request to `base_url`, and offline ones when `offline` is None."""
         self._offline = offline or transport
         self.closed = False
+        """Set by `aclose`."""
         self._public_url = public_url
         """Where this server serves, named in every request's User-Agent."""
         self._base_url = base_url.rstrip("/")
@@ -183,8 +186,14 @@ class TomTomClient:
         self._offline_mode = offline_mode
         self._budgets = budgets
         deadline = self._bounds.deadline_s
-        self._timeout = {"connect": min(5.0, deadline), "read": deadline, "write": deadline}
-        self._timeout["pool"] = deadline
+        self._timeout = {
+            "connect": min(5.0, deadline),
+            "read": deadline,
+            "write": deadline,
+            "pool": deadline,
+        }
+        """Each request's httpx timeouts (its `timeout` extension); the whole answer is
+        bounded by `Bounds.deadline_s` besides."""
 
     async def aclose(self) -> None:
         """Closes the transports (their pooled connections); requests then fail."""
@@ -496,10 +505,9 @@ class TomTomClient:
                 call_scope.upstream_answered("offline" if offline else "tomtom", elapsed * 1000)
             level = logging.DEBUG if outcome == "ok" else logging.WARNING
             source = "offline upstream" if offline else "TomTom"
-            if logger.isEnabledFor(level):
-                logger.log(
-                    level, "%s %s %s: %s in %.1f ms", source, method, path, outcome, elapsed * 1000
-                )
+            logger.log(
+                level, "%s %s %s: %s in %.1f ms", source, method, path, outcome, elapsed * 1000
+            )
 
     async def _send(self, outgoing: Outgoing) -> RawBody:
         bounds = self._bounds
