@@ -269,8 +269,7 @@ class _FailureInjection:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        query = parse_qsl(scope.get("query_string", b"").decode("latin-1"))
-        key = next((v for k, v in query if k == "key"), None)
+        key = _key_of(scope)
         if key not in FAILURE_KEYS:
             await self.app(scope, receive, send)
             return
@@ -305,6 +304,15 @@ async def _client_left(receive: Receive, seconds: float) -> bool:
     return False
 
 
+def _key_of(scope: Scope) -> str | None:
+    """The request's `key` query parameter: the test hooks' switch (keyless requests, the
+    offline mode's own, have none, and are not parsed for it)."""
+    query = scope.get("query_string", b"")
+    if b"key=" not in query:
+        return None
+    return next((v for k, v in parse_qsl(query.decode("latin-1")) if k == "key"), None)
+
+
 class _HostileAnswers:
     """Answers like a broken or hostile upstream when the `key` asks to (`HOSTILE_KEYS`)."""
 
@@ -313,8 +321,7 @@ class _HostileAnswers:
         self.seen: set[tuple[str, bytes]] = set()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        query = parse_qsl(scope.get("query_string", b"").decode("latin-1"))
-        key = next((v for k, v in query if k == "key"), None)
+        key = _key_of(scope)
         if scope["type"] != "http" or key not in HOSTILE_KEYS:
             await self.app(scope, receive, send)
             return
