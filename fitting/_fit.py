@@ -128,7 +128,8 @@ def _as_is(envelope: dict[str, Any], budget: int, why: str) -> FitResult:
 
 
 class _Fitter:
-    """One fit: candidate encoding over the merged vertices, and the budget search."""
+    """One fit: candidate encoding over the merged vertices, and the budget search, of data
+    with at least one line or ring (`fit` sends data without any as is)."""
 
     def __init__(self, parts: Parts, envelope: dict[str, Any], budget: int) -> None:
         self.parts = parts
@@ -150,8 +151,6 @@ class _Fitter:
         text, as_is = self._encode_within()
         if text is not None:
             return FitResult(text, None)
-        if not parts.e5.shape[0]:
-            return _as_is(self.envelope, self.budget, "it has no lines or rings to simplify")
 
         x, y = project(parts.e5, parts.offsets)
         anchor = parts.anchor.copy()
@@ -423,9 +422,6 @@ class _Fitter:
         limit = self.budget // 4 * 3
         m = parts.e5.shape[0]
         self._renumber(np.arange(m))
-        if not parts.shapes:
-            member = _codec.Member(_codec.dumps(self.envelope))
-            return (member.text() if len(member) <= limit else None), member.chars()
         bounds = np.zeros(parts.offsets.shape[0], dtype=np.int64)
         pieces = _varint.pieces(self.units, parts.offsets, _PIECE, bounds)
         lines, written, taken = bytes_within(pieces, limit - _codec.FRAMING)
@@ -483,8 +479,6 @@ class _Fitter:
 
     def _write_lines(self, kept_at: np.ndarray) -> np.ndarray | None:
         """Varint deltas of the kept vertices; each geometry gets its byte ranges as "e5v"."""
-        if not self.parts.shapes:
-            return None
         lines, bounds = _varint.encode(self.units, kept_at, self.parts.offsets)
         self._place(bounds)
         return lines

@@ -118,7 +118,7 @@ def collect(data: Any) -> Parts:
         features.append(out_feature)
 
     if not arrays:  # points only (places, stops): nothing to merge, rank or point at
-        return Parts(out, *_NO_LINES)
+        return _points_only(out)
     lonlat = _concatenate(arrays)
     lengths = np.array([a.shape[0] for a in arrays], dtype=np.int64)
     offsets = np.zeros(len(arrays) + 1, dtype=np.int64)
@@ -174,22 +174,20 @@ def _positions(coords: Any, where: str) -> np.ndarray:
     return arr[:, :2]
 
 
-_NO_LINES = (
-    np.empty((0, 2), dtype=np.float64),
-    np.empty(0, dtype=np.int64),
-    np.empty((0, 2), dtype=np.int64),
-    np.zeros(1, dtype=np.int64),
-    np.empty(0, dtype=np.bool_),
-    np.empty(0, dtype=np.bool_),
-)
-"""`Parts`' arrays when there are no lines or rings (lonlat to anchor), shared: read only."""
-for _array in _NO_LINES:
-    _array.flags.writeable = False
+def _points_only(data: dict[str, Any]) -> Parts:
+    """The `Parts` of data without a line or ring: every array empty."""
+    return Parts(
+        data=data,
+        lonlat=np.empty((0, 2), dtype=np.float64),
+        dedup_of=np.empty(0, dtype=np.int64),
+        e5=np.empty((0, 2), dtype=np.int64),
+        offsets=np.zeros(1, dtype=np.int64),
+        is_ring=np.empty(0, dtype=np.bool_),
+        anchor=np.empty(0, dtype=np.bool_),
+    )
 
 
 def _concatenate(arrays: list[np.ndarray]) -> np.ndarray:
-    if not arrays:
-        return np.empty((0, 2), dtype=np.float64)
     if len(arrays) == 1:
         return np.ascontiguousarray(arrays[0], dtype=np.float64)
     return np.concatenate(arrays)

@@ -107,6 +107,11 @@ class Outgoing:
     body: bytes | None
     headers: dict[str, str]
 
+    @property
+    def offline(self) -> bool:
+        """Whether the built-in offline upstream answers it (its transport, its counters)."""
+        return self.base == OFFLINE_BASE_URL
+
 
 def request_url(base: str, path: str, query: Params) -> httpx.URL:
     """`base + path?query`, the query encoded exactly as httpx encodes `params` (a name's
@@ -485,7 +490,7 @@ class TomTomClient:
         """One request, timed, counted and logged by endpoint and outcome (offline answers
         counted apart from TomTom's latency)."""
         endpoint, method, path = request.endpoint, request.method, request.path
-        offline = request.base == OFFLINE_BASE_URL
+        offline = request.offline
         started = time.perf_counter()
         outcome = "unavailable"
         try:
@@ -512,8 +517,7 @@ class TomTomClient:
     async def _send(self, outgoing: Outgoing) -> RawBody:
         bounds = self._bounds
         key, method, path = outgoing.key, outgoing.method, outgoing.path
-        offline = outgoing.base == OFFLINE_BASE_URL
-        transport = self._offline if offline else self._transport
+        transport = self._offline if outgoing.offline else self._transport
         request = httpx.Request(
             method,
             outgoing.url,
