@@ -17,6 +17,7 @@ from ._geojson_scan import Scan as GeoJsonScan
 from ._geojson_scan import check_shapes
 from ._geojson_scan import scan as scan_geojson
 from ._geojson_scan import values as scanned_values
+from ._tomtom_json import leg_points, plain_text
 from ._warm import warm_up
 
 __all__ = [
@@ -36,7 +37,9 @@ __all__ = [
     "envelope",
     "fit",
     "geo",
+    "leg_points",
     "pack",
+    "plain_text",
     "point_count",
     "scan_geojson",
     "scanned_values",

@@ -12,6 +12,7 @@ from ._codec import decode, envelope, pack
 from ._decimals import encode as decimal_section
 from ._fit import fit
 from ._geojson_scan import SHAPES, check_shapes, hard_values, scan, values
+from ._tomtom_json import leg_points, plain_text
 
 # glibc mallopt parameters (malloc.h) and the values set (ADR 0017): arrays up to 32 MiB
 # (the largest threshold glibc accepts) come from the heap, and up to 512 MiB of freed heap
@@ -27,8 +28,8 @@ def warm_up() -> None:
 
     A wavy ring that must be simplified reaches the ring kernels as well as the line ones;
     the same data read as a caller's GeoJSON reaches the scan, the shape checks and the
-    exact decimals of data-viz pages. Also keeps freed memory in the process
-    (`keep_freed_memory`).
+    exact decimals of data-viz pages; a TomTom leg's points, the route reader's. Also keeps
+    freed memory in the process (`keep_freed_memory`).
     """
     keep_freed_memory()
     t = np.linspace(0.0, 2.0 * np.pi, 200)
@@ -45,6 +46,9 @@ def warm_up() -> None:
     for feature in features:  # as a caller writes them: a few decimals
         feature["geometry"]["coordinates"] = np.round(feature["geometry"]["coordinates"], 6)
     _read_and_page(orjson.dumps(data, option=orjson.OPT_SERIALIZE_NUMPY))
+    leg = np.frombuffer(b'{"points":[{"latitude":52.1,"longitude":-0.0}]}', dtype=np.uint8)
+    leg_points(leg, 10, len(leg) - 1)
+    plain_text(leg, 12)
 
 
 def _read_and_page(raw: bytes) -> None:

@@ -24,17 +24,13 @@ from typing import Any
 
 import numpy as np
 
+from fitting import plain_text
 from server.errors import BadAnswer
 
 MAX_DEPTH = 8
 """Nesting kept in objects copied to the widget; TomTom's own go four levels deep."""
 MAX_SAFE_INT = 2**53
 """Integers beyond this lose precision in the views' JavaScript."""
-_DIGITS = bytes.maketrans(b"0123456789E", b"0000000000e")
-"""Digits as "0", and an exponent's letter in one spelling (`plain_json`)."""
-_NOT_STRUCTURE = bytes(sorted(set(range(256)) - set(b'"[]{}')))
-_BRACKETS = bytes.maketrans(b"{}", b"[]")
-"""Every byte but quotes and brackets, deleted; braces as brackets (`_shallow`)."""
 DROPPED_KEY = "tomtom_entries_dropped"
 """Where an answer tells the model how many malformed entries were left out, by field."""
 
@@ -137,30 +133,10 @@ def plain(value: Any, depth: int = 0) -> Any:
 def plain_json(text: bytes, level: int) -> bool:
     """Whether `plain` returns an equal copy of every value the JSON `text` holds `level` or
     more containers deep (the document itself is 1): `text` holds no number beyond ±2**53
-    and nothing nested `MAX_DEPTH` levels below `level`. Judged on the bytes, erring on
-    the side of False: a run of 16 digits or a digit before an "e" anywhere, even in a
-    string, counts as a number beyond; a quote or bracket in a string, as too deep."""
-    if b"0" * 16 in text.translate(_DIGITS):
-        return False
-    codes = np.frombuffer(text, dtype=np.uint8)
-    exponents = np.flatnonzero((codes[1:] | 0x20) == ord("e"))  # "e" or "E", after a byte
-    if ((codes[exponents] - ord("0")) < 10).any():  # that byte a digit (uint8 wraps below)
-        return False
-    return _shallow(text, level + MAX_DEPTH)
-
-
-def _shallow(text: bytes, limit: int) -> bool:
-    """Whether the JSON `text` nests its containers less than `limit` deep (the document's
-    own counts 1), telling on its quotes and brackets alone: with every string's quotes in
-    pairs from the left, no bracket is in a string; else False (rare)."""
-    marks = text.translate(_BRACKETS, _NOT_STRUCTURE).replace(b'""', b"")
-    if b'"' in marks:
-        return False
-    for _ in range(limit):  # each round takes the innermost containers away
-        if not marks:
-            return True
-        marks = marks.replace(b"[]", b"")
-    return False
+    and nothing nested `MAX_DEPTH` levels below `level`. Judged on the bytes in one pass
+    (`fitting.plain_text`), erring on the side of False: a run of 16 digits or a digit
+    before an "e" anywhere, even in a string, counts as a number beyond."""
+    return plain_text(np.frombuffer(text, dtype=np.uint8), level + MAX_DEPTH)
 
 
 def position(lon: Any, lat: Any) -> tuple[float, float] | None:

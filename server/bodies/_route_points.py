@@ -3,9 +3,9 @@
 A long route is megabytes of body whose bulk is `{"latitude":..,"longitude":..}`
 objects. `orjson.loads` builds a dict per point (the largest single cost of a
 long routing call), and the tool then copies them into an array. Here each
-`"points":[...]` array is cut out of the raw bytes, stripped to a flat
-`[lat,lon,lat,lon,...]` number list with one `bytes.translate`, parsed as
-plain floats and reshaped to `[lon, lat]`; the rest of the body (sections,
+`"points":[...]` array is found in the raw bytes and read in one numba pass
+(`fitting.leg_points`: TomTom's compact shape only, each number exactly as a JSON
+parser reads it) into a `[lon, lat]` array; the rest of the body (sections,
 guidance, summaries) is parsed as usual. Any body that does not have exactly
 that compact shape is parsed the ordinary way, so the fast path can only be
 faster, never different. `split_route_body` also gives the text the rest was
@@ -19,13 +19,9 @@ from typing import Any
 import numpy as np
 import orjson
 
+from fitting import leg_points
+
 _POINTS = b'"points":['
-_STRIP = b'{}":latitudeong'
-"""Everything in a compact point object except the numbers and the commas."""
-_NUMERALS = b"0123456789.-"
-"""What a JSON number without an exponent is written with."""
-_POINT = b'{"latitude":,"longitude":}'
-"""A compact point object without its numbers."""
 
 
 def parse_route_body(raw: bytes) -> dict[str, Any]:
@@ -39,11 +35,12 @@ def split_route_body(raw: bytes) -> tuple[Any, bytes]:
     body is whatever `raw` holds (a dict for a route answer)."""
     pieces: list[bytes] = []
     arrays: list[np.ndarray] = []
+    data = np.frombuffer(raw, dtype=np.uint8)
     pos = 0
     while (found := raw.find(_POINTS, pos)) >= 0:
         start = found + len(_POINTS) - 1
         end = raw.find(b"]", start)
-        points = _points(raw[start : end + 1]) if end > 0 else None
+        points = leg_points(data, start, end + 1) if end > 0 else None
         if points is None:
             return orjson.loads(raw), raw
         pieces += [raw[pos:start], b'"\\u0000points-%d"' % len(arrays)]
@@ -65,25 +62,3 @@ def split_route_body(raw: bytes) -> tuple[Any, bytes]:
     if placed != len(arrays):
         return orjson.loads(raw), raw
     return body, b"0".join(pieces[::2])
-
-
-def _points(segment: bytes) -> np.ndarray | None:
-    """`[{"latitude":a,"longitude":b},...]` as `[[b, a], ...]`, or None for any other shape."""
-    # Without its numbers the segment must read exactly `[P,P,...,P]`: both keys, in this
-    # order, and nothing else (no exponent, quoted value, null or other key), so that
-    # taking the keys out instead leaves `[a,b,a,b,...]`.
-    shape = segment.translate(None, _NUMERALS)
-    count = (len(shape) - 1) // (len(_POINT) + 1)
-    if shape != b"[" + b",".join([_POINT] * count) + b"]":
-        return None
-    try:
-        flat = orjson.loads(segment.translate(None, _STRIP))
-    except orjson.JSONDecodeError:
-        return None
-    if len(flat) != 2 * count:
-        return None
-    try:
-        pairs = np.array(flat, dtype=np.float64).reshape(-1, 2)
-    except (TypeError, ValueError):
-        return None
-    return np.ascontiguousarray(pairs[:, ::-1])

@@ -90,9 +90,10 @@ def test_a_text_judged_plain_holds_only_values_plain_copies_unchanged(doc: Any, 
         ({"a": 123456789012345678}, False),
         ({"a": 1e-7}, False),
         ({"street": "1e Jan van der Heijdenstraat"}, False),  # erring, on purpose
-        ({"message": "Take exit [12]"}, False),  # a bracket in a string: erring too
-        ({"message": 'Say "hi"'}, True),  # escaped quotes alone change nothing
-        ({"message": 'Say "[hi"'}, False),
+        ({"message": "Take exit [12]"}, True),  # brackets in a string are text
+        ({"message": 'Say "hi"'}, True),
+        ({"message": 'Say "[hi\\"' + "[" * 20}, True),  # escapes end no string
+        ({"message": "\\", "a": nested(11)}, False),  # nor start one
     ],
 )
 def test_plain_json_judges_numbers_and_depth_from_the_bytes(

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import orjson
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from server.bodies import parse_route_body
+from tests.fixtures.tomtom import documented
 
 
 def body(points_per_leg: list[list[dict]]) -> bytes:
@@ -59,9 +64,51 @@ def test_any_other_point_shape_is_parsed_the_plain_way(points: list[dict]) -> No
     assert parse_route_body(raw) == orjson.loads(raw)
 
 
-def test_exponent_notation_is_parsed_the_plain_way() -> None:
-    raw = b'{"routes":[{"legs":[{"points":[{"latitude":1e-05,"longitude":4.9}]}]}]}'
-    assert parse_route_body(raw) == orjson.loads(raw)
+def test_tomtoms_documented_answer_takes_the_fast_path() -> None:
+    answer = documented("calculate_route")
+    raw = orjson.dumps(answer)
+    parsed = parse_route_body(raw)
+    for leg, expected in zip(parsed["routes"][0]["legs"], answer["routes"][0]["legs"], strict=True):
+        assert isinstance(leg["points"], np.ndarray)
+        assert len(leg["points"]) == len(expected["points"]) > 0
+        np.testing.assert_array_equal(leg["points"], as_array(expected["points"]))
+
+
+def same_floats(parsed: Any, plain: Any) -> bool:
+    """`parsed` (leg points as arrays, or as objects where the fast path declined) holds
+    the very float64s of `plain` (the ordinary parse), bit for bit (-0.0 apart from 0.0)."""
+    for leg, expected in zip(parsed["routes"][0]["legs"], plain["routes"][0]["legs"], strict=True):
+        points = leg["points"]
+        if not isinstance(points, np.ndarray):
+            return points == expected["points"]
+        floats = as_array(expected["points"])
+        if points.shape != floats.shape or (points.view(np.int64) != floats.view(np.int64)).any():
+            return False
+    return True
+
+
+NUMBER_TEXT = st.one_of(
+    st.floats(allow_nan=False, allow_infinity=False).map(repr),  # shortest round trip
+    st.floats(allow_nan=False, allow_infinity=False).map(lambda x: f"{x:.17g}"),
+    st.floats(-180, 180).map(lambda x: f"{x:.5f}"),  # TomTom's own form
+    st.integers(-(2**64), 2**64).map(str),
+    st.from_regex(r"-?(0|[1-9][0-9]{0,20})(\.[0-9]{1,20})?([eE][-+]?[0-9]{1,3})?", fullmatch=True),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.tuples(NUMBER_TEXT, NUMBER_TEXT), max_size=6), min_size=1, max_size=3))
+@example([[("-0.0", "0"), ("-0", "1e-05"), ("12345678901234567", "9007199254740993")]])
+@example([[("1.7976931348623157e308", "2.2250738585072014e-308"), ("4.9e-324", "1e23")]])
+def test_leg_points_read_numbers_exactly_as_json_does(legs: list[list[tuple[str, str]]]) -> None:
+    points = [",".join(f'{{"latitude":{a},"longitude":{b}}}' for a, b in leg) for leg in legs]
+    text = ",".join(f'{{"points":[{leg}]}}' for leg in points)
+    raw = f'{{"routes":[{{"legs":[{text}]}}]}}'.encode()
+    try:
+        plain = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return  # the ordinary parse refuses it, and so does the route reader
+    assert same_floats(parse_route_body(raw), plain)
 
 
 def test_a_body_without_points_is_parsed_the_plain_way() -> None:
