@@ -74,7 +74,7 @@ from loadtest.topology import (
 from loadtest.wire import Call, ToolError, call_tool, result_text
 from server import bodies, jobs
 from server.config import Settings
-from server.tomtom import Pacer, TomTomClient
+from server.tomtom import AiohttpTransport, Pacer, TomTomClient
 from server.tool_names import GEOCODE, ROUTING
 from server.tools._route_options import DEFAULT_SECTIONS, route_params
 
@@ -324,7 +324,7 @@ def job_split(standin_url: str, repeats: int) -> tuple[float, float]:
 async def _route_body(standin_url: str) -> bodies.RawBody:
     """The calculateRoute body as the routing tool asks for it, from the stand-in."""
     client = TomTomClient(
-        httpx.AsyncHTTPTransport(), standin_url, OFFLINE_KEY, pacer=Pacer({}, max_wait_s=10)
+        AiohttpTransport(1), standin_url, OFFLINE_KEY, pacer=Pacer({}, max_wait_s=10)
     )
     try:
         return await client.calculate_route_raw(

@@ -21,7 +21,7 @@ from server.pool import FitPool, Placement
 from server.product import user_agent
 from server.quotas import Budgets, build_budgets
 from server.tiles import RateLimiter, Tiles, build_tiles
-from server.tomtom import Bounds, Pacer, TomTomClient
+from server.tomtom import AiohttpTransport, Bounds, Pacer, TomTomClient
 
 
 @dataclass
@@ -73,13 +73,6 @@ def build_runtime(
     """The shared clients and the (not yet started) fitting pool. `upstream`, when given,
     carries every TomTom request, keyed or not, in place of the network and the built-in
     offline upstream (the tools' tests: a stand-in TomTom in process)."""
-    limits = httpx.Limits(
-        max_connections=settings.upstream_connections,
-        max_keepalive_connections=settings.upstream_connections,
-        # Under the 5 s idle timeout of uvicorn and many proxies: a request sent on a
-        # connection the other side is closing fails, and a billed call is never retried.
-        keepalive_expiry=4.0,
-    )
     offline: httpx.AsyncBaseTransport | None = None
     if settings.offline_mode != "never" and upstream is None:
         from server.offline import build_upstream_app
@@ -104,7 +97,7 @@ def build_runtime(
     return Runtime(
         settings=settings,
         tomtom=TomTomClient(
-            upstream or httpx.AsyncHTTPTransport(limits=limits),
+            upstream or AiohttpTransport(settings.upstream_connections),
             base_url=settings.api_base_url,
             default_key=settings.api_key,
             placement=placement,

@@ -30,11 +30,11 @@ key (the caller's, else the configured one) goes to TomTom; one with no key goes
 the built-in offline upstream at `OFFLINE_BASE_URL`, unless `OFFLINE` says otherwise
 (docs/adr/0060).
 
-A request goes straight to its upstream's transport (a pooled keep-alive
-`httpx.AsyncHTTPTransport` for TomTom, the offline upstream's `httpx.ASGITransport`),
-not through an `httpx.AsyncClient`: the client's layers (cookies, auth, redirects,
-default headers merged, the URL parsed again) serve nothing here and cost about a
-tenth of a millisecond per request (docs/adr/0091-per-call-overhead.md).
+A request goes straight to its upstream's transport (`AiohttpTransport`'s keep-alive
+pool for TomTom, docs/adr/0102; the offline upstream's `httpx.ASGITransport`), not
+through an `httpx.AsyncClient`: the client's layers (cookies, auth, redirects, default
+headers merged, the URL parsed again) serve nothing here and cost about a tenth of a
+millisecond per request (docs/adr/0091-per-call-overhead.md).
 """
 
 from __future__ import annotations

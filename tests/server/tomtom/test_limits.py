@@ -36,7 +36,7 @@ from server.offline._app import _bomb, _stacked_bomb
 from server.ops import call_scope, metrics
 from server.pool import POOL_BYTES
 from server.quotas import Budgets, Window
-from server.tomtom import Bounds, Pacer, TomTomClient, _pacing, family_of
+from server.tomtom import AiohttpTransport, Bounds, Pacer, TomTomClient, _pacing, family_of
 
 KEY = "s3cr3t-rate-key-0123456789"
 BASE = "https://api.example.test"
@@ -429,7 +429,7 @@ async def test_a_static_map_in_a_refused_coding_is_an_upstream_error() -> None:
 @pytest.fixture
 async def over_http(upstream: Service) -> TomTomClient:
     bounds = Bounds(deadline_s=1.5, max_decoded_bytes=16 * 1024 * 1024)
-    tomtom = TomTomClient(httpx.AsyncHTTPTransport(), upstream.url, default_key=None, bounds=bounds)
+    tomtom = TomTomClient(AiohttpTransport(4), upstream.url, default_key=None, bounds=bounds)
     yield tomtom
     await tomtom.aclose()
 
