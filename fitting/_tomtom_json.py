@@ -35,6 +35,8 @@ _LONGEST_RUN = 15
 _QUOTE = 34
 _BACKSLASH = 92
 _COMMA = 44
+_MINUS = 45
+_DOT = 46
 _OPEN_ARRAY = 91
 _CLOSE_ARRAY = 93
 _OPEN_OBJECT = 123
@@ -95,7 +97,35 @@ def _spells(data, start: int, word) -> bool:
 @njit(cache=True, inline="always")
 def _value(data, i: int):
     """(index after the number at `i`, its float64), or (-1, 0.0) when it is not one that
-    one IEEE operation gives exactly."""
+    one IEEE operation gives exactly. TomTom's own numbers (a few digits, a point, up to
+    15 significant digits) are read here; any other is left to the scan's full reader."""
+    negative = data[i] == _MINUS
+    start = i + 1 if negative else i
+    j = start
+    m = 0
+    while _ZERO <= data[j] <= _NINE:
+        m = m * 10 + (data[j] - _ZERO)
+        j += 1
+    whole = j - start
+    fraction = 0
+    if data[j] == _DOT:
+        j += 1
+        first = j
+        while _ZERO <= data[j] <= _NINE:
+            m = m * 10 + (data[j] - _ZERO)
+            j += 1
+        fraction = j - first
+    ordinary = (
+        whole > 0
+        and (whole == 1 or data[start] != _ZERO)  # no leading zero
+        and (fraction > 0 or data[j - 1] != _DOT)  # a point has digits after it
+        and whole + fraction <= _LONGEST_RUN  # m < 2**53: exact, as 10**fraction is
+        and (data[j] | 0x20) != _LOWER_E
+    )
+    if ordinary:
+        value = np.float64(m) / POW10[fraction]
+        # "-0" is the integer 0 (as JSON parsers read it), "-0.0" the float -0.0
+        return j, -value if negative and (m != 0 or fraction > 0) else value
     i, m, e, kind = _number(data, i)
     if i < 0 or (kind != SIMPLE and kind != NEGATIVE_ZERO):
         return -1, 0.0

@@ -100,6 +100,7 @@ NUMBER_TEXT = st.one_of(
 @given(st.lists(st.lists(st.tuples(NUMBER_TEXT, NUMBER_TEXT), max_size=6), min_size=1, max_size=3))
 @example([[("-0.0", "0"), ("-0", "1e-05"), ("12345678901234567", "9007199254740993")]])
 @example([[("1.7976931348623157e308", "2.2250738585072014e-308"), ("4.9e-324", "1e23")]])
+@example([[("410.458098536264801", "7933407820.7170746")]])  # digits / 10^k, rounded twice
 def test_leg_points_read_numbers_exactly_as_json_does(legs: list[list[tuple[str, str]]]) -> None:
     points = [",".join(f'{{"latitude":{a},"longitude":{b}}}' for a, b in leg) for leg in legs]
     text = ",".join(f'{{"points":[{leg}]}}' for leg in points)
