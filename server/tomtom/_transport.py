@@ -15,6 +15,7 @@ What the client relies on, kept here:
 - no header of aiohttp's own beside the request's (no default User-Agent or
   Accept-Encoding);
 - the request's httpx timeouts (its `timeout` extension) as aiohttp's;
+- the certificate authorities httpx trusts (`httpx.create_ssl_context`);
 - every failure as the httpx exception it is: a refused or unresolvable connection
   `ConnectError`, a timeout `ConnectTimeout`/`ReadTimeout`, an answer that breaks
   HTTP or ends early `RemoteProtocolError`, anything else on the socket `ReadError`.
@@ -50,7 +51,10 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
     def _client(self) -> aiohttp.ClientSession:
         if self._session is None:
             connector = aiohttp.TCPConnector(
-                limit=self._connections, keepalive_timeout=KEEPALIVE_S, enable_cleanup_closed=True
+                limit=self._connections,
+                keepalive_timeout=KEEPALIVE_S,
+                enable_cleanup_closed=True,
+                ssl=httpx.create_ssl_context(),  # the CAs httpx trusted (certifi, SSL_CERT_FILE)
             )
             self._session = aiohttp.ClientSession(
                 connector=connector,
