@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import aiohttp
+import httpx
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
@@ -101,7 +102,10 @@ class Tiles:
         taking the connections TomTom API calls wait for."""
         if self._session is None:
             connector = aiohttp.TCPConnector(
-                limit=self._connections, keepalive_timeout=4.0, enable_cleanup_closed=True
+                limit=self._connections,
+                keepalive_timeout=4.0,
+                enable_cleanup_closed=True,
+                ssl=httpx.create_ssl_context(),  # the API calls' CAs: certifi, SSL_CERT_FILE
             )
             # Bodies as received (`auto_decompress=False`), decoded by `server.bodies`.
             self._session = aiohttp.ClientSession(

@@ -14,10 +14,12 @@ import asyncio
 import base64
 import gzip
 import re
+import ssl
 import struct
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 import httpx
 import pytest
@@ -39,6 +41,7 @@ from server.tiles import Tiles, TileTokens
 from server.tiles._tokens import _V1_AAD, _V1_HEADER, _derive
 from server.tomtom import FAMILIES, Pacer, TomTomClient
 from server.tomtom._errors import key_forms
+from tests.tls import trusting
 
 SECRET = "tile-secret-of-this-deployment-0123456789"
 KEY = "K3yOfTheCaller0123456789abcdefGH"
@@ -219,9 +222,10 @@ async def tile_route(
     timeout_s: float = 5.0,
     pacer: Pacer | None = None,
     budgets: Budgets | None = None,
+    tls: ssl.SSLContext | None = None,
 ) -> AsyncIterator[tuple[httpx.AsyncClient, TileTokens, list[web.Request]]]:
-    """The tile route in process, with TomTom played over real HTTP on a free local port by
-    `handler` (an aiohttp handler); every request it receives is kept."""
+    """The tile route in process, with TomTom played over real HTTP (HTTPS with `tls`) on a
+    free local port by `handler` (an aiohttp handler); every request it receives is kept."""
     seen: list[web.Request] = []
 
     async def record(request: web.Request) -> web.StreamResponse:
@@ -230,7 +234,9 @@ async def tile_route(
 
     standin = web.Application()
     standin.router.add_get("/{path:.*}", record)
-    async with TestServer(standin, host="127.0.0.1") as server:
+    server = TestServer(standin, host="127.0.0.1")
+    await server.start_server(ssl=tls)
+    async with server:
         tokens = TileTokens([SECRET], 3600)
         tiles = Tiles(
             tokens=tokens,
@@ -389,6 +395,19 @@ async def test_a_tomtom_that_does_not_answer_in_time_is_a_504() -> None:
     async with tile_route(stalled, timeout_s=0.3) as (client, tokens, _):
         tile = await client.get(f"/tiles/basemap/1/0/1.png?t={tokens.seal(KEY, ['basemap'])[0]}")
     assert tile.status_code == 504 and "no tile in time" in tile.text
+
+
+@pytest.mark.parametrize("trusted", [True, False])
+async def test_tiles_trust_the_certificate_authorities_api_calls_trust(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, trusted: bool
+) -> None:
+    tls = trusting(tmp_path, monkeypatch, trusted)
+    async with tile_route(image(), tls=tls) as (client, tokens, seen):
+        tile = await client.get(f"/tiles/basemap/5/16/10.png?t={tokens.seal(KEY, ['basemap'])[0]}")
+    if trusted:  # SSL_CERT_FILE vouches for TomTom's certificate, as for API calls
+        assert tile.status_code == 200 and tile.content == PNG and len(seen) == 1
+    else:
+        assert tile.status_code == 502 and "could not be reached" in tile.text and not seen
 
 
 async def test_an_unreachable_tomtom_is_a_502_that_never_repeats_the_url() -> None:

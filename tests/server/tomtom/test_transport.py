@@ -6,20 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import gzip
-import ssl
 from collections.abc import AsyncIterator, Callable
-from datetime import UTC, datetime, timedelta
-from ipaddress import ip_address
 from pathlib import Path
 
 import pytest
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
 
 from server.errors import UpstreamTimeoutError, UpstreamUnavailableError
 from server.tomtom import AiohttpTransport, Bounds, TomTomClient
+from tests.tls import trusting
 
 KEY = "k3y+with/odd=chars"
 Answer = Callable[[bytes], bytes | None]
@@ -183,49 +177,11 @@ async def test_an_upstream_that_never_answers_ends_at_the_deadline() -> None:
         server.close()
 
 
-def self_signed(folder: Path) -> tuple[Path, Path]:
-    """A certificate for 127.0.0.1 signed by its own key, and that key, as PEM files."""
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
-    now = datetime.now(UTC)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - timedelta(minutes=5))
-        .not_valid_after(now + timedelta(hours=1))
-        .add_extension(
-            x509.SubjectAlternativeName([x509.IPAddress(ip_address("127.0.0.1"))]), False
-        )
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), True)
-        .sign(key, hashes.SHA256())
-    )
-    cert_file, key_file = folder / "cert.pem", folder / "key.pem"
-    cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_file.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
-    return cert_file, key_file
-
-
 @pytest.mark.parametrize("trusted", [True, False])
 async def test_tls_trusts_the_certificate_authorities_httpx_trusts(
     sockets, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, trusted: bool
 ) -> None:
-    cert_file, key_file = self_signed(tmp_path)
-    if trusted:  # as an operator points httpx (and now this transport) at a private CA
-        monkeypatch.setenv("SSL_CERT_FILE", str(cert_file))
-    else:
-        monkeypatch.delenv("SSL_CERT_FILE", raising=False)
-        monkeypatch.delenv("SSL_CERT_DIR", raising=False)
-    tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    tls.load_cert_chain(cert_file, key_file)
+    tls = trusting(tmp_path, monkeypatch, trusted)
     up = sockets(lambda head: answer(b'{"results": []}'))
     up.server = await asyncio.start_server(up.serve, "127.0.0.1", 0, ssl=tls)
     port = up.server.sockets[0].getsockname()[1]
