@@ -183,13 +183,18 @@ def values(scan: Scan, buf: bytes) -> np.ndarray:
 @njit(cache=True)
 def _values(mantissa, exponent, kind, out) -> None:
     for k in range(mantissa.shape[0]):
-        e = exponent[k]
-        if kind[k] == NEGATIVE_ZERO:
-            out[k] = -0.0
-        elif e >= 0:  # one rounding: m and 10^|e| are exact doubles (SIMPLE)
-            out[k] = np.float64(mantissa[k]) * POW10[min(e, 22)]
-        else:
-            out[k] = np.float64(mantissa[k]) / POW10[min(-e, 22)]
+        out[k] = exact(mantissa[k], exponent[k], kind[k])
+
+
+@njit(cache=True, inline="always")
+def exact(m, e, kind):
+    """m x 10^e as a float64: exact for `SIMPLE` and `NEGATIVE_ZERO` (one rounding: m and
+    10^|e| are exact doubles); a `HARD` number's value is read from its text instead."""
+    if kind == NEGATIVE_ZERO:
+        return -0.0
+    if e >= 0:
+        return np.float64(m) * POW10[min(e, 22)]
+    return np.float64(m) / POW10[min(-e, 22)]
 
 
 def hard_values(buf: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:

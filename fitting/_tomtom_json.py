@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._geojson_scan import NEGATIVE_ZERO, POW10, SIMPLE, _number
+from ._geojson_scan import NEGATIVE_ZERO, POW10, SIMPLE, _number, exact
 
 _LATITUDE = tuple(b'{"latitude":')
 _LONGITUDE = tuple(b',"longitude":')
@@ -129,11 +129,7 @@ def _value(data, i: int):
     i, m, e, kind = _number(data, i)
     if i < 0 or (kind != SIMPLE and kind != NEGATIVE_ZERO):
         return -1, 0.0
-    if kind == NEGATIVE_ZERO:
-        return i, -0.0
-    if e >= 0:
-        return i, np.float64(m) * POW10[e]
-    return i, np.float64(m) / POW10[-e]
+    return i, exact(m, e, kind)
 
 
 @njit(cache=True)

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import aiohttp
-import httpx
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
@@ -32,7 +31,7 @@ from server.pool import Placement
 from server.quotas import Budgets
 from server.tiles._layers import LAYER_NAMES, LAYERS, Layer, tile_problem
 from server.tiles._tokens import TileTokens
-from server.tomtom import Family, Pacer, family_of, retry_after_s
+from server.tomtom import Family, Pacer, family_of, retry_after_s, tomtom_connector
 
 log = logging.getLogger(__name__)
 
@@ -101,15 +100,9 @@ class Tiles:
         request (docs/adr/0061); a pool of its own also keeps a burst of tiles from
         taking the connections TomTom API calls wait for."""
         if self._session is None:
-            connector = aiohttp.TCPConnector(
-                limit=self._connections,
-                keepalive_timeout=4.0,
-                enable_cleanup_closed=True,
-                ssl=httpx.create_ssl_context(),  # the API calls' CAs: certifi, SSL_CERT_FILE
-            )
             # Bodies as received (`auto_decompress=False`), decoded by `server.bodies`.
             self._session = aiohttp.ClientSession(
-                connector=connector,
+                connector=tomtom_connector(self._connections),
                 timeout=self._timeout,
                 auto_decompress=False,
                 headers={"accept-encoding": ACCEPT_ENCODING, "user-agent": self._user_agent},

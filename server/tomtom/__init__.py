@@ -3,7 +3,7 @@
 - `TomTomClient` (`_client.py`): a method per endpoint, sent straight to shared httpx transports,
   each request bounded (`Bounds`); answers are kept as received (`server.bodies`);
 - `AiohttpTransport` (`_transport.py`): the transport to TomTom, aiohttp's pool behind httpx's
-  interface;
+  interface; `tomtom_connector`, the pool's connector, which the tiles' pool shares;
 - `error_for` and `scrub` (`_errors.py`): TomTom's failed answers as `TomTomError`s
   (`server.errors`), scrubbed of the key;
 - `family_of` (`_families.py`): the API family, and so the rate limit, of a request;
@@ -20,7 +20,7 @@ from server.tomtom._client import Bounds, Params, TomTomClient, coordinate
 from server.tomtom._errors import retry_after_s, scrub
 from server.tomtom._families import FAMILIES, Family, family_of
 from server.tomtom._pacing import Pacer
-from server.tomtom._transport import AiohttpTransport
+from server.tomtom._transport import AiohttpTransport, tomtom_connector
 
 __all__ = [
     "FAMILIES",
@@ -34,4 +34,5 @@ __all__ = [
     "family_of",
     "retry_after_s",
     "scrub",
+    "tomtom_connector",
 ]

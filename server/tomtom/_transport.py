@@ -40,6 +40,18 @@ _AUTO_HEADERS = ("User-Agent", "Accept-Encoding", "Accept", "Content-Type")
 """Headers aiohttp would add by itself: each request carries its own or none."""
 
 
+def tomtom_connector(connections: int) -> aiohttp.TCPConnector:
+    """A keep-alive pool of at most `connections` connections to TomTom, trusting the
+    certificate authorities httpx trusts (certifi, `SSL_CERT_FILE`): API calls' and
+    tiles' alike. Made inside the running loop."""
+    return aiohttp.TCPConnector(
+        limit=connections,
+        keepalive_timeout=KEEPALIVE_S,
+        enable_cleanup_closed=True,
+        ssl=httpx.create_ssl_context(),
+    )
+
+
 class AiohttpTransport(httpx.AsyncBaseTransport):
     """Requests over one aiohttp pool of at most `connections` connections, made on the
     first request (inside the running loop)."""
@@ -50,14 +62,8 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
 
     def _client(self) -> aiohttp.ClientSession:
         if self._session is None:
-            connector = aiohttp.TCPConnector(
-                limit=self._connections,
-                keepalive_timeout=KEEPALIVE_S,
-                enable_cleanup_closed=True,
-                ssl=httpx.create_ssl_context(),  # the CAs httpx trusted (certifi, SSL_CERT_FILE)
-            )
             self._session = aiohttp.ClientSession(
-                connector=connector,
+                connector=tomtom_connector(self._connections),
                 auto_decompress=False,
                 skip_auto_headers=_AUTO_HEADERS,
                 timeout=aiohttp.ClientTimeout(),  # each request brings its own
