@@ -21,10 +21,14 @@ Calls, one at a time over a kept-alive connection per process, as a host sends t
 (`loadtest.wire`): the floor's tool; `tomtom-geocode` of "Amsterdam" on the keyless
 replica (a short answer from the offline upstream); `tomtom-routing` from Rotterdam to
 Cologne on the keyed one (4,342 points, 233 KB decoded, the map data inline: the issue's
-short route, decoded and encoded on the event loop). Each round calls every server in
-turn, call by call, in an order that rotates from round to round, so a shared machine's
-drift falls on all alike (ADR 0052); the table pools the rounds and gives each round's
-p50 beside.
+short route, decoded and encoded on the event loop). Each round calls, call by call, every
+server of a comparison in turn, in an order that rotates from round to round, so a shared
+machine's drift falls on all alike (ADR 0052): the floor's tool with the geocodes it is
+the floor of, then the short routes. A call so finds the caches of the machine as the
+calls it is compared with find them: the floor called back to back, alone, would run
+with its code and data still in the caches, the geocodes after one another's, which on
+some machines is most of the difference (ADR 0103). The table pools the rounds and gives
+each round's p50 beside.
 
 Beside each server's wall times, its CPU per call: the answering process and its
 children (`/proc`), less what they spend idle (measured for `IDLE_S` before the rounds),
@@ -92,6 +96,8 @@ CASES: dict[str, Call] = {
     "geocode": (GEOCODE, {"query": "Amsterdam"}),
     "short route": (ROUTING, {"locations": ROUTE}),
 }
+COMPARISONS = (("tool", "geocode"), ("short route",))
+"""The cases called in one rotation: each with what its ratios are taken against."""
 WARM_UP = 3
 """Untimed calls of each case on each server before the first round."""
 IDLE_S = 2.0
@@ -220,8 +226,8 @@ def services(releases: list[str], home: Path) -> Iterator[tuple[list[Server], Se
 
 
 async def measure(servers: list[Server], rounds: int, calls: int) -> dict[str, str]:
-    """Every server's cases, `calls` per case and round, servers alternating call by call;
-    what each server's route answer held (for the table)."""
+    """Every server's cases, `calls` per case and round, the servers of a comparison
+    alternating call by call; what each server's route answer held (for the table)."""
     shapes: dict[str, str] = {}
     async with contextlib.AsyncExitStack() as stack:
         clients = {
@@ -242,12 +248,13 @@ async def measure(servers: list[Server], rounds: int, calls: int) -> dict[str, s
         started_all = time.perf_counter()
         for rnd in range(rounds):
             order = servers[rnd % len(servers) :] + servers[: rnd % len(servers)]
-            for case, call in CASES.items():
-                urls = [(s, s.urls[case]) for s in order if case in s.urls]
+            for cases in COMPARISONS:
+                turns = [(s, case) for s in order for case in cases if case in s.urls]
                 for _ in range(calls):
-                    for server, url in urls:
+                    for server, case in turns:
+                        url = server.urls[case]
                         started = time.perf_counter()
-                        await _call(clients[url], url, call)
+                        await _call(clients[url], url, CASES[case])
                         server.record(case, rnd, (time.perf_counter() - started) * 1000)
     measuring = time.perf_counter() - started_all
     for (label, case), cpu in _cpu_by_process(servers).items():
