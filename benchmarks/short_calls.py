@@ -247,9 +247,7 @@ async def measure(servers: list[Server], rounds: int, calls: int) -> dict[str, s
         cpu_before = _cpu_by_process(servers)
         started_all = time.perf_counter()
         for rnd in range(rounds):
-            order = servers[rnd % len(servers) :] + servers[: rnd % len(servers)]
-            for cases in COMPARISONS:
-                turns = [(s, case) for s in order for case in cases if case in s.urls]
+            for turns in rotations(servers, rnd):
                 for _ in range(calls):
                     for server, case in turns:
                         url = server.urls[case]
@@ -262,6 +260,13 @@ async def measure(servers: list[Server], rounds: int, calls: int) -> dict[str, s
         server = next(s for s in servers if s.label == label)
         server.cpu_ms[case] = spent * 1000 / len(server.pooled(case))
     return shapes
+
+
+def rotations(servers: list[Server], rnd: int) -> list[list[tuple[Server, str]]]:
+    """The turns of round `rnd`, one list per comparison (`COMPARISONS`): each server's
+    cases of it, servers in an order that starts one further along every round."""
+    order = servers[rnd % len(servers) :] + servers[: rnd % len(servers)]
+    return [[(s, case) for s in order for case in cases if case in s.urls] for cases in COMPARISONS]
 
 
 def _cpu_by_process(servers: list[Server]) -> dict[tuple[str, str], float]:
