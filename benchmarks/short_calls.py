@@ -54,7 +54,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -78,6 +78,7 @@ from loadtest.topology import (
 from loadtest.wire import Call, ToolError, call_tool, result_text
 from server import bodies, jobs
 from server.config import Settings
+from server.ops.heap import freeze_startup_heap
 from server.tomtom import AiohttpTransport, Pacer, TomTomClient
 from server.tool_names import GEOCODE, ROUTING
 from server.tools._route_options import DEFAULT_SECTIONS, route_params
@@ -320,17 +321,22 @@ def _shape(result: dict[str, Any]) -> str:
 def job_split(standin_url: str, repeats: int) -> tuple[float, float]:
     """CPU milliseconds (medians) of this checkout's route job on the stand-in's very body,
     fetched as the tool fetches it, and of its answer checks alone (`jobs.checked_routes`,
-    each run on a body parsed afresh, untimed)."""
+    each run on a body parsed afresh, untimed). The two alternate run by run, after one
+    untimed run each, so a shared machine's drift falls on both alike, in a heap set up as a
+    replica's (`freeze_startup_heap`)."""
     raw = asyncio.run(_route_body(standin_url))
     budget = Settings().budget
-    job = _cpu_ms(lambda: jobs.routing(raw, ROUTE, True, budget), repeats)
-    checks = []
+    freeze_startup_heap()
+    job, checks = [], []
     for _ in range(repeats + 1):
+        started = time.thread_time()
+        jobs.routing(raw, ROUTE, True, budget)
+        job.append((time.thread_time() - started) * 1000)
         body, text = bodies.parsed(raw, bodies.split_route_body)
         started = time.thread_time()
         jobs.checked_routes(body, text)
         checks.append((time.thread_time() - started) * 1000)
-    return job, statistics.median(checks[1:])
+    return statistics.median(job[1:]), statistics.median(checks[1:])
 
 
 async def _route_body(standin_url: str) -> bodies.RawBody:
@@ -344,17 +350,6 @@ async def _route_body(standin_url: str) -> bodies.RawBody:
         )
     finally:
         await client.aclose()
-
-
-def _cpu_ms(func: Callable[[], object], repeats: int) -> float:
-    """The median CPU milliseconds of this thread for `func()`, after one untimed call."""
-    func()
-    times = []
-    for _ in range(repeats):
-        started = time.thread_time()
-        func()
-        times.append((time.thread_time() - started) * 1000)
-    return statistics.median(times)
 
 
 # --- reporting ------------------------------------------------------------------------------
