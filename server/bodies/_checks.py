@@ -201,51 +201,23 @@ def indexed_entries(
     if not isinstance(value, list):
         dropped.add(where)
         return []
-    if len(keys) == 1:
-        kept = _with_index(value, keys[0], count, required, as_parsed)
-        dropped.add(where, len(value) - len(kept))
-        return kept
     kept: list[dict[str, Any]] = []
     for item in value:
         if not isinstance(item, dict):
             continue
-        bounds: list[int] = []
+        lowest = 0  # of the next index: an end comes no earlier than its start
         for key in keys:
             index = item.get(key, _ABSENT)
             if index is _ABSENT and not required:
                 continue
             if type(index) is not int:  # the common case first: one type check
                 index = integer(index)
-            if index is None or not 0 <= index < count:
+            if index is None or not lowest <= index < count:
                 break
-            bounds.append(index)
+            lowest = index
         else:
-            if len(bounds) < 2 or bounds[0] <= bounds[1]:
-                kept.append(item if as_parsed else plain(item))
+            kept.append(item if as_parsed else plain(item))
     dropped.add(where, len(value) - len(kept))
-    return kept
-
-
-def _with_index(
-    value: list[Any], key: str, count: int, required: bool, as_parsed: bool
-) -> list[dict[str, Any]]:
-    """`indexed_entries` for one key (progress, instructions: most of a route's entries),
-    without the bounds it keeps for a start and an end."""
-    kept: list[dict[str, Any]] = []
-    for item in value:
-        if not isinstance(item, dict):
-            continue
-        index = item.get(key, _ABSENT)
-        if index is _ABSENT:
-            if required:
-                continue
-        elif type(index) is not int:  # the common case first: one type check
-            index = integer(index)
-            if index is None or not 0 <= index < count:
-                continue
-        elif not 0 <= index < count:
-            continue
-        kept.append(item if as_parsed else plain(item))
     return kept
 
 
