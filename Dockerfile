@@ -21,17 +21,17 @@ RUN groupadd --system --gid 10001 app \
 
 WORKDIR /src
 COPY pyproject.toml README.md ./
+COPY tomtom_mcp_apps ./tomtom_mcp_apps
 COPY server ./server
 COPY fitting ./fitting
 COPY widgets ./widgets
-COPY loadtest ./loadtest
 # Install, then compile every numba kernel once (from /, so the installed copy is
 # the one compiled) into NUMBA_CACHE_DIR. The app user owns the cache: numba
 # uses a cache directory only if it can write to it, else it compiles again.
 RUN pip install . \
     && cd / && rm -rf /src \
     && mkdir -p "$NUMBA_CACHE_DIR" \
-    && python -c "import fitting; fitting.warm_up()" \
+    && python -c "import tomtom_mcp_apps.fitting; tomtom_mcp_apps.fitting.warm_up()" \
     && chown -R app:app "$NUMBA_CACHE_DIR"
 
 USER app

@@ -27,10 +27,10 @@ from isal import igzip
 
 from loadtest.mix import LISBON, WARSAW
 from loadtest.stats import format_table
-from server.bodies import RawBody
-from server.errors import BodyError
-from server.offline import build_upstream_app
-from server.offline._app import _bomb
+from tomtom_mcp_apps.server.bodies import RawBody
+from tomtom_mcp_apps.server.errors import BodyError
+from tomtom_mcp_apps.server.offline import build_upstream_app
+from tomtom_mcp_apps.server.offline._app import _bomb
 
 ROUTE = "/routing/1/calculateRoute/{}:{}/json".format(
     *(f"{lat},{lon}" for lon, lat in (LISBON, WARSAW))

@@ -116,7 +116,7 @@ def replica(name: str, tree: Path, workdir: Path) -> Iterator[Service]:
     port = free_port()
     env = replica_env(None, {"FIT_WORKERS": "2", "DATA_VIZ_MAX_BYTES": str(MAX_BYTES)})
     env["LOG_LEVEL"] = os.environ.get("BENCH_LOG_LEVEL", "WARNING")
-    command = [sys.executable, "-m", "server.cli", "serve", "--host", "127.0.0.1"]
+    command = [sys.executable, "-m", "tomtom_mcp_apps", "serve", "--host", "127.0.0.1"]
     command += ["--port", str(port)]
     service = start(name, command, port, workdir, env, cwd=tree)
     try:

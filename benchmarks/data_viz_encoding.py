@@ -37,12 +37,12 @@ import orjson
 
 from loadtest.geojson_site import lines_geojson, points_geojson, polygons_geojson
 from loadtest.stats import format_table
-from server.bodies import read_geojson
-from server.config import Settings
-from server.jobs._data_viz import _as_features, _read
-from server.jobs._geojson import check_arrays, validate_geojson
-from server.jobs._pages import Features, digest, plan, room
-from server.ops.heap import collector_paused
+from tomtom_mcp_apps.server.bodies import read_geojson
+from tomtom_mcp_apps.server.config import Settings
+from tomtom_mcp_apps.server.jobs._data_viz import _as_features, _read
+from tomtom_mcp_apps.server.jobs._geojson import check_arrays, validate_geojson
+from tomtom_mcp_apps.server.jobs._pages import Features, digest, plan, room
+from tomtom_mcp_apps.server.ops.heap import collector_paused
 
 
 def full_doubles() -> bytes:

@@ -23,7 +23,7 @@ import statistics
 import time
 
 from loadtest.stats import format_table
-from server.bodies import DATA_URL, Inflation
+from tomtom_mcp_apps.server.bodies import DATA_URL, Inflation
 
 LIMIT = 20 * 1024 * 1024
 WAYS = ("loop", "thread", "process")

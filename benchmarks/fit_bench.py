@@ -45,11 +45,11 @@ import numpy as np
 import shapely
 from simplification.cutil import simplify_coords
 
-import fitting
-from fitting import _codec, _fit, _kernels, _parts
 from loadtest import recorded
-from server.offline.roads import route_with_points
-from server.ops.heap import freeze_startup_heap
+from tomtom_mcp_apps import fitting
+from tomtom_mcp_apps.fitting import _codec, _fit, _kernels, _parts
+from tomtom_mcp_apps.server.offline.roads import route_with_points
+from tomtom_mcp_apps.server.ops.heap import freeze_startup_heap
 
 BUDGET = 120_000
 ROOT = Path(__file__).resolve().parent.parent
@@ -232,7 +232,7 @@ _MEMORY_PROBE = """
 import json, sys
 import numpy as np
 sys.path.insert(0, {root!r})
-import fitting
+from tomtom_mcp_apps import fitting
 from benchmarks.fit_bench import CASES, BUDGET
 env = CASES[{name!r}]()
 fitting.warm_up()

@@ -31,11 +31,11 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from loadtest.mix import LONG_ROUTE
-from server import jobs
-from server.bodies import RawBody, request_body
-from server.jobs import _basemap, _image
-from server.offline._query import Query
-from server.offline._routing import calculate_route, parse_request
+from tomtom_mcp_apps.server import jobs
+from tomtom_mcp_apps.server.bodies import RawBody, request_body
+from tomtom_mcp_apps.server.jobs import _basemap, _image
+from tomtom_mcp_apps.server.offline._query import Query
+from tomtom_mcp_apps.server.offline._routing import calculate_route, parse_request
 
 BUDGET = 120_000
 TARGET_MS = 100.0

@@ -30,7 +30,6 @@ from collections.abc import Awaitable
 import httpx
 import orjson
 
-import fitting
 from loadtest.background import BackgroundLoad
 from loadtest.fetch import APP_DATA_KEY
 from loadtest.mix import LONG_ROUTE_CALL, MILLION_POINT_MAP_CALL
@@ -38,7 +37,8 @@ from loadtest.scrape import histogram_buckets, late_shares
 from loadtest.stats import format_table, percentile
 from loadtest.topology import ELSEWHERE_NICE, OFFLINE_KEY, PeakRss, Service, run_topology
 from loadtest.wire import Call, call_tool, clients, timed_calls
-from server.tool_names import GEOCODE, REPORT_APP_STATUS, ROUTING
+from tomtom_mcp_apps import fitting
+from tomtom_mcp_apps.server.tool_names import GEOCODE, REPORT_APP_STATUS, ROUTING
 
 LOOP_LAG = "tomtom_mcp_event_loop_lag_seconds"
 LAG_BOUNDS = (0.0025, 0.005, 0.01, 0.025)

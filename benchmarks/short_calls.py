@@ -61,7 +61,6 @@ from typing import Any
 
 import httpx
 
-import fitting
 from benchmarks import bare_server
 from loadtest.stats import format_table, percentile
 from loadtest.topology import (
@@ -76,12 +75,13 @@ from loadtest.topology import (
     wait_ready,
 )
 from loadtest.wire import Call, ToolError, call_tool, result_text
-from server import bodies, jobs
-from server.config import Settings
-from server.ops.heap import freeze_startup_heap
-from server.tomtom import AiohttpTransport, Pacer, TomTomClient
-from server.tool_names import GEOCODE, ROUTING
-from server.tools._route_options import DEFAULT_SECTIONS, route_params
+from tomtom_mcp_apps import fitting
+from tomtom_mcp_apps.server import bodies, jobs
+from tomtom_mcp_apps.server.config import Settings
+from tomtom_mcp_apps.server.ops.heap import freeze_startup_heap
+from tomtom_mcp_apps.server.tomtom import AiohttpTransport, Pacer, TomTomClient
+from tomtom_mcp_apps.server.tool_names import GEOCODE, ROUTING
+from tomtom_mcp_apps.server.tools._route_options import DEFAULT_SECTIONS, route_params
 
 ROOT = Path(__file__).resolve().parent.parent
 RELEASES = ("4eabb7b", "b087c95")
@@ -202,7 +202,7 @@ def services(releases: list[str], home: Path) -> Iterator[tuple[list[Server], Se
             env.pop("PYTHONPATH", None)  # each replica imports its own checkout's code
         replicas = []
         for label, interpreter, cwd in versions:
-            serve = [interpreter, "-m", "server.cli", "serve", "--host", "127.0.0.1"]
+            serve = [interpreter, "-m", command_module(cwd), "serve", "--host", "127.0.0.1"]
             name = label.replace(" ", "-")
             route = launch(f"{name}-keyed", serve, keyed, cwd)
             geocode = launch(f"{name}-keyless", serve, keyless, cwd)
@@ -221,6 +221,12 @@ def services(releases: list[str], home: Path) -> Iterator[tuple[list[Server], Se
             pids = {"geocode": geocode.process.pid, "short route": route.process.pid}
             servers.append(Server(label, urls, pids))
         yield servers, standin
+
+
+def command_module(tree: Path) -> str:
+    """The module that runs the command line in `tree`: releases before 0.2.0 had no
+    `tomtom_mcp_apps` package and ran `server.cli`."""
+    return "tomtom_mcp_apps" if (tree / "tomtom_mcp_apps").is_dir() else "server.cli"
 
 
 # --- measuring ------------------------------------------------------------------------------

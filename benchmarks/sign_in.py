@@ -42,10 +42,10 @@ from starlette.routing import Route
 from loadtest.stats import format_table, percentile
 from loadtest.topology import cli, free_port, serving
 from loadtest.wire import call_tool
-from server.auth import build_sign_in
-from server.config import Settings
-from server.tool_names import REPORT_APP_STATUS
 from tests.server.auth.support import Issuer, SigningKey, claims, provider
+from tomtom_mcp_apps.server.auth import build_sign_in
+from tomtom_mcp_apps.server.config import Settings
+from tomtom_mcp_apps.server.tool_names import REPORT_APP_STATUS
 
 ISSUER = "https://as.example.test"
 MCP = "https://maps.example.test/mcp"

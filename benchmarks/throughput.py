@@ -29,7 +29,7 @@ from loadtest.mix import LONG_ROUTE_CALL
 from loadtest.stats import format_table, percentile
 from loadtest.topology import PeakRss, Service, run_topology
 from loadtest.wire import CallFailed, ToolError, call_tool, clients, result_text
-from server.tool_names import GEOCODE, REPORT_APP_STATUS, ROUTING
+from tomtom_mcp_apps.server.tool_names import GEOCODE, REPORT_APP_STATUS, ROUTING
 
 LOCAL = (REPORT_APP_STATUS, {"tool": ROUTING, "status": "ok", "reason": "probe"})
 CHEAP = (GEOCODE, {"query": "Dam 1, Amsterdam"})

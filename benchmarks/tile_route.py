@@ -30,7 +30,7 @@ import httpx
 from loadtest.stats import format_table, percentile
 from loadtest.topology import OFFLINE_KEY, run_topology
 from loadtest.wire import call_tool
-from server.tool_names import GET_MAP_CONFIG
+from tomtom_mcp_apps.server.tool_names import GET_MAP_CONFIG
 
 TILES = [(6, 32 + i % 8, 20 + i // 8) for i in range(64)]
 

@@ -19,11 +19,11 @@ import time
 
 import httpx
 
-import fitting
 from loadtest.stats import format_table, percentile
 from loadtest.topology import run_topology
 from loadtest.wire import call_tool
-from server.tool_names import DYNAMIC_MAP, FUZZY_SEARCH, GEOCODE, ROUTING
+from tomtom_mcp_apps import fitting
+from tomtom_mcp_apps.server.tool_names import DYNAMIC_MAP, FUZZY_SEARCH, GEOCODE, ROUTING
 
 CASES: list[tuple[str, str, dict]] = [
     (GEOCODE, "one city", {"query": "Amsterdam"}),

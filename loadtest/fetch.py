@@ -28,9 +28,9 @@ from typing import Any, Literal
 
 import httpx
 
-import fitting
 from loadtest.wire import CallFailed, ToolError, call_tool, result_text
-from server.tool_names import GET_APP_DATA, REPORT_APP_STATUS
+from tomtom_mcp_apps import fitting
+from tomtom_mcp_apps.server.tool_names import GET_APP_DATA, REPORT_APP_STATUS
 
 APP_DATA_KEY = "com.tomtom/app-data"
 PAGES_KEY = "com.tomtom/app-data-pages"

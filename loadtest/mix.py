@@ -12,7 +12,7 @@ charging stops; the truck route carries two alternatives.
 from __future__ import annotations
 
 from loadtest.fetch import Scenario
-from server.tool_names import (
+from tomtom_mcp_apps.server.tool_names import (
     AREA_SEARCH,
     DATA_VIZ,
     DYNAMIC_MAP,

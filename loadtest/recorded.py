@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
-import fitting
-from fitting.geo import M_PER_DEG
+from tomtom_mcp_apps import fitting
+from tomtom_mcp_apps.fitting.geo import M_PER_DEG
 
 ROOT = Path(__file__).resolve().parent.parent
 PATH = ROOT / "tests" / "data" / "recorded-route-12-legs.geojson.gz"

@@ -33,7 +33,7 @@ import httpx
 import orjson
 
 from loadtest.balancer import nginx_command, render_nginx_conf
-from server.config import API_FAMILIES
+from tomtom_mcp_apps.server.config import API_FAMILIES
 
 READY_TIMEOUT_S = 240.0
 """A cold numba cache compiles every kernel at start-up; a warm one takes seconds."""
@@ -279,7 +279,16 @@ def run_topology(
 
 def cli(args: Sequence[str], port: int) -> list[str]:
     """`tomtom-mcp-apps <args>` on 127.0.0.1:`port`, with this interpreter."""
-    return [sys.executable, "-m", "server.cli", *args, "--host", "127.0.0.1", "--port", str(port)]
+    return [
+        sys.executable,
+        "-m",
+        "tomtom_mcp_apps",
+        *args,
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+    ]
 
 
 @contextlib.contextmanager

@@ -41,20 +41,20 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-import widgets
-from server.auth import SignIn, build_sign_in, current_user, user_id_in
-from server.config import Settings
-from server.errors import ToolCallError
-from server.http import DoorLimits, FrontDoor, SignedInShares
-from server.ops import metrics
-from server.ops.call_log import ToolCallLog
-from server.ops.drain import CloseWhileDraining, Drain
-from server.ops.heap import freeze_startup_heap
-from server.ops.loop_lag import watch_loop_lag
-from server.product import NAME, VERSION
-from server.protocol import ProtocolSurface, TrimmedHeaders
-from server.runtime import Runtime, build_runtime, running
-from server.tools import (
+from tomtom_mcp_apps import widgets
+from tomtom_mcp_apps.server.auth import SignIn, build_sign_in, current_user, user_id_in
+from tomtom_mcp_apps.server.config import Settings
+from tomtom_mcp_apps.server.errors import ToolCallError
+from tomtom_mcp_apps.server.http import DoorLimits, FrontDoor, SignedInShares
+from tomtom_mcp_apps.server.ops import metrics
+from tomtom_mcp_apps.server.ops.call_log import ToolCallLog
+from tomtom_mcp_apps.server.ops.drain import CloseWhileDraining, Drain
+from tomtom_mcp_apps.server.ops.heap import freeze_startup_heap
+from tomtom_mcp_apps.server.ops.loop_lag import watch_loop_lag
+from tomtom_mcp_apps.server.product import NAME, VERSION
+from tomtom_mcp_apps.server.protocol import ProtocolSurface, TrimmedHeaders
+from tomtom_mcp_apps.server.runtime import Runtime, build_runtime, running
+from tomtom_mcp_apps.server.tools import (
     TOOLS,
     explain_arguments,
     register_earlier_views,

@@ -35,7 +35,7 @@ from pydantic_settings import (
     SettingsConfigDict,
 )
 
-from server.errors import ConfigError
+from tomtom_mcp_apps.server.errors import ConfigError
 
 DEFAULT_API_BASE_URL = "https://api.tomtom.com"
 OFFLINE_BASE_URL = "http://offline-upstream.invalid"

@@ -16,12 +16,12 @@ from dataclasses import dataclass
 
 import httpx
 
-from server.config import Settings
-from server.pool import FitPool, Placement
-from server.product import user_agent
-from server.quotas import Budgets, build_budgets
-from server.tiles import RateLimiter, Tiles, build_tiles
-from server.tomtom import AiohttpTransport, Bounds, Pacer, TomTomClient
+from tomtom_mcp_apps.server.config import Settings
+from tomtom_mcp_apps.server.pool import FitPool, Placement
+from tomtom_mcp_apps.server.product import user_agent
+from tomtom_mcp_apps.server.quotas import Budgets, build_budgets
+from tomtom_mcp_apps.server.tiles import RateLimiter, Tiles, build_tiles
+from tomtom_mcp_apps.server.tomtom import AiohttpTransport, Bounds, Pacer, TomTomClient
 
 
 @dataclass
@@ -75,7 +75,7 @@ def build_runtime(
     offline upstream (the tools' tests: a stand-in TomTom in process)."""
     offline: httpx.AsyncBaseTransport | None = None
     if settings.offline_mode != "never" and upstream is None:
-        from server.offline import build_upstream_app
+        from tomtom_mcp_apps.server.offline import build_upstream_app
 
         # Requests with no key go here, the others to TomTom.
         offline = httpx.ASGITransport(app=build_upstream_app())

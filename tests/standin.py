@@ -22,7 +22,7 @@ import httpx
 import uvicorn
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from server.offline import build_upstream_app
+from tomtom_mcp_apps.server.offline import build_upstream_app
 
 
 class Recording:

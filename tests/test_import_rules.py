@@ -21,11 +21,12 @@ def imported_packages(package: str) -> dict[str, set[str]]:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Import):
                 names.update(alias.name for alias in node.names)
-            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module == "server":
-                names.update(f"server.{alias.name}" for alias in node.names)
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                names.add(node.module)
-        found[str(path.relative_to(ROOT))] = names
+                if node.module in ("tomtom_mcp_apps", "tomtom_mcp_apps.server"):
+                    names.update(f"{node.module}.{alias.name}" for alias in node.names)
+                else:
+                    names.add(node.module)
+        found[str(path.relative_to(ROOT))] = {n.removeprefix("tomtom_mcp_apps.") for n in names}
     return found
 
 
@@ -128,13 +129,19 @@ def test_the_modules_a_fitting_worker_imports_load_no_mcp_sdk_or_web_stack() -> 
     # A worker imports the job functions' modules and the pool's initializer; the MCP
     # protocol types (mcp_types) are data classes and allowed, the SDK itself is not.
     heavy = ("mcp.", "starlette", "uvicorn", "httpx", "anyio")
-    imports = "import server.bodies, server.jobs, server.pool, fitting"
+    imports = (
+        "import tomtom_mcp_apps.server.bodies, tomtom_mcp_apps.server.jobs, "
+        "tomtom_mcp_apps.server.pool, tomtom_mcp_apps.fitting"
+    )
     assert loaded_after(imports, heavy) == []
 
 
 def test_jobs_and_bodies_alone_load_no_metrics_client_either() -> None:
     heavy = ("mcp.", "starlette", "uvicorn", "httpx", "prometheus_client")
-    assert loaded_after("import server.bodies, server.jobs", heavy) == []
+    assert (
+        loaded_after("import tomtom_mcp_apps.server.bodies, tomtom_mcp_apps.server.jobs", heavy)
+        == []
+    )
 
 
 def tool_modules_imported(path: Path) -> set[str]:
@@ -145,10 +152,12 @@ def tool_modules_imported(path: Path) -> set[str]:
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             found.add(node.module)
-            if node.module == "server.tools":
-                found.update(f"server.tools.{alias.name}" for alias in node.names)
+            if node.module == "tomtom_mcp_apps.server.tools":
+                found.update(f"tomtom_mcp_apps.server.tools.{alias.name}" for alias in node.names)
     return {
-        name.removeprefix("server.tools.") for name in found if name.startswith("server.tools.")
+        name.removeprefix("tomtom_mcp_apps.server.tools.")
+        for name in found
+        if name.startswith("tomtom_mcp_apps.server.tools.")
     }
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-from widgets._document import MissingBuild, View, built, pinned_versions
+from tomtom_mcp_apps.widgets._document import MissingBuild, View, built, pinned_versions
 
 __all__ = [
     "DATA_VIZ_URI",

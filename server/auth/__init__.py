@@ -26,13 +26,13 @@ import httpx
 from starlette.routing import Route
 from starlette.types import ASGIApp
 
-from server.auth._gate import bearer_token, gate
-from server.auth._issuer import AuthorizationServer
-from server.auth._metadata import metadata_routes, metadata_url
-from server.auth._user import User, current_user, user_id_in, user_in
-from server.auth._verifier import IntrospectionCheck, JwtCheck, TokenCheck
-from server.config import Settings
-from server.errors import ConfigError
+from tomtom_mcp_apps.server.auth._gate import bearer_token, gate
+from tomtom_mcp_apps.server.auth._issuer import AuthorizationServer
+from tomtom_mcp_apps.server.auth._metadata import metadata_routes, metadata_url
+from tomtom_mcp_apps.server.auth._user import User, current_user, user_id_in, user_in
+from tomtom_mcp_apps.server.auth._verifier import IntrospectionCheck, JwtCheck, TokenCheck
+from tomtom_mcp_apps.server.config import Settings
+from tomtom_mcp_apps.server.errors import ConfigError
 
 __all__ = [
     "SignIn",

@@ -36,10 +36,10 @@ from starlette.requests import HTTPConnection
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from server.auth._user import user_of
-from server.auth._verifier import TokenCheck
-from server.errors import IssuerUnavailable, TokenRefused
-from server.ops import metrics
+from tomtom_mcp_apps.server.auth._user import user_of
+from tomtom_mcp_apps.server.auth._verifier import TokenCheck
+from tomtom_mcp_apps.server.errors import IssuerUnavailable, TokenRefused
+from tomtom_mcp_apps.server.ops import metrics
 
 log = logging.getLogger(__name__)
 

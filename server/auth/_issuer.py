@@ -26,7 +26,7 @@ import httpx
 import orjson
 from jwt import PyJWK, PyJWTError
 
-from server.errors import IssuerUnavailable, TokenRefused
+from tomtom_mcp_apps.server.errors import IssuerUnavailable, TokenRefused
 
 log = logging.getLogger(__name__)
 

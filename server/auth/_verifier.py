@@ -27,8 +27,8 @@ import jwt
 import orjson
 from mcp.server.auth.provider import AccessToken
 
-from server.auth._issuer import AuthorizationServer
-from server.errors import IssuerUnavailable, TokenRefused
+from tomtom_mcp_apps.server.auth._issuer import AuthorizationServer
+from tomtom_mcp_apps.server.errors import IssuerUnavailable, TokenRefused
 
 REQUIRED_CLAIMS = ("exp", "iss", "aud", "sub")
 REMEMBERED_TOKENS = 10_000

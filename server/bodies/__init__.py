@@ -28,7 +28,7 @@ Pure and picklable, no I/O. A body that cannot be used raises `server.errors.Bod
 
 from __future__ import annotations
 
-from server.bodies._checks import (
+from tomtom_mcp_apps.server.bodies._checks import (
     DROPPED_KEY,
     Dropped,
     count,
@@ -44,7 +44,7 @@ from server.bodies._checks import (
     required_list,
     text,
 )
-from server.bodies._decoding import (
+from tomtom_mcp_apps.server.bodies._decoding import (
     DATA_URL,
     GZIP,
     IDENTITY,
@@ -58,14 +58,14 @@ from server.bodies._decoding import (
     received,
     too_large,
 )
-from server.bodies._geojson_arrays import (
+from tomtom_mcp_apps.server.bodies._geojson_arrays import (
     STAND_IN,
     GeoJsonArrays,
     read_features,
     read_geojson,
     segment,
 )
-from server.bodies._raw import (
+from tomtom_mcp_apps.server.bodies._raw import (
     ACCEPT_ENCODING,
     MAX_DECODED_BYTES,
     RawBody,
@@ -74,7 +74,7 @@ from server.bodies._raw import (
     parsed,
     request_body,
 )
-from server.bodies._route_points import parse_route_body, split_route_body
+from tomtom_mcp_apps.server.bodies._route_points import parse_route_body, split_route_body
 
 __all__ = [
     "ACCEPT_ENCODING",

@@ -24,8 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from fitting import plain_text
-from server.errors import BadAnswer
+from tomtom_mcp_apps.fitting import plain_text
+from tomtom_mcp_apps.server.errors import BadAnswer
 
 MAX_DEPTH = 8
 """Nesting kept in objects copied to the widget; TomTom's own go four levels deep."""

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from isal import isal_zlib
 
-from server.errors import BodyError
+from tomtom_mcp_apps.server.errors import BodyError
 
 GZIP = "gzip"
 IDENTITY = ""

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import orjson
 
-import fitting
+from tomtom_mcp_apps import fitting
 
 STAND_IN = "\0"
 """The first character of a stand-in string, which a caller's string cannot start with here."""

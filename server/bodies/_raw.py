@@ -19,8 +19,15 @@ from typing import Any, TypeVar
 import orjson
 from isal import igzip
 
-from server.bodies._decoding import GZIP, IDENTITY, TOMTOM, Inflation, coding_of, decode
-from server.errors import BodyError
+from tomtom_mcp_apps.server.bodies._decoding import (
+    GZIP,
+    IDENTITY,
+    TOMTOM,
+    Inflation,
+    coding_of,
+    decode,
+)
+from tomtom_mcp_apps.server.errors import BodyError
 
 T = TypeVar("T")
 

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import orjson
 
-from fitting import leg_points
+from tomtom_mcp_apps.fitting import leg_points
 
 _POINTS = b'"points":['
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from server.cli import fit, serve, stdio, upstream
+from tomtom_mcp_apps.server.cli import fit, serve, stdio, upstream
 
 
 def main(argv: list[str] | None = None) -> int:

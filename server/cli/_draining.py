@@ -17,7 +17,7 @@ from types import FrameType
 
 import uvicorn
 
-from server.ops.drain import Drain
+from tomtom_mcp_apps.server.ops.drain import Drain
 
 SETTLE_S = 1.0
 """After the listener closes, time for requests on connections it has just accepted to

@@ -7,8 +7,8 @@ import argparse
 import sys
 from typing import Any
 
-from server.config import Settings
-from server.errors import ConfigError
+from tomtom_mcp_apps.server.config import Settings
+from tomtom_mcp_apps.server.errors import ConfigError
 
 
 def settings_of(args: argparse.Namespace, **flags: Any) -> Settings | None:

@@ -16,7 +16,7 @@ from typing import Any
 
 import orjson
 
-import fitting
+from tomtom_mcp_apps import fitting
 
 DEFAULT_BUDGET = 120_000
 

@@ -7,12 +7,12 @@ import atexit
 
 import uvicorn
 
-from server.cli._draining import DrainingServer
-from server.cli._settings import settings_of
-from server.http import ConnectionLimits, guarded
-from server.ops import tracing
-from server.ops.drain import Drain
-from server.ops.logs import configure_logging
+from tomtom_mcp_apps.server.cli._draining import DrainingServer
+from tomtom_mcp_apps.server.cli._settings import settings_of
+from tomtom_mcp_apps.server.http import ConnectionLimits, guarded
+from tomtom_mcp_apps.server.ops import tracing
+from tomtom_mcp_apps.server.ops.drain import Drain
+from tomtom_mcp_apps.server.ops.logs import configure_logging
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     if tracing.configure(settings.traces_exporter):
         atexit.register(tracing.shutdown)
 
-    from server.app import build_app
+    from tomtom_mcp_apps.server.app import build_app
 
     drain = Drain()
     config = uvicorn.Config(

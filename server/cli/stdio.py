@@ -17,8 +17,8 @@ import logging
 
 import anyio
 
-from server.cli._settings import settings_of
-from server.ops.logs import configure_logging
+from tomtom_mcp_apps.server.cli._settings import settings_of
+from tomtom_mcp_apps.server.ops.logs import configure_logging
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     configure_logging(settings.log_level, settings.log_json)
 
-    from server.app import build_stdio_server
+    from tomtom_mcp_apps.server.app import build_stdio_server
 
     mcp = build_stdio_server(settings)
     log.info(

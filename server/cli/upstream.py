@@ -28,7 +28,7 @@ def add_parser(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from server.offline import build_upstream_app
+    from tomtom_mcp_apps.server.offline import build_upstream_app
 
     uvicorn.run(
         build_upstream_app(),

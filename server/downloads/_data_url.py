@@ -32,10 +32,10 @@ from collections.abc import Sequence
 
 import httpx
 
-from server.bodies import ACCEPT_ENCODING, DATA_URL, RawBody, coding_of, received
-from server.config import Settings
-from server.errors import BodyError, DataUrlError
-from server.pool import Placement
+from tomtom_mcp_apps.server.bodies import ACCEPT_ENCODING, DATA_URL, RawBody, coding_of, received
+from tomtom_mcp_apps.server.config import Settings
+from tomtom_mcp_apps.server.errors import BodyError, DataUrlError
+from tomtom_mcp_apps.server.pool import Placement
 
 __all__ = ["address_refusal", "download"]
 

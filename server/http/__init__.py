@@ -18,10 +18,10 @@ The bytes calls hold while waiting for the fitting pool are bounded where they w
 
 from __future__ import annotations
 
-from server.http._clients import client_of
-from server.http._connections import ConnectionLimits, GuardedHttpTools, guarded
-from server.http._front_door import DoorLimits, FrontDoor, SignedInShares
-from server.http._rate import RateLimiter
+from tomtom_mcp_apps.server.http._clients import client_of
+from tomtom_mcp_apps.server.http._connections import ConnectionLimits, GuardedHttpTools, guarded
+from tomtom_mcp_apps.server.http._front_door import DoorLimits, FrontDoor, SignedInShares
+from tomtom_mcp_apps.server.http._rate import RateLimiter
 
 __all__ = [
     "ConnectionLimits",

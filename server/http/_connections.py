@@ -24,8 +24,8 @@ from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from server.config import Settings
-from server.ops import metrics
+from tomtom_mcp_apps.server.config import Settings
+from tomtom_mcp_apps.server.ops import metrics
 
 
 @dataclass(frozen=True)

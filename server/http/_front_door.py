@@ -33,10 +33,10 @@ from dataclasses import dataclass
 import orjson
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from server.config import Settings
-from server.http._clients import Network, client_of
-from server.http._rate import RateLimiter
-from server.ops import metrics
+from tomtom_mcp_apps.server.config import Settings
+from tomtom_mcp_apps.server.http._clients import Network, client_of
+from tomtom_mcp_apps.server.http._rate import RateLimiter
+from tomtom_mcp_apps.server.ops import metrics
 
 EXEMPT = frozenset({"/health", "/metrics"})
 """Paths never refused: the probes and scrapes an operator relies on."""

@@ -20,15 +20,15 @@ types), httpx or Starlette: fitting workers import this package, and stay small.
 
 from __future__ import annotations
 
-from server.jobs._data_viz import (
+from tomtom_mcp_apps.server.jobs._data_viz import (
     answer_and_data,
     data_viz,
     data_viz_features,
     data_viz_page,
     data_viz_plan,
 )
-from server.jobs._ev import availability_id, ev_route, matches, stations
-from server.jobs._features import (
+from tomtom_mcp_apps.server.jobs._ev import availability_id, ev_route, matches, stations
+from tomtom_mcp_apps.server.jobs._features import (
     area_points,
     bbox_of,
     checked_route,
@@ -40,10 +40,16 @@ from server.jobs._features import (
     search_results,
     waypoint_features,
 )
-from server.jobs._geojson import Summary, validate_geojson
-from server.jobs._image import IMAGE_MAX_BYTES, ImageRequest, Rendered, basemap_frame, render_map
-from server.jobs._pages import PAGE_KEY, PAGES_KEY
-from server.jobs._result import (
+from tomtom_mcp_apps.server.jobs._geojson import Summary, validate_geojson
+from tomtom_mcp_apps.server.jobs._image import (
+    IMAGE_MAX_BYTES,
+    ImageRequest,
+    Rendered,
+    basemap_frame,
+    render_map,
+)
+from tomtom_mcp_apps.server.jobs._pages import PAGE_KEY, PAGES_KEY
+from tomtom_mcp_apps.server.jobs._result import (
     APP_DATA_KEY,
     DATA_SOURCE_KEY,
     MAX_RESULT_CHARS,
@@ -56,7 +62,7 @@ from server.jobs._result import (
     prepare,
     wire_size,
 )
-from server.jobs._routes import (
+from tomtom_mcp_apps.server.jobs._routes import (
     DrawnRoute,
     along_route,
     along_route_request,
@@ -66,8 +72,8 @@ from server.jobs._routes import (
     routing,
     visiting_order,
 )
-from server.jobs._traffic import CATEGORIES as INCIDENT_CATEGORIES
-from server.jobs._traffic import incident_collection, incidents_of
+from tomtom_mcp_apps.server.jobs._traffic import CATEGORIES as INCIDENT_CATEGORIES
+from tomtom_mcp_apps.server.jobs._traffic import incident_collection, incidents_of
 
 __all__ = [
     "APP_DATA_KEY",

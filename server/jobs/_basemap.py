@@ -21,7 +21,7 @@ import numpy as np
 import orjson
 from PIL import Image, ImageColor, ImageDraw
 
-from fitting.geo import mercator, mercator_array
+from tomtom_mcp_apps.fitting.geo import mercator, mercator_array
 
 DATA = Path(__file__).with_name("basemap.json")
 

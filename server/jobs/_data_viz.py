@@ -18,12 +18,17 @@ from typing import Any
 import numpy as np
 import orjson
 
-import fitting
-from server.bodies import read_features, read_geojson
-from server.errors import GeoJsonError, JobError
-from server.jobs._geojson import Summary, check_arrays, check_features, validate_geojson
-from server.jobs._pages import PAGES_KEY, Features, digest, page_result, plan, room
-from server.jobs._result import (
+from tomtom_mcp_apps import fitting
+from tomtom_mcp_apps.server.bodies import read_features, read_geojson
+from tomtom_mcp_apps.server.errors import GeoJsonError, JobError
+from tomtom_mcp_apps.server.jobs._geojson import (
+    Summary,
+    check_arrays,
+    check_features,
+    validate_geojson,
+)
+from tomtom_mcp_apps.server.jobs._pages import PAGES_KEY, Features, digest, page_result, plan, room
+from tomtom_mcp_apps.server.jobs._result import (
     APP_DATA_KEY,
     OMITTED_KEY,
     Prepared,
@@ -32,9 +37,9 @@ from server.jobs._result import (
     prepare,
     wire_size,
 )
-from server.ops import tracing
-from server.ops.heap import collector_paused
-from server.tool_names import DATA_VIZ
+from tomtom_mcp_apps.server.ops import tracing
+from tomtom_mcp_apps.server.ops.heap import collector_paused
+from tomtom_mcp_apps.server.tool_names import DATA_VIZ
 
 _DEFAULT_LAYER = {
     "Point": "circle",

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from server.bodies import Dropped, RawBody, count, entries, number, obj, text
-from server.jobs._features import (
+from tomtom_mcp_apps.server.bodies import Dropped, RawBody, count, entries, number, obj, text
+from tomtom_mcp_apps.server.jobs._features import (
     collection,
     point_feature,
     result_position,
@@ -25,10 +25,10 @@ from server.jobs._features import (
     route_feature,
     waypoint_features,
 )
-from server.jobs._image import ImageRequest
-from server.jobs._result import Prepared, prepare
-from server.jobs._routes import routes_of
-from server.tool_names import EV_ROUTING
+from tomtom_mcp_apps.server.jobs._image import ImageRequest
+from tomtom_mcp_apps.server.jobs._result import Prepared, prepare
+from tomtom_mcp_apps.server.jobs._routes import routes_of
+from tomtom_mcp_apps.server.tool_names import EV_ROUTING
 
 FREE = "#2f9e44"
 BUSY = "#f76707"

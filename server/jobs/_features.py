@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from fitting.geo import haversine_m
-from server.bodies import (
+from tomtom_mcp_apps.fitting.geo import haversine_m
+from tomtom_mcp_apps.server.bodies import (
     Dropped,
     entries,
     indexed_entries,
@@ -27,7 +27,7 @@ from server.bodies import (
     position,
     text,
 )
-from server.errors import BadAnswer
+from tomtom_mcp_apps.server.errors import BadAnswer
 
 _MAX_INSTRUCTIONS = 25
 """Guidance messages quoted to the model; the widget gets them all."""

@@ -22,9 +22,9 @@ from typing import Any
 
 import numpy as np
 
-import fitting
-from server.bodies import STAND_IN, GeoJsonArrays, segment
-from server.errors import GeoJsonError
+from tomtom_mcp_apps import fitting
+from tomtom_mcp_apps.server.bodies import STAND_IN, GeoJsonArrays, segment
+from tomtom_mcp_apps.server.errors import GeoJsonError
 
 _DEPTH = {
     "Point": 0,

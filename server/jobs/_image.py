@@ -24,8 +24,8 @@ from typing import Any
 import numpy as np
 from PIL import Image, ImageColor, ImageDraw, ImageFont
 
-from fitting.geo import mercator, mercator_array, mercator_inverse
-from server.jobs._basemap import offline_background
+from tomtom_mcp_apps.fitting.geo import mercator, mercator_array, mercator_inverse
+from tomtom_mcp_apps.server.jobs._basemap import offline_background
 
 IMAGE_MAX_BYTES = 1_000_000
 """No PNG above this is attached, whatever the budget (hosts refuse larger images)."""

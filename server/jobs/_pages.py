@@ -25,10 +25,10 @@ import numpy as np
 import orjson
 from isal import isal_zlib
 
-import fitting
-from server.bodies import GeoJsonArrays
-from server.jobs._result import APP_DATA_KEY, call_tool_result, wire_size
-from server.tool_names import DATA_VIZ
+from tomtom_mcp_apps import fitting
+from tomtom_mcp_apps.server.bodies import GeoJsonArrays
+from tomtom_mcp_apps.server.jobs._result import APP_DATA_KEY, call_tool_result, wire_size
+from tomtom_mcp_apps.server.tool_names import DATA_VIZ
 
 PAGES_KEY = "com.tomtom/app-data-pages"
 """`_meta` key of the page plan: {"features", "bounds", "digest", "layers", "title", "bbox"}."""

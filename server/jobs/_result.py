@@ -18,9 +18,9 @@ from typing import Any
 import orjson
 from mcp_types import CallToolResult, ImageContent, TextContent
 
-import fitting
-from server.jobs._image import IMAGE_MAX_BYTES, ImageRequest, render_map
-from server.ops import tracing
+from tomtom_mcp_apps import fitting
+from tomtom_mcp_apps.server.jobs._image import IMAGE_MAX_BYTES, ImageRequest, render_map
+from tomtom_mcp_apps.server.ops import tracing
 
 APP_DATA_KEY = "com.tomtom/app-data"
 OMITTED_KEY = "com.tomtom/app-data-omitted"

@@ -18,7 +18,7 @@ from typing import Any
 
 import orjson
 
-from server.bodies import (
+from tomtom_mcp_apps.server.bodies import (
     Dropped,
     RawBody,
     json_object,
@@ -29,8 +29,8 @@ from server.bodies import (
     required_list,
     split_route_body,
 )
-from server.errors import BadAnswer, BodyError, NoRoute
-from server.jobs._features import (
+from tomtom_mcp_apps.server.errors import BadAnswer, BodyError, NoRoute
+from tomtom_mcp_apps.server.jobs._features import (
     checked_route,
     collection,
     route_answer,
@@ -39,10 +39,10 @@ from server.jobs._features import (
     search_results,
     waypoint_features,
 )
-from server.jobs._image import ALTERNATIVE, ImageRequest
-from server.jobs._result import Prepared, prepare
-from server.ops import tracing
-from server.tool_names import DYNAMIC_MAP, ROUTING, SEARCH_ALONG_ROUTE
+from tomtom_mcp_apps.server.jobs._image import ALTERNATIVE, ImageRequest
+from tomtom_mcp_apps.server.jobs._result import Prepared, prepare
+from tomtom_mcp_apps.server.ops import tracing
+from tomtom_mcp_apps.server.tool_names import DYNAMIC_MAP, ROUTING, SEARCH_ALONG_ROUTE
 
 _ROUTE_MEMBERS_LEVEL = 4
 """How deep a route's members copied to the view sit in its body, at the least (body,

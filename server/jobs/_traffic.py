@@ -12,7 +12,15 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from server.bodies import Dropped, entries, integer, number, obj, required_list, text
+from tomtom_mcp_apps.server.bodies import (
+    Dropped,
+    entries,
+    integer,
+    number,
+    obj,
+    required_list,
+    text,
+)
 
 CATEGORIES = {
     0: "unknown",

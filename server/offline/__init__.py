@@ -6,6 +6,6 @@ process through `httpx.ASGITransport`, or served alone by `tomtom-mcp-apps
 upstream`). Answers are deterministic: the same request gets the same bytes.
 """
 
-from server.offline._app import FAILURE_KEYS, build_upstream_app
+from tomtom_mcp_apps.server.offline._app import FAILURE_KEYS, build_upstream_app
 
 __all__ = ["FAILURE_KEYS", "build_upstream_app"]

@@ -25,8 +25,8 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from server.errors import OfflineBadRequest
-from server.offline import (
+from tomtom_mcp_apps.server.errors import OfflineBadRequest
+from tomtom_mcp_apps.server.offline import (
     _categories,
     _ev,
     _image,
@@ -36,9 +36,9 @@ from server.offline import (
     _tiles,
     _traffic,
 )
-from server.offline._cache import ResponseCache
-from server.offline._errors import Service, error_body, service_of
-from server.offline._query import Query
+from tomtom_mcp_apps.server.offline._cache import ResponseCache
+from tomtom_mcp_apps.server.offline._errors import Service, error_body, service_of
+from tomtom_mcp_apps.server.offline._query import Query
 
 Handler = Callable[[dict[str, Any], Query, bytes], "dict[str, Any] | bytes"]
 

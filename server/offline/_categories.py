@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from server.offline._query import Query
+from tomtom_mcp_apps.server.offline._query import Query
 
 # id, name, children, synonyms
 _TREE: tuple[tuple[int, str, tuple[int, ...], tuple[str, ...]], ...] = (

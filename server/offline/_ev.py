@@ -21,11 +21,16 @@ from typing import Any
 import numpy as np
 import orjson
 
-from server.errors import OfflineBadRequest
-from server.offline import _geo, _search
-from server.offline._errors import ROUTING_FORMAT_VERSION
-from server.offline._query import Query, parse_number
-from server.offline._routing import leg_speeds, parse_request, route_from, route_legs
+from tomtom_mcp_apps.server.errors import OfflineBadRequest
+from tomtom_mcp_apps.server.offline import _geo, _search
+from tomtom_mcp_apps.server.offline._errors import ROUTING_FORMAT_VERSION
+from tomtom_mcp_apps.server.offline._query import Query, parse_number
+from tomtom_mcp_apps.server.offline._routing import (
+    leg_speeds,
+    parse_request,
+    route_from,
+    route_legs,
+)
 
 CONNECTOR_TYPES = (
     "StandardHouseholdCountrySpecific", "IEC62196Type1", "IEC62196Type1CCS",

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fitting.geo import M_PER_DEG, haversine_m
+from tomtom_mcp_apps.fitting.geo import M_PER_DEG, haversine_m
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,8 @@ import io
 
 from PIL import Image, ImageDraw
 
-from server.errors import OfflineBadRequest
-from server.offline._query import Query, parse_bbox
+from tomtom_mcp_apps.server.errors import OfflineBadRequest
+from tomtom_mcp_apps.server.offline._query import Query, parse_bbox
 
 TINT = (226, 239, 218)
 LINES = (190, 214, 178)

@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 
-from server.errors import OfflineBadRequest
+from tomtom_mcp_apps.server.errors import OfflineBadRequest
 
 _LANGUAGE = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$")
 

@@ -11,10 +11,10 @@ from typing import Any
 
 import numpy as np
 
-from server.errors import OfflineBadRequest
-from server.offline import _geo
-from server.offline._errors import ROUTING_FORMAT_VERSION
-from server.offline._query import Query, parse_latlon, parse_number
+from tomtom_mcp_apps.server.errors import OfflineBadRequest
+from tomtom_mcp_apps.server.offline import _geo
+from tomtom_mcp_apps.server.offline._errors import ROUTING_FORMAT_VERSION
+from tomtom_mcp_apps.server.offline._query import Query, parse_latlon, parse_number
 
 _BUDGETS = ("timeBudgetInSec", "distanceBudgetInMeters", "fuelBudgetInLiters",
             "energyBudgetInkWh")  # fmt: skip

@@ -17,12 +17,12 @@ from typing import Any
 import numpy as np
 import orjson
 
-from fitting.geo import haversine_m
-from server.errors import OfflineBadRequest
-from server.offline import _geo
-from server.offline._errors import ROUTING_FORMAT_VERSION
-from server.offline._query import Query, parse_latlon
-from server.offline.roads import road_like_legs
+from tomtom_mcp_apps.fitting.geo import haversine_m
+from tomtom_mcp_apps.server.errors import OfflineBadRequest
+from tomtom_mcp_apps.server.offline import _geo
+from tomtom_mcp_apps.server.offline._errors import ROUTING_FORMAT_VERSION
+from tomtom_mcp_apps.server.offline._query import Query, parse_latlon
+from tomtom_mcp_apps.server.offline.roads import road_like_legs
 
 TRAVEL_MODES = ("car", "truck", "taxi", "bus", "van", "motorcycle", "bicycle", "pedestrian")
 ROUTE_TYPES = ("fastest", "shortest", "short", "eco", "thrilling")

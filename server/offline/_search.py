@@ -15,10 +15,10 @@ from typing import Any
 import numpy as np
 import orjson
 
-from fitting.geo import haversine_m
-from server.errors import OfflineBadRequest
-from server.offline import _geo
-from server.offline._query import Query, parse_latlon, parse_number
+from tomtom_mcp_apps.fitting.geo import haversine_m
+from tomtom_mcp_apps.server.errors import OfflineBadRequest
+from tomtom_mcp_apps.server.offline import _geo
+from tomtom_mcp_apps.server.offline._query import Query, parse_latlon, parse_number
 
 _MAX_LIMIT = 100
 

@@ -17,7 +17,7 @@ import zlib
 from starlette.requests import Request
 from starlette.responses import Response
 
-from server.offline._errors import error_body, service_of
+from tomtom_mcp_apps.server.offline._errors import error_body, service_of
 
 TILE = 256
 MAX_ZOOM = 22

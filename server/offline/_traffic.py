@@ -14,10 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from fitting.geo import haversine_m
-from server.errors import OfflineBadRequest
-from server.offline import _geo
-from server.offline._query import Query, parse_bbox
+from tomtom_mcp_apps.fitting.geo import haversine_m
+from tomtom_mcp_apps.server.errors import OfflineBadRequest
+from tomtom_mcp_apps.server.offline import _geo
+from tomtom_mcp_apps.server.offline._query import Query, parse_bbox
 
 MAX_AREA_KM2 = 10_000.0
 DEFAULT_FIELDS = "{incidents{type,geometry{type,coordinates},properties{iconCategory}}}"

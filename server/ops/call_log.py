@@ -19,7 +19,7 @@ from typing import Any
 
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 
-from server.ops import call_scope, metrics, tracing
+from tomtom_mcp_apps.server.ops import call_scope, metrics, tracing
 
 log = logging.getLogger(__name__)
 

@@ -18,7 +18,7 @@ import time
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from server.ops import metrics
+from tomtom_mcp_apps.server.ops import metrics
 
 log = logging.getLogger(__name__)
 

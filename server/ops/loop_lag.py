@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 
-from server.ops import metrics
+from tomtom_mcp_apps.server.ops import metrics
 
 INTERVAL_S = 0.05
 

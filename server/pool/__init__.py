@@ -9,9 +9,9 @@ puts each job in the pool or on the event loop.
 
 from __future__ import annotations
 
-from server.pool._admission import BYTES_PER_SECOND, Admission
-from server.pool._placement import INLINE, POINT_BYTES, POOL_BYTES, Placement
-from server.pool._pool import FitPool
+from tomtom_mcp_apps.server.pool._admission import BYTES_PER_SECOND, Admission
+from tomtom_mcp_apps.server.pool._placement import INLINE, POINT_BYTES, POOL_BYTES, Placement
+from tomtom_mcp_apps.server.pool._pool import FitPool
 
 __all__ = [
     "BYTES_PER_SECOND",

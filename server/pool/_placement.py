@@ -22,10 +22,18 @@ import asyncio
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, TypeVar
 
-from server.bodies import IDENTITY, TOMTOM, Inflation, Origin, RawBody, coding_of, decode
+from tomtom_mcp_apps.server.bodies import (
+    IDENTITY,
+    TOMTOM,
+    Inflation,
+    Origin,
+    RawBody,
+    coding_of,
+    decode,
+)
 
 if TYPE_CHECKING:
-    from server.pool._pool import FitPool
+    from tomtom_mcp_apps.server.pool._pool import FitPool
 
 T = TypeVar("T")
 

@@ -34,11 +34,11 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
-import fitting
-from server.errors import BusyError, FitWorkerDied
-from server.ops import metrics, tracing
-from server.ops.heap import freeze_startup_heap
-from server.pool._admission import BYTES_PER_SECOND, Admission
+from tomtom_mcp_apps import fitting
+from tomtom_mcp_apps.server.errors import BusyError, FitWorkerDied
+from tomtom_mcp_apps.server.ops import metrics, tracing
+from tomtom_mcp_apps.server.ops.heap import freeze_startup_heap
+from tomtom_mcp_apps.server.pool._admission import BYTES_PER_SECOND, Admission
 
 log = logging.getLogger(__name__)
 

@@ -11,10 +11,10 @@ Decisions: docs/adr/0077-per-user-budgets.md, 0078-budget-store-down.md.
 
 from __future__ import annotations
 
-from server.config import Settings
-from server.quotas._budgets import Budgets
-from server.quotas._counters import RedisCounts
-from server.quotas._windows import Window, windows
+from tomtom_mcp_apps.server.config import Settings
+from tomtom_mcp_apps.server.quotas._budgets import Budgets
+from tomtom_mcp_apps.server.quotas._counters import RedisCounts
+from tomtom_mcp_apps.server.quotas._windows import Window, windows
 
 __all__ = ["Budgets", "Window", "build_budgets"]
 

@@ -19,10 +19,10 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 
-from server.errors import QuotaStoreError, UserQuotaError
-from server.ops import metrics
-from server.quotas._counters import MemoryCounts, RedisCounts
-from server.quotas._windows import Window
+from tomtom_mcp_apps.server.errors import QuotaStoreError, UserQuotaError
+from tomtom_mcp_apps.server.ops import metrics
+from tomtom_mcp_apps.server.quotas._counters import MemoryCounts, RedisCounts
+from tomtom_mcp_apps.server.quotas._windows import Window
 
 log = logging.getLogger(__name__)
 

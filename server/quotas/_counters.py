@@ -19,8 +19,8 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
 
-from server.errors import QuotaStoreError
-from server.quotas._windows import Window
+from tomtom_mcp_apps.server.errors import QuotaStoreError
+from tomtom_mcp_apps.server.quotas._windows import Window
 
 KEY_PREFIX = "tomtom-mcp:quota"
 _TAKE = """

@@ -13,15 +13,15 @@ Decisions: docs/adr/0061-tile-route.md.
 
 from __future__ import annotations
 
-from server.config import Settings
-from server.http import RateLimiter
-from server.pool import Placement
-from server.product import user_agent
-from server.quotas import Budgets
-from server.tiles._layers import LAYER_NAMES, LAYERS, MAX_ZOOM, Layer, tile_problem
-from server.tiles._service import MapTiles, Tiles
-from server.tiles._tokens import Grant, TileTokens
-from server.tomtom import Pacer
+from tomtom_mcp_apps.server.config import Settings
+from tomtom_mcp_apps.server.http import RateLimiter
+from tomtom_mcp_apps.server.pool import Placement
+from tomtom_mcp_apps.server.product import user_agent
+from tomtom_mcp_apps.server.quotas import Budgets
+from tomtom_mcp_apps.server.tiles._layers import LAYER_NAMES, LAYERS, MAX_ZOOM, Layer, tile_problem
+from tomtom_mcp_apps.server.tiles._service import MapTiles, Tiles
+from tomtom_mcp_apps.server.tiles._tokens import Grant, TileTokens
+from tomtom_mcp_apps.server.tomtom import Pacer
 
 __all__ = [
     "LAYERS",

@@ -23,15 +23,28 @@ import aiohttp
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
-from server.bodies import ACCEPT_ENCODING, IDENTITY, TILE, RawBody, coding_of, received
-from server.errors import BodyError, QuotaError, RateLimitError, TokenError, UserQuotaError
-from server.http import RateLimiter
-from server.ops import call_scope, metrics
-from server.pool import Placement
-from server.quotas import Budgets
-from server.tiles._layers import LAYER_NAMES, LAYERS, Layer, tile_problem
-from server.tiles._tokens import TileTokens
-from server.tomtom import Family, Pacer, family_of, retry_after_s, tomtom_connector
+from tomtom_mcp_apps.server.bodies import (
+    ACCEPT_ENCODING,
+    IDENTITY,
+    TILE,
+    RawBody,
+    coding_of,
+    received,
+)
+from tomtom_mcp_apps.server.errors import (
+    BodyError,
+    QuotaError,
+    RateLimitError,
+    TokenError,
+    UserQuotaError,
+)
+from tomtom_mcp_apps.server.http import RateLimiter
+from tomtom_mcp_apps.server.ops import call_scope, metrics
+from tomtom_mcp_apps.server.pool import Placement
+from tomtom_mcp_apps.server.quotas import Budgets
+from tomtom_mcp_apps.server.tiles._layers import LAYER_NAMES, LAYERS, Layer, tile_problem
+from tomtom_mcp_apps.server.tiles._tokens import TileTokens
+from tomtom_mcp_apps.server.tomtom import Family, Pacer, family_of, retry_after_s, tomtom_connector
 
 log = logging.getLogger(__name__)
 

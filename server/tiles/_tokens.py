@@ -33,8 +33,8 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
-from server.errors import TokenError
-from server.tiles._layers import LAYER_NAMES
+from tomtom_mcp_apps.server.errors import TokenError
+from tomtom_mcp_apps.server.tiles._layers import LAYER_NAMES
 
 _INFO = b"tomtom-mcp-apps/tile-token/v1"
 _AAD = b"tile-token-v2"

@@ -16,11 +16,11 @@ Fitting workers never import this package: what they need of a TomTom answer is
 
 from __future__ import annotations
 
-from server.tomtom._client import Bounds, Params, TomTomClient, coordinate
-from server.tomtom._errors import retry_after_s, scrub
-from server.tomtom._families import FAMILIES, Family, family_of
-from server.tomtom._pacing import Pacer
-from server.tomtom._transport import AiohttpTransport, tomtom_connector
+from tomtom_mcp_apps.server.tomtom._client import Bounds, Params, TomTomClient, coordinate
+from tomtom_mcp_apps.server.tomtom._errors import retry_after_s, scrub
+from tomtom_mcp_apps.server.tomtom._families import FAMILIES, Family, family_of
+from tomtom_mcp_apps.server.tomtom._pacing import Pacer
+from tomtom_mcp_apps.server.tomtom._transport import AiohttpTransport, tomtom_connector
 
 __all__ = [
     "FAMILIES",

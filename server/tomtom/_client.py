@@ -49,9 +49,16 @@ from urllib.parse import quote, urlencode
 
 import httpx
 
-from server.bodies import ACCEPT_ENCODING, MAX_DECODED_BYTES, RawBody, loads, prefix, received
-from server.config import OFFLINE_BASE_URL
-from server.errors import (
+from tomtom_mcp_apps.server.bodies import (
+    ACCEPT_ENCODING,
+    MAX_DECODED_BYTES,
+    RawBody,
+    loads,
+    prefix,
+    received,
+)
+from tomtom_mcp_apps.server.config import OFFLINE_BASE_URL
+from tomtom_mcp_apps.server.errors import (
     AnswerTooLargeError,
     BodyError,
     MissingKeyError,
@@ -60,13 +67,13 @@ from server.errors import (
     UpstreamTimeoutError,
     UpstreamUnavailableError,
 )
-from server.ops import call_scope, metrics, tracing
-from server.pool import INLINE, Placement
-from server.product import user_agent
-from server.quotas import Budgets
-from server.tomtom._errors import OUTCOMES, error_for, scrub
-from server.tomtom._families import Family, family_of
-from server.tomtom._pacing import Pacer
+from tomtom_mcp_apps.server.ops import call_scope, metrics, tracing
+from tomtom_mcp_apps.server.pool import INLINE, Placement
+from tomtom_mcp_apps.server.product import user_agent
+from tomtom_mcp_apps.server.quotas import Budgets
+from tomtom_mcp_apps.server.tomtom._errors import OUTCOMES, error_for, scrub
+from tomtom_mcp_apps.server.tomtom._families import Family, family_of
+from tomtom_mcp_apps.server.tomtom._pacing import Pacer
 
 logger = logging.getLogger(__name__)
 

@@ -18,7 +18,7 @@ from urllib.parse import quote, quote_plus
 import httpx
 import orjson
 
-from server.errors import (
+from tomtom_mcp_apps.server.errors import (
     AnswerTooLargeError,
     BadRequestError,
     InvalidKeyError,

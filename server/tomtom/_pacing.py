@@ -26,10 +26,10 @@ import time
 from collections import deque
 from collections.abc import Hashable, Mapping
 
-from server.errors import QuotaError, RateLimitError
-from server.ops import metrics
-from server.ops.call_scope import CallScope
-from server.tomtom._families import Family
+from tomtom_mcp_apps.server.errors import QuotaError, RateLimitError
+from tomtom_mcp_apps.server.ops import metrics
+from tomtom_mcp_apps.server.ops.call_scope import CallScope
+from tomtom_mcp_apps.server.tomtom._families import Family
 
 QUOTA_WINDOW_S = 60.0
 _PRUNE_EVERY_S = 60.0

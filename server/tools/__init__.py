@@ -22,8 +22,8 @@ from mcp.server import MCPServer
 from mcp.server.apps import Apps
 from mcp_types import CallToolResult, ToolAnnotations
 
-from server.jobs import MAX_RESULT_CHARS, MAX_RESULT_CHARS_KEY
-from server.tool_names import (
+from tomtom_mcp_apps.server.jobs import MAX_RESULT_CHARS, MAX_RESULT_CHARS_KEY
+from tomtom_mcp_apps.server.tool_names import (
     AREA_SEARCH,
     DATA_VIZ,
     DYNAMIC_MAP,
@@ -44,7 +44,7 @@ from server.tool_names import (
     SEARCH_ALONG_ROUTE,
     TRAFFIC,
 )
-from server.tools import (
+from tomtom_mcp_apps.server.tools import (
     along_route,
     app_only,
     area_search,
@@ -57,9 +57,9 @@ from server.tools import (
     search,
     traffic,
 )
-from server.tools._arguments import explain_arguments
-from server.tools._views import register_earlier_views, register_views
-from widgets import DATA_VIZ_URI, MAP_URI, TRAFFIC_URI
+from tomtom_mcp_apps.server.tools._arguments import explain_arguments
+from tomtom_mcp_apps.server.tools._views import register_earlier_views, register_views
+from tomtom_mcp_apps.widgets import DATA_VIZ_URI, MAP_URI, TRAFFIC_URI
 
 __all__ = [
     "TOOLS",

@@ -12,9 +12,9 @@ from typing import Any
 import numpy as np
 from mcp.server.mcpserver.exceptions import ToolError
 
-from fitting.geo import destination
-from server.tomtom import coordinate
-from server.tools._inputs import MAX_AREAS, Area, BoundingBox
+from tomtom_mcp_apps.fitting.geo import destination
+from tomtom_mcp_apps.server.tomtom import coordinate
+from tomtom_mcp_apps.server.tools._inputs import MAX_AREAS, Area, BoundingBox
 
 _CIRCLE_VERTICES = 64
 

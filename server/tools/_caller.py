@@ -17,9 +17,9 @@ from typing import Any
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 
-from server.auth import User, current_user
-from server.runtime import Runtime
-from server.tomtom import TomTomClient
+from tomtom_mcp_apps.server.auth import User, current_user
+from tomtom_mcp_apps.server.runtime import Runtime
+from tomtom_mcp_apps.server.tomtom import TomTomClient
 
 KEY_HEADER = "tomtom-api-key"
 _KEY_SHAPE = re.compile(r"[A-Za-z0-9._~-]{1,128}")

@@ -14,12 +14,12 @@ from typing import Any
 import orjson
 from mcp_types import CallToolResult
 
-from server import jobs
-from server.downloads import download
-from server.runtime import Runtime
-from server.tool_names import DATA_VIZ
-from server.tools._delivery import Job, deliver_job
-from server.tools._inputs import DataVizArgs
+from tomtom_mcp_apps.server import jobs
+from tomtom_mcp_apps.server.downloads import download
+from tomtom_mcp_apps.server.runtime import Runtime
+from tomtom_mcp_apps.server.tool_names import DATA_VIZ
+from tomtom_mcp_apps.server.tools._delivery import Job, deliver_job
+from tomtom_mcp_apps.server.tools._inputs import DataVizArgs
 
 
 async def _geojson_text(runtime: Runtime, args: DataVizArgs) -> tuple[str, bytes]:

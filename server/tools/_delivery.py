@@ -22,11 +22,11 @@ from typing import Any, Generic, TypeVarTuple
 
 from mcp_types import CallToolResult
 
-import fitting
-from server.bodies import DROPPED_KEY
-from server.jobs import APP_DATA_KEY, Prepared, prepare
-from server.ops import call_scope, metrics
-from server.runtime import Runtime
+from tomtom_mcp_apps import fitting
+from tomtom_mcp_apps.server.bodies import DROPPED_KEY
+from tomtom_mcp_apps.server.jobs import APP_DATA_KEY, Prepared, prepare
+from tomtom_mcp_apps.server.ops import call_scope, metrics
+from tomtom_mcp_apps.server.runtime import Runtime
 
 __all__ = ["Job", "deliver", "deliver_job"]
 

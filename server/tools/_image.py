@@ -14,9 +14,9 @@ from typing import Annotated
 
 from pydantic import Field
 
-from server.errors import TomTomError
-from server.jobs import ImageRequest, basemap_frame
-from server.tools._caller import Caller
+from tomtom_mcp_apps.server.errors import TomTomError
+from tomtom_mcp_apps.server.jobs import ImageRequest, basemap_frame
+from tomtom_mcp_apps.server.tools._caller import Caller
 
 log = logging.getLogger(__name__)
 

@@ -25,7 +25,7 @@ from pydantic import (
     model_validator,
 )
 
-from server.tools._vehicle import Vehicle
+from tomtom_mcp_apps.server.tools._vehicle import Vehicle
 
 # --- positions, and what every tool takes -----------------------------------------------------
 

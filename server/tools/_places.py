@@ -12,11 +12,11 @@ from typing import Any
 
 from mcp_types import CallToolResult
 
-from server.bodies import Dropped, integer, obj, required_list
-from server.jobs import collection, search_results
-from server.tomtom import coordinate
-from server.tools._caller import Caller
-from server.tools._delivery import deliver
+from tomtom_mcp_apps.server.bodies import Dropped, integer, obj, required_list
+from tomtom_mcp_apps.server.jobs import collection, search_results
+from tomtom_mcp_apps.server.tomtom import coordinate
+from tomtom_mcp_apps.server.tools._caller import Caller
+from tomtom_mcp_apps.server.tools._delivery import deliver
 
 
 def search_params(

@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
-from server.ops import metrics
+from tomtom_mcp_apps.server.ops import metrics
 
 VIEW_REASONS = frozenset(
     {

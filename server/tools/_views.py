@@ -19,8 +19,8 @@ from mcp.server.apps import APP_MIME_TYPE, Apps
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError
 from mcp.server.mcpserver.resources import TextResource
 
-import widgets
-from server.config import Settings
+from tomtom_mcp_apps import widgets
+from tomtom_mcp_apps.server.config import Settings
 
 EARLIER_VIEWS = "ui://tomtom/{name}.html"
 

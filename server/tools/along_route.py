@@ -14,11 +14,11 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from server import jobs
-from server.tool_names import SEARCH_ALONG_ROUTE
-from server.tools._caller import Caller
-from server.tools._delivery import Job, deliver_job
-from server.tools._inputs import (
+from tomtom_mcp_apps.server import jobs
+from tomtom_mcp_apps.server.tool_names import SEARCH_ALONG_ROUTE
+from tomtom_mcp_apps.server.tools._caller import Caller
+from tomtom_mcp_apps.server.tools._delivery import Job, deliver_job
+from tomtom_mcp_apps.server.tools._inputs import (
     AvoidParam,
     CategorySet,
     Language,
@@ -28,8 +28,8 @@ from server.tools._inputs import (
     ShowUi,
     TravelModeParam,
 )
-from server.tools._route_options import DEFAULT_SECTIONS, route_params
-from server.tools._vehicle import Vehicle, takes_vehicle
+from tomtom_mcp_apps.server.tools._route_options import DEFAULT_SECTIONS, route_params
+from tomtom_mcp_apps.server.tools._vehicle import Vehicle, takes_vehicle
 
 
 @takes_vehicle

@@ -28,10 +28,10 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent
 from pydantic import Field, ValidationError
 
-from server.jobs import REFETCHED_KEY
-from server.ops import call_scope, metrics
-from server.tiles import LAYER_NAMES
-from server.tool_names import (
+from tomtom_mcp_apps.server.jobs import REFETCHED_KEY
+from tomtom_mcp_apps.server.ops import call_scope, metrics
+from tomtom_mcp_apps.server.tiles import LAYER_NAMES
+from tomtom_mcp_apps.server.tool_names import (
     DATA_VIZ,
     GET_APP_DATA,
     GET_MAP_CONFIG,
@@ -39,15 +39,15 @@ from server.tool_names import (
     REFETCH_APP_DATA,
     REFETCHABLE,
 )
-from server.tools._arguments import explain_arguments
-from server.tools._caller import Caller, caller_identity, runtime_of
-from server.tools._data_viz import (
+from tomtom_mcp_apps.server.tools._arguments import explain_arguments
+from tomtom_mcp_apps.server.tools._caller import Caller, caller_identity, runtime_of
+from tomtom_mcp_apps.server.tools._data_viz import (
     deliver_data_viz_features,
     deliver_data_viz_page,
     deliver_data_viz_plan,
 )
-from server.tools._inputs import DataVizArgs, PageRange
-from server.tools._reports import HostInfo, host_label, platform_label, reason_label
+from tomtom_mcp_apps.server.tools._inputs import DataVizArgs, PageRange
+from tomtom_mcp_apps.server.tools._reports import HostInfo, host_label, platform_label, reason_label
 
 logger = logging.getLogger(__name__)
 

@@ -14,13 +14,13 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from server.bodies import Dropped, request_body, required_list
-from server.jobs import collection, search_results
-from server.tool_names import AREA_SEARCH
-from server.tools._areas import area_feature, areas_given, geometry_entry
-from server.tools._caller import Caller
-from server.tools._delivery import deliver
-from server.tools._inputs import (
+from tomtom_mcp_apps.server.bodies import Dropped, request_body, required_list
+from tomtom_mcp_apps.server.jobs import collection, search_results
+from tomtom_mcp_apps.server.tool_names import AREA_SEARCH
+from tomtom_mcp_apps.server.tools._areas import area_feature, areas_given, geometry_entry
+from tomtom_mcp_apps.server.tools._caller import Caller
+from tomtom_mcp_apps.server.tools._delivery import deliver
+from tomtom_mcp_apps.server.tools._inputs import (
     MAX_AREAS,
     Area,
     BoundingBox,

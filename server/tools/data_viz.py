@@ -21,10 +21,10 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult
 from pydantic import ValidationError
 
-from server.tools._arguments import explain_arguments
-from server.tools._caller import runtime_of
-from server.tools._data_viz import deliver_data_viz
-from server.tools._inputs import (
+from tomtom_mcp_apps.server.tools._arguments import explain_arguments
+from tomtom_mcp_apps.server.tools._caller import runtime_of
+from tomtom_mcp_apps.server.tools._data_viz import deliver_data_viz
+from tomtom_mcp_apps.server.tools._inputs import (
     DataUrl,
     DataVizArgs,
     GeoJsonInput,

@@ -14,16 +14,16 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from server import jobs
-from server.bodies import RawBody
-from server.errors import TomTomError
-from server.tool_names import DYNAMIC_MAP
-from server.tools._areas import area_feature, positions
-from server.tools._caller import Caller
-from server.tools._delivery import Job, deliver_job
-from server.tools._image import ImageFlag, image_request
-from server.tools._inputs import Area, MapRoute, Marker, ShowUi
-from server.tools._route_options import route_params
+from tomtom_mcp_apps.server import jobs
+from tomtom_mcp_apps.server.bodies import RawBody
+from tomtom_mcp_apps.server.errors import TomTomError
+from tomtom_mcp_apps.server.tool_names import DYNAMIC_MAP
+from tomtom_mcp_apps.server.tools._areas import area_feature, positions
+from tomtom_mcp_apps.server.tools._caller import Caller
+from tomtom_mcp_apps.server.tools._delivery import Job, deliver_job
+from tomtom_mcp_apps.server.tools._image import ImageFlag, image_request
+from tomtom_mcp_apps.server.tools._inputs import Area, MapRoute, Marker, ShowUi
+from tomtom_mcp_apps.server.tools._route_options import route_params
 
 ROUTES_AT_ONCE = 4
 """A map's routes are requested from TomTom at most this many at a time: ten at once would

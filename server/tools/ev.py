@@ -18,14 +18,14 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from server import bodies, jobs
-from server.bodies import request_body
-from server.errors import TomTomError
-from server.jobs import collection, point_feature, rounded
-from server.tool_names import EV_ROUTING, EV_SEARCH
-from server.tools._caller import Caller
-from server.tools._delivery import Job, deliver, deliver_job
-from server.tools._ev_vehicle import (
+from tomtom_mcp_apps.server import bodies, jobs
+from tomtom_mcp_apps.server.bodies import request_body
+from tomtom_mcp_apps.server.errors import TomTomError
+from tomtom_mcp_apps.server.jobs import collection, point_feature, rounded
+from tomtom_mcp_apps.server.tool_names import EV_ROUTING, EV_SEARCH
+from tomtom_mcp_apps.server.tools._caller import Caller
+from tomtom_mcp_apps.server.tools._delivery import Job, deliver, deliver_job
+from tomtom_mcp_apps.server.tools._ev_vehicle import (
     AuxiliaryPowerInkW,
     BatteryCurve,
     ChargingConnectors,
@@ -44,7 +44,7 @@ from server.tools._ev_vehicle import (
     consumption_curve,
     vehicle_params,
 )
-from server.tools._inputs import (
+from tomtom_mcp_apps.server.tools._inputs import (
     AvoidParam,
     ConnectorType,
     DepartAt,
@@ -53,7 +53,7 @@ from server.tools._inputs import (
     ShowUi,
     TrafficParam,
 )
-from server.tools._route_options import route_params
+from tomtom_mcp_apps.server.tools._route_options import route_params
 
 AVAILABILITY_LOOKUPS = 20
 """Live availability is asked for the nearest this many stations at most."""

@@ -16,10 +16,15 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult, TextContent
 from pydantic import Field
 
-from server.bodies import Dropped, entries, integer, required_list, text
-from server.jobs import DATA_SOURCE_KEY, MAX_RESULT_CHARS, MAX_RESULT_CHARS_KEY, OFFLINE_NOTE
-from server.tools._caller import Caller
-from server.tools._inputs import Language
+from tomtom_mcp_apps.server.bodies import Dropped, entries, integer, required_list, text
+from tomtom_mcp_apps.server.jobs import (
+    DATA_SOURCE_KEY,
+    MAX_RESULT_CHARS,
+    MAX_RESULT_CHARS_KEY,
+    OFFLINE_NOTE,
+)
+from tomtom_mcp_apps.server.tools._caller import Caller
+from tomtom_mcp_apps.server.tools._inputs import Language
 
 MAX_LISTED = 50
 

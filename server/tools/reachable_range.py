@@ -10,13 +10,13 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from fitting.geo import EARTH_RADIUS_M
-from server.bodies import Dropped, obj
-from server.jobs import area_points, collection, point_feature, rounded
-from server.tool_names import REACHABLE_RANGE
-from server.tools._caller import Caller
-from server.tools._delivery import deliver
-from server.tools._inputs import (
+from tomtom_mcp_apps.fitting.geo import EARTH_RADIUS_M
+from tomtom_mcp_apps.server.bodies import Dropped, obj
+from tomtom_mcp_apps.server.jobs import area_points, collection, point_feature, rounded
+from tomtom_mcp_apps.server.tool_names import REACHABLE_RANGE
+from tomtom_mcp_apps.server.tools._caller import Caller
+from tomtom_mcp_apps.server.tools._delivery import deliver
+from tomtom_mcp_apps.server.tools._inputs import (
     AvoidParam,
     DepartAt,
     Position,
@@ -25,8 +25,8 @@ from server.tools._inputs import (
     TrafficParam,
     TravelModeParam,
 )
-from server.tools._route_options import route_params
-from server.tools._vehicle import Vehicle, takes_vehicle
+from tomtom_mcp_apps.server.tools._route_options import route_params
+from tomtom_mcp_apps.server.tools._vehicle import Vehicle, takes_vehicle
 
 
 @takes_vehicle

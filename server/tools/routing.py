@@ -14,12 +14,12 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from server import jobs
-from server.tool_names import ROUTING
-from server.tools._caller import Caller
-from server.tools._delivery import Job, deliver_job
-from server.tools._image import ImageFlag, image_request
-from server.tools._inputs import (
+from tomtom_mcp_apps.server import jobs
+from tomtom_mcp_apps.server.tool_names import ROUTING
+from tomtom_mcp_apps.server.tools._caller import Caller
+from tomtom_mcp_apps.server.tools._delivery import Job, deliver_job
+from tomtom_mcp_apps.server.tools._image import ImageFlag, image_request
+from tomtom_mcp_apps.server.tools._inputs import (
     ArriveAt,
     AvoidParam,
     DepartAt,
@@ -31,8 +31,8 @@ from server.tools._inputs import (
     TrafficParam,
     TravelModeParam,
 )
-from server.tools._route_options import DEFAULT_SECTIONS, route_params
-from server.tools._vehicle import Vehicle, takes_vehicle
+from tomtom_mcp_apps.server.tools._route_options import DEFAULT_SECTIONS, route_params
+from tomtom_mcp_apps.server.tools._vehicle import Vehicle, takes_vehicle
 
 
 @takes_vehicle

@@ -14,11 +14,17 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from server.bodies import Dropped, entries, text
-from server.jobs import point_feature, rounded
-from server.tool_names import FUZZY_SEARCH, GEOCODE, NEARBY, POI_SEARCH, REVERSE_GEOCODE
-from server.tools._caller import Caller
-from server.tools._inputs import (
+from tomtom_mcp_apps.server.bodies import Dropped, entries, text
+from tomtom_mcp_apps.server.jobs import point_feature, rounded
+from tomtom_mcp_apps.server.tool_names import (
+    FUZZY_SEARCH,
+    GEOCODE,
+    NEARBY,
+    POI_SEARCH,
+    REVERSE_GEOCODE,
+)
+from tomtom_mcp_apps.server.tools._caller import Caller
+from tomtom_mcp_apps.server.tools._inputs import (
     Bias,
     CategorySet,
     CountrySet,
@@ -29,7 +35,7 @@ from server.tools._inputs import (
     Radius,
     ShowUi,
 )
-from server.tools._places import deliver_places, search_params
+from tomtom_mcp_apps.server.tools._places import deliver_places, search_params
 
 
 async def geocode(

@@ -18,11 +18,11 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from server import bodies, jobs
-from server.tool_names import TRAFFIC
-from server.tools._caller import Caller
-from server.tools._delivery import deliver
-from server.tools._inputs import BBox, Language, ShowUi
+from tomtom_mcp_apps.server import bodies, jobs
+from tomtom_mcp_apps.server.tool_names import TRAFFIC
+from tomtom_mcp_apps.server.tools._caller import Caller
+from tomtom_mcp_apps.server.tools._delivery import deliver
+from tomtom_mcp_apps.server.tools._inputs import BBox, Language, ShowUi
 
 _FIELDS = (
     "{incidents{type,geometry{type,coordinates},properties{id,iconCategory,magnitudeOfDelay,"

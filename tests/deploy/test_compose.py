@@ -10,7 +10,7 @@ import jsonschema
 import pytest
 import yaml
 
-from server.config import Settings
+from tomtom_mcp_apps.server.config import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 # Vendored from the Compose specification (Apache-2.0, see compose-spec.LICENSE),

@@ -47,9 +47,9 @@ def test_the_image_starts_from_python_slim_and_runs_as_a_non_root_user() -> None
 
 def test_every_package_of_the_distribution_is_copied_and_not_ignored() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    packages = [p.rstrip("*") for p in project["tool"]["setuptools"]["packages"]["find"]["include"]]
+    folders = set(project["tool"]["setuptools"]["package-dir"].values())
     copied = {arg.split()[0] for op, arg in _instructions() if op == "COPY"}
-    for package in packages:
+    for package in sorted(folders):
         assert package in copied, f"{package}/ is not copied into the image"
         assert not _ignored(f"{package}/__init__.py"), f"{package}/ is in .dockerignore"
     assert not _ignored("pyproject.toml") and not _ignored("README.md")
@@ -60,7 +60,11 @@ def test_the_numba_cache_is_compiled_at_build_time_where_the_server_reads_it() -
     steps = _instructions()
     env = " ".join(arg for op, arg in steps if op == "ENV")
     assert "NUMBA_CACHE_DIR=" in env
-    warm = [i for i, (op, arg) in enumerate(steps) if op == "RUN" and "fitting.warm_up()" in arg]
+    warm = [
+        i
+        for i, (op, arg) in enumerate(steps)
+        if op == "RUN" and "tomtom_mcp_apps.fitting.warm_up()" in arg
+    ]
     user = max(i for i, (op, _) in enumerate(steps) if op == "USER")
     assert warm and warm[0] < user
 

@@ -9,7 +9,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from server.config import Settings
+from tomtom_mcp_apps.server.config import Settings
 
 K8S = Path(__file__).resolve().parents[2] / "deploy" / "k8s"
 KUBERNETES_VERSION = "1.30.0"

@@ -52,6 +52,7 @@ def test_without_a_virtualenv_run_topology_runs_the_python3_on_the_path(tmp_path
     # A copy of the script in a checkout with no .venv; `python3` on PATH is this interpreter
     # (which has the package installed), behind a wrapper that notes it was run.
     (tmp_path / "deploy").mkdir()
+    (tmp_path / "loadtest").symlink_to(ROOT / "loadtest")  # the checkout's, never installed
     script = shutil.copy2(ROOT / "deploy" / "run-topology", tmp_path / "deploy")
     bin_dir, called = tmp_path / "bin", tmp_path / "called"
     bin_dir.mkdir()

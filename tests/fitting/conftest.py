@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-import fitting
+from tomtom_mcp_apps import fitting
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -11,8 +11,8 @@ import numpy as np
 import orjson
 import shapely
 
-import fitting
-from fitting.geo import M_PER_DEG
+from tomtom_mcp_apps import fitting
+from tomtom_mcp_apps.fitting.geo import M_PER_DEG
 
 
 def envelope(*features: dict[str, Any], tool: str = "tomtom-routing") -> dict[str, Any]:

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-import fitting
-from fitting import _decimals
-from fitting._geojson_scan import SIMPLE
+from tomtom_mcp_apps import fitting
+from tomtom_mcp_apps.fitting import _decimals
+from tomtom_mcp_apps.fitting._geojson_scan import SIMPLE
 
 from .support import bits
 

@@ -10,10 +10,10 @@ import shapely
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import fitting
-from fitting import _fit, _kernels, _parts
-from fitting.geo import M_PER_DEG
-from server.offline.roads import road_like_route, route_with_points
+from tomtom_mcp_apps import fitting
+from tomtom_mcp_apps.fitting import _fit, _kernels, _parts
+from tomtom_mcp_apps.fitting.geo import M_PER_DEG
+from tomtom_mcp_apps.server.offline.roads import road_like_route, route_with_points
 
 from .support import as_sent, envelope, line_feature, metres, sent_features, step
 

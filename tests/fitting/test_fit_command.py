@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from server.cli import fit as fit_command
-from server.offline.roads import road_like_route
+from tomtom_mcp_apps.server.cli import fit as fit_command
+from tomtom_mcp_apps.server.offline.roads import road_like_route
 
 
 def run_fit(*argv: str) -> int:

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from fitting.geo import (
+from tomtom_mcp_apps.fitting.geo import (
     EARTH_RADIUS_M,
     M_PER_DEG,
     MERCATOR_MAX_LAT,

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-import fitting
-from fitting._geojson_scan import FAILED, HARD, NEGATIVE_ZERO, SIMPLE
+from tomtom_mcp_apps import fitting
+from tomtom_mcp_apps.fitting._geojson_scan import FAILED, HARD, NEGATIVE_ZERO, SIMPLE
 
 from .support import bits
 

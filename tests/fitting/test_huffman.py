@@ -19,9 +19,9 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from zlib_ng import zlib_ng
 
-from fitting import _parts, _varint
-from fitting._huffman import BLOCK, Section, _Plan
 from loadtest import recorded
+from tomtom_mcp_apps.fitting import _parts, _varint
+from tomtom_mcp_apps.fitting._huffman import BLOCK, Section, _Plan
 
 MEM_LEVEL = 9  # zlib-ng ends a block of literals every 2 ** (memLevel + 6): ours are BLOCK bytes
 STORED_SHARE = 0.002

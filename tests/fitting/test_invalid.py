@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-import fitting
+from tomtom_mcp_apps import fitting
 
 from .support import envelope, line_feature
 

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from fitting import _kernels, _parts, _varint
-from fitting._prefixes import Prefixes, Unranked
+from tomtom_mcp_apps.fitting import _kernels, _parts, _varint
+from tomtom_mcp_apps.fitting._prefixes import Prefixes, Unranked
 
 from .support import envelope, line_feature
 

@@ -12,8 +12,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-import fitting
-from fitting import _kernels, _parts
+from tomtom_mcp_apps import fitting
+from tomtom_mcp_apps.fitting import _kernels, _parts
 
 from .support import envelope, line_feature, sent_features
 

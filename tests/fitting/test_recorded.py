@@ -12,8 +12,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-import fitting
 from loadtest import recorded
+from tomtom_mcp_apps import fitting
 
 from .support import as_sent, envelope, error_bounds, line_feature, sent_features, step
 

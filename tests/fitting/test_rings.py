@@ -10,8 +10,8 @@ import shapely
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import fitting
-from fitting import _rings
+from tomtom_mcp_apps import fitting
+from tomtom_mcp_apps.fitting import _rings
 
 from .support import area, envelope, sent_features, spiral
 

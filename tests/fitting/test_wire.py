@@ -14,10 +14,10 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from isal import isal_zlib
 
-import fitting
-from fitting import _codec, _parts, _varint
-from fitting._huffman import BLOCK, SMALL, Section, bytes_within, lz77_pays
 from loadtest import recorded
+from tomtom_mcp_apps import fitting
+from tomtom_mcp_apps.fitting import _codec, _parts, _varint
+from tomtom_mcp_apps.fitting._huffman import BLOCK, SMALL, Section, bytes_within, lz77_pays
 
 from .support import area, envelope, line_feature, sent_features, spiral
 

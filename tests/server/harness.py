@@ -22,14 +22,14 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from mcp_types import CallToolResult
 
-import fitting
-from server.app import build_app, build_server
-from server.auth import User
-from server.config import OFFLINE_BASE_URL, Settings
-from server.jobs import APP_DATA_KEY
-from server.offline import build_upstream_app
-from server.runtime import Runtime, build_runtime
-from widgets import DATA_VIZ_URI, MAP_URI, TRAFFIC_URI
+from tomtom_mcp_apps import fitting
+from tomtom_mcp_apps.server.app import build_app, build_server
+from tomtom_mcp_apps.server.auth import User
+from tomtom_mcp_apps.server.config import OFFLINE_BASE_URL, Settings
+from tomtom_mcp_apps.server.jobs import APP_DATA_KEY
+from tomtom_mcp_apps.server.offline import build_upstream_app
+from tomtom_mcp_apps.server.runtime import Runtime, build_runtime
+from tomtom_mcp_apps.widgets import DATA_VIZ_URI, MAP_URI, TRAFFIC_URI
 
 MODEL_TOOLS = {  # what the tests expect, written out independently of server.tool_names
     "tomtom-geocode": MAP_URI,

@@ -14,8 +14,8 @@ import pytest
 from mcp import Client
 from mcp.server.mcpserver.exceptions import ToolError
 
-from server.app import TomTomServer
-from server.errors import BadAnswer, ToolCallError
+from tomtom_mcp_apps.server.app import TomTomServer
+from tomtom_mcp_apps.server.errors import BadAnswer, ToolCallError
 
 MESSAGE = "TomTom's answer is malformed at routes[0]: expected a list. Try again later."
 

@@ -7,16 +7,16 @@ import logging
 
 import pytest
 
-from server.app import _log_modes
-from server.auth import build_sign_in
-from server.config import Settings
+from tomtom_mcp_apps.server.app import _log_modes
+from tomtom_mcp_apps.server.auth import build_sign_in
+from tomtom_mcp_apps.server.config import Settings
 
 KEY_AND_SECRET = {"api_key": "operator-key", "tile_token_secrets": ("s" * 40,)}
 
 
 def warnings_of(caplog: pytest.LogCaptureFixture, settings: Settings) -> list[str]:
     caplog.clear()
-    with caplog.at_level(logging.INFO, logger="server.app"):
+    with caplog.at_level(logging.INFO, logger="tomtom_mcp_apps.server.app"):
         _log_modes(settings, build_sign_in(settings))
     return [r.getMessage() for r in caplog.records if getattr(r, "event", "") == "open_key"]
 

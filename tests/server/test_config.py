@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from server.config import API_FAMILIES, Settings, claude_ui_domain
-from server.errors import ConfigError
-from server.tomtom import FAMILIES
+from tomtom_mcp_apps.server.config import API_FAMILIES, Settings, claude_ui_domain
+from tomtom_mcp_apps.server.errors import ConfigError
+from tomtom_mcp_apps.server.tomtom import FAMILIES
 
 
 def test_fit_order_defaults_to_least_work_and_accepts_arrival() -> None:
@@ -150,7 +150,7 @@ def test_chatgpt_and_explicit_ui_domains_and_the_tile_route_follow_public_url() 
 def test_serve_refuses_to_start_with_a_key_and_no_tile_secret() -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TOMTOM_", "TILE_"))}
     done = subprocess.run(
-        [sys.executable, "-m", "server.cli", "serve", "--port", "0"],
+        [sys.executable, "-m", "tomtom_mcp_apps", "serve", "--port", "0"],
         env={**env, "TOMTOM_API_KEY": "a-key"},
         capture_output=True,
         text=True,

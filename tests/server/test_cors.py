@@ -6,8 +6,8 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from server.app import build_app
-from server.config import Settings
+from tomtom_mcp_apps.server.app import build_app
+from tomtom_mcp_apps.server.config import Settings
 
 ALLOWED = ("https://chat.example.com", "http://intranet.example:*")
 

@@ -27,14 +27,14 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp_types import CallToolResult
 
 from loadtest.topology import Service
-from server.jobs import DATA_SOURCE_KEY, MAX_RESULT_CHARS_KEY, OFFLINE_NOTE
-from server.tiles import TileTokens
-from server.tomtom._errors import key_forms
-from server.tools.app_only import MAP_CONFIG_KEY
 from tests.processes import ROOT, TILE_SECRET, running
 from tests.server.calls import CALLS
 from tests.server.harness import BERLIN
 from tests.standin import forget, recorded
+from tomtom_mcp_apps.server.jobs import DATA_SOURCE_KEY, MAX_RESULT_CHARS_KEY, OFFLINE_NOTE
+from tomtom_mcp_apps.server.tiles import TileTokens
+from tomtom_mcp_apps.server.tomtom._errors import key_forms
+from tomtom_mcp_apps.server.tools.app_only import MAP_CONFIG_KEY
 
 CALLER_KEY = "Cu5t0merKey0123456789abcdefABCDEF"
 OTHER_KEY = "An0therCust0merKey9876543210zyxw"

@@ -19,10 +19,10 @@ from typing import Any
 import orjson
 import pytest
 
-import fitting
-from server.jobs import APP_DATA_KEY
 from tests.processes import ROOT
 from tests.server.harness import AMSTERDAM, MODEL_TOOLS, PLAIN_TOOLS, UTRECHT
+from tomtom_mcp_apps import fitting
+from tomtom_mcp_apps.server.jobs import APP_DATA_KEY
 
 pytestmark = pytest.mark.process
 
@@ -31,7 +31,7 @@ RUN_S = 300
 CONNECT_MS = 120_000
 """A first start compiles the fitting kernels; the Inspector's default is 15 s."""
 ERAS = {"2025-11-25": "legacy", "2026-07-28": "modern"}
-SERVER = [sys.executable, "-m", "server.cli", "stdio", "--fit-workers", "1"]
+SERVER = [sys.executable, "-m", "tomtom_mcp_apps", "stdio", "--fit-workers", "1"]
 
 
 def inspect(home: Path, era: str, *options: str) -> subprocess.CompletedProcess[str]:

@@ -14,12 +14,12 @@ import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from server.app import build_server
-from server.config import Settings
-from server.offline import build_upstream_app
-from server.protocol import TrimmedHeaders
-from server.runtime import build_runtime
-from widgets import MAP_URI
+from tomtom_mcp_apps.server.app import build_server
+from tomtom_mcp_apps.server.config import Settings
+from tomtom_mcp_apps.server.offline import build_upstream_app
+from tomtom_mcp_apps.server.protocol import TrimmedHeaders
+from tomtom_mcp_apps.server.runtime import build_runtime
+from tomtom_mcp_apps.widgets import MAP_URI
 
 ERAS = ["legacy", "auto"]
 """2025-11-25 (initialize handshake) and 2026-07-28 (per-request envelope)."""

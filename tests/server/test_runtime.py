@@ -9,13 +9,13 @@ import httpx
 import pytest
 from mcp import Client
 
-from server.app import build_server
-from server.config import OFFLINE_BASE_URL, Settings
-from server.offline import build_upstream_app
-from server.product import VERSION, user_agent
-from server.runtime import build_runtime
 from tests.processes import ROOT
 from tests.server.harness import AMSTERDAM
+from tomtom_mcp_apps.server.app import build_server
+from tomtom_mcp_apps.server.config import OFFLINE_BASE_URL, Settings
+from tomtom_mcp_apps.server.offline import build_upstream_app
+from tomtom_mcp_apps.server.product import VERSION, user_agent
+from tomtom_mcp_apps.server.runtime import build_runtime
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])

@@ -27,8 +27,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from loadtest.topology import Service
-from server.tools import TOOLS
 from tests.server.harness import app_client
+from tomtom_mcp_apps.server.tools import TOOLS
 
 T = TypeVar("T")
 CALL_TIMEOUT_S = 60.0

@@ -8,7 +8,7 @@ from mcp import Client
 from prometheus_client.parser import text_string_to_metric_families
 
 from tests.server.harness import APP_TOOLS, MODEL_TOOLS
-from widgets import DATA_VIZ_URI, MAP_URI, TRAFFIC_URI
+from tomtom_mcp_apps.widgets import DATA_VIZ_URI, MAP_URI, TRAFFIC_URI
 
 INIT = {
     "jsonrpc": "2.0",

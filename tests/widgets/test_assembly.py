@@ -9,9 +9,9 @@ import subprocess
 
 import pytest
 
-import widgets
 from tests.processes import ROOT
-from widgets import _document
+from tomtom_mcp_apps import widgets
+from tomtom_mcp_apps.widgets import _document
 
 WIDGETS = ROOT / "widgets"
 

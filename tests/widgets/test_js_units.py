@@ -8,9 +8,9 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import fitting
 from loadtest import recorded
 from tests.processes import ROOT
+from tomtom_mcp_apps import fitting
 
 WIDGETS = ROOT / "widgets"
 # The shared code, the basemap, the bundling and every view's folder (one with a main.js): each

@@ -29,14 +29,14 @@ from playwright.sync_api import (
     sync_playwright,
 )
 
-import fitting
-from fitting.geo import mercator
 from loadtest.geojson_site import serve_geojson
 from loadtest.topology import Service
-from server.tomtom._errors import key_forms
 from tests.browser import CHROMIUM, CHROMIUM_ARGS
 from tests.processes import ROOT, TILE_SECRET, running
 from tests.standin import forget, recorded
+from tomtom_mcp_apps import fitting
+from tomtom_mcp_apps.fitting.geo import mercator
+from tomtom_mcp_apps.server.tomtom._errors import key_forms
 
 pytestmark = pytest.mark.browser
 

@@ -15,10 +15,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from server.auth import SignIn, build_sign_in, current_user
-from server.config import Settings
-from server.ops import metrics
 from tests.server.auth.support import Issuer, SigningKey, claims
+from tomtom_mcp_apps.server.auth import SignIn, build_sign_in, current_user
+from tomtom_mcp_apps.server.config import Settings
+from tomtom_mcp_apps.server.ops import metrics
 
 ISSUER = "https://as.example.test"
 MCP = "https://maps.example.test/mcp"

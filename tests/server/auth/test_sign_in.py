@@ -28,9 +28,6 @@ import pytest
 from mcp_types import CallToolResult
 
 from loadtest.topology import Service, Topology, free_port, run_topology, stop
-from server.auth import User
-from server.tomtom._errors import key_forms
-from server.tools.app_only import MAP_CONFIG_KEY
 from tests.processes import redis_server, redis_url
 from tests.server.auth.support import (
     MemoryTokens,
@@ -40,6 +37,9 @@ from tests.server.auth.support import (
     signed_in,
     with_token,
 )
+from tomtom_mcp_apps.server.auth import User
+from tomtom_mcp_apps.server.tomtom._errors import key_forms
+from tomtom_mcp_apps.server.tools.app_only import MAP_CONFIG_KEY
 
 pytestmark = pytest.mark.process
 

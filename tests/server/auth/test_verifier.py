@@ -17,12 +17,12 @@ import orjson
 import pytest
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
-from server.auth import build_sign_in
-from server.auth._issuer import metadata_urls
-from server.auth._verifier import TokenCheck
-from server.config import Settings
-from server.errors import IssuerUnavailable, TokenRefused
 from tests.server.auth.support import Issuer, SigningKey, claims
+from tomtom_mcp_apps.server.auth import build_sign_in
+from tomtom_mcp_apps.server.auth._issuer import metadata_urls
+from tomtom_mcp_apps.server.auth._verifier import TokenCheck
+from tomtom_mcp_apps.server.config import Settings
+from tomtom_mcp_apps.server.errors import IssuerUnavailable, TokenRefused
 
 ISSUER = "https://as.example.test"
 MCP = "https://maps.example.test/mcp"

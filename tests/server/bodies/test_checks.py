@@ -16,8 +16,9 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from server import jobs
-from server.bodies import (
+from tests.fixtures.tomtom import documented
+from tomtom_mcp_apps.server import jobs
+from tomtom_mcp_apps.server.bodies import (
     Dropped,
     entries,
     indexed_entries,
@@ -27,10 +28,9 @@ from server.bodies import (
     plain_json,
     split_route_body,
 )
-from server.bodies._raw import RawBody
-from server.offline._query import Query
-from server.offline._routing import calculate_route, parse_request
-from tests.fixtures.tomtom import documented
+from tomtom_mcp_apps.server.bodies._raw import RawBody
+from tomtom_mcp_apps.server.offline._query import Query
+from tomtom_mcp_apps.server.offline._routing import calculate_route, parse_request
 
 SCALARS = st.one_of(
     st.none(),

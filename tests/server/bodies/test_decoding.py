@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from server.bodies import (
+from tomtom_mcp_apps.server.bodies import (
     DATA_URL,
     GZIP,
     IDENTITY,
@@ -23,10 +23,10 @@ from server.bodies import (
     prefix,
     received,
 )
-from server.bodies._decoding import STEP
-from server.errors import BodyError
-from server.offline._app import _bomb, _stacked_bomb
-from server.pool import POOL_BYTES, Placement
+from tomtom_mcp_apps.server.bodies._decoding import STEP
+from tomtom_mcp_apps.server.errors import BodyError
+from tomtom_mcp_apps.server.offline._app import _bomb, _stacked_bomb
+from tomtom_mcp_apps.server.pool import POOL_BYTES, Placement
 
 MIB = 1024 * 1024
 

@@ -8,7 +8,7 @@ import numpy as np
 import orjson
 import pytest
 
-from server.bodies import read_features, read_geojson, segment
+from tomtom_mcp_apps.server.bodies import read_features, read_geojson, segment
 
 POINTS = {
     "type": "FeatureCollection",

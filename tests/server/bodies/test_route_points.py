@@ -10,8 +10,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from server.bodies import parse_route_body
 from tests.fixtures.tomtom import documented
+from tomtom_mcp_apps.server.bodies import parse_route_body
 
 
 def body(points_per_leg: list[list[dict]]) -> bytes:

@@ -20,11 +20,11 @@ import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 
-import fitting
-from server.jobs import APP_DATA_KEY
-from server.product import VERSION
 from tests.processes import ROOT
 from tests.server.harness import AMSTERDAM, APP_TOOLS, MODEL_TOOLS, PLAIN_TOOLS, UTRECHT
+from tomtom_mcp_apps import fitting
+from tomtom_mcp_apps.server.jobs import APP_DATA_KEY
+from tomtom_mcp_apps.server.product import VERSION
 
 pytestmark = pytest.mark.process
 
@@ -56,13 +56,15 @@ async def speak_mcp(command: str, args: list[str], timeout_s: float) -> None:
 
 
 async def test_the_stdio_server_serves_every_tool_and_its_map_data() -> None:
-    await speak_mcp(sys.executable, ["-m", "server.cli", "stdio", "--fit-workers", "1"], START_S)
+    await speak_mcp(
+        sys.executable, ["-m", "tomtom_mcp_apps", "stdio", "--fit-workers", "1"], START_S
+    )
 
 
 def test_stdio_refuses_a_bad_setting_on_stderr_before_speaking() -> None:
     env = {**os.environ, "FIT_WORKERS": "none"}
     done = subprocess.run(
-        [sys.executable, "-m", "server.cli", "stdio"],
+        [sys.executable, "-m", "tomtom_mcp_apps", "stdio"],
         env=env,
         capture_output=True,
         text=True,
@@ -96,7 +98,7 @@ def test_a_stdio_server_killed_outright_takes_its_fitting_workers_with_it() -> N
     forever, holding the host's pipes open (the host never sees the server close)."""
     env = {**os.environ, "TOMTOM_API_KEY": "", "LOG_LEVEL": "INFO"}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "server.cli", "stdio", "--fit-workers", "1"],
+        [sys.executable, "-m", "tomtom_mcp_apps", "stdio", "--fit-workers", "1"],
         env=env,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,

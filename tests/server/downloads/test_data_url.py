@@ -12,12 +12,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import httpx
 import pytest
 
-from server.config import Settings
-from server.downloads import _data_url as data_url
-from server.downloads import address_refusal, download
-from server.errors import DataUrlError
-from server.offline._app import _bomb, _stacked_bomb
-from server.pool import INLINE
+from tomtom_mcp_apps.server.config import Settings
+from tomtom_mcp_apps.server.downloads import _data_url as data_url
+from tomtom_mcp_apps.server.downloads import address_refusal, download
+from tomtom_mcp_apps.server.errors import DataUrlError
+from tomtom_mcp_apps.server.offline._app import _bomb, _stacked_bomb
+from tomtom_mcp_apps.server.pool import INLINE
 
 GEOJSON = b'{"type":"FeatureCollection","features":[]}'
 BIG = b"[" + b"0," * 6000 + b"0]"  # 12,003 bytes

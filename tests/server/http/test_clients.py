@@ -6,7 +6,7 @@ import ipaddress
 
 import pytest
 
-from server.http import client_of
+from tomtom_mcp_apps.server.http import client_of
 
 PROXIES = (ipaddress.ip_network("10.0.0.0/8"), ipaddress.ip_network("127.0.0.1/32"))
 

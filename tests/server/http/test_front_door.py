@@ -11,12 +11,12 @@ import orjson
 import pytest
 from starlette.types import Message, Receive, Scope, Send
 
-from server.auth import build_sign_in, user_id_in
-from server.config import Settings
-from server.http import DoorLimits, FrontDoor, SignedInShares
-from server.ops import metrics
 from tests.server.auth.support import Issuer, SigningKey, claims
 from tests.server.harness import app_client
+from tomtom_mcp_apps.server.auth import build_sign_in, user_id_in
+from tomtom_mcp_apps.server.config import Settings
+from tomtom_mcp_apps.server.http import DoorLimits, FrontDoor, SignedInShares
+from tomtom_mcp_apps.server.ops import metrics
 
 HEADERS = {
     "accept": "application/json, text/event-stream",

@@ -9,7 +9,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from server.jobs._features import bbox_of, point_feature
+from tomtom_mcp_apps.server.jobs._features import bbox_of, point_feature
 
 lon = st.floats(-180, 180)
 lat = st.floats(-90, 90)

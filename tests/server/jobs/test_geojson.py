@@ -11,9 +11,9 @@ import orjson
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from server.bodies import read_features, read_geojson
-from server.errors import GeoJsonError
-from server.jobs._geojson import check_arrays, check_features, validate_geojson
+from tomtom_mcp_apps.server.bodies import read_features, read_geojson
+from tomtom_mcp_apps.server.errors import GeoJsonError
+from tomtom_mcp_apps.server.jobs._geojson import check_arrays, check_features, validate_geojson
 
 coordinate = st.one_of(
     st.integers(-180, 180),

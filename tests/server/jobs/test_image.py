@@ -14,13 +14,6 @@ import numpy as np
 import pytest
 from PIL import Image, ImageColor
 
-import widgets
-from fitting.geo import mercator
-from server.jobs import IMAGE_MAX_BYTES, ImageRequest, render_map
-from server.jobs._basemap import DATA, natural_earth, offline_background
-from server.offline import build_upstream_app
-from server.offline.roads import road_like_route
-from server.pool import POOL_BYTES, Placement
 from tests.server.harness import (
     AMSTERDAM,
     BERLIN,
@@ -32,6 +25,13 @@ from tests.server.harness import (
     tool_client,
     wire_size,
 )
+from tomtom_mcp_apps import widgets
+from tomtom_mcp_apps.fitting.geo import mercator
+from tomtom_mcp_apps.server.jobs import IMAGE_MAX_BYTES, ImageRequest, render_map
+from tomtom_mcp_apps.server.jobs._basemap import DATA, natural_earth, offline_background
+from tomtom_mcp_apps.server.offline import build_upstream_app
+from tomtom_mcp_apps.server.offline.roads import road_like_route
+from tomtom_mcp_apps.server.pool import POOL_BYTES, Placement
 
 
 def picture(outcome: Outcome) -> Image.Image:
@@ -246,5 +246,5 @@ def test_the_offline_basemap_draws_any_zoom_quickly(frame: tuple[float, ...]) ->
 
 def test_the_basemap_file_is_packaged_with_the_server() -> None:
     project = tomllib.loads((Path(widgets.__file__).parents[1] / "pyproject.toml").read_text())
-    assert "jobs/basemap.json" in project["tool"]["setuptools"]["package-data"]["server"]
+    assert "jobs/basemap.json" in project["tool"]["setuptools"]["package-data"]["tomtom_mcp_apps.server"]
     assert DATA.is_file() and DATA.stat().st_size < 500_000

@@ -12,10 +12,10 @@ import numpy as np
 import orjson
 import pytest
 
-import fitting
-from server import jobs
-from server.errors import JobError
-from server.jobs import APP_DATA_KEY, PAGE_KEY, PAGES_KEY, wire_size
+from tomtom_mcp_apps import fitting
+from tomtom_mcp_apps.server import jobs
+from tomtom_mcp_apps.server.errors import JobError
+from tomtom_mcp_apps.server.jobs import APP_DATA_KEY, PAGE_KEY, PAGES_KEY, wire_size
 
 
 def as_sent(value: Any) -> Any:

@@ -10,16 +10,16 @@ import numpy as np
 import orjson
 import pytest
 
-import fitting
-from server import jobs
-from server.bodies import RawBody
-from server.config import OFFLINE_BASE_URL
-from server.errors import BodyError, NoRoute
-from server.jobs import APP_DATA_KEY
-from server.offline import build_upstream_app
-from server.pool import FitPool, Placement
-from server.tomtom import TomTomClient
 from tests.server.harness import LISBON, MADRID, WARSAW
+from tomtom_mcp_apps import fitting
+from tomtom_mcp_apps.server import jobs
+from tomtom_mcp_apps.server.bodies import RawBody
+from tomtom_mcp_apps.server.config import OFFLINE_BASE_URL
+from tomtom_mcp_apps.server.errors import BodyError, NoRoute
+from tomtom_mcp_apps.server.jobs import APP_DATA_KEY
+from tomtom_mcp_apps.server.offline import build_upstream_app
+from tomtom_mcp_apps.server.pool import FitPool, Placement
+from tomtom_mcp_apps.server.tomtom import TomTomClient
 
 BUDGET = 120_000
 

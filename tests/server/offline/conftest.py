@@ -7,8 +7,8 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 
-from server.offline import build_upstream_app
 from tests.server.offline.support import BASE, NOW
+from tomtom_mcp_apps.server.offline import build_upstream_app
 
 
 @pytest.fixture

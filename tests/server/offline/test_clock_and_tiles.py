@@ -11,9 +11,9 @@ from datetime import UTC, datetime, timedelta
 import httpx
 import pytest
 
-from server.offline import build_upstream_app
-from server.offline._query import Query
 from tests.server.offline.support import BASE, NOW
+from tomtom_mcp_apps.server.offline import build_upstream_app
+from tomtom_mcp_apps.server.offline._query import Query
 
 ROUTE = "/routing/1/calculateRoute/52.3676,4.9041:52.0907,5.1214/json"
 INCIDENTS = "/traffic/services/5/incidentDetails"

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from fitting.geo import haversine_m
 from tests.server.offline.support import route_points
+from tomtom_mcp_apps.fitting.geo import haversine_m
 
 AMSTERDAM = (4.8897, 52.374)
 LDEVR = "/routing/1/calculateLongDistanceEVRoute/52.374,4.8897:40.4168,-3.7038/json"

@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from loadtest.topology import Service
-from server.offline._cache import ResponseCache
+from tomtom_mcp_apps.server.offline._cache import ResponseCache
 
 ENDPOINTS = {
     "search": "/search/2/geocode/Paris.json",

@@ -6,7 +6,7 @@ import httpx
 import pytest
 from shapely.geometry import Polygon, box, shape
 
-from server.offline._traffic import parse_fields
+from tomtom_mcp_apps.server.offline._traffic import parse_fields
 
 RANGE = "/routing/1/calculateReachableRange/52.37,4.89/json"
 INCIDENTS = "/traffic/services/5/incidentDetails"

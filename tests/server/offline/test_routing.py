@@ -10,10 +10,10 @@ import numpy as np
 import orjson
 import pytest
 
-from fitting.geo import haversine_m
-from server.offline import _routing, build_upstream_app
-from server.offline._geo import countries_of
 from tests.server.offline.support import BASE, route_points
+from tomtom_mcp_apps.fitting.geo import haversine_m
+from tomtom_mcp_apps.server.offline import _routing, build_upstream_app
+from tomtom_mcp_apps.server.offline._geo import countries_of
 
 LISBON_WARSAW = "38.7223,-9.1393:52.2297,21.0122"
 AMSTERDAM_BERLIN_VIA_HANOVER = "52.3676,4.9041:52.3759,9.7320:52.52,13.405"

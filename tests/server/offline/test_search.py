@@ -9,9 +9,9 @@ import numpy as np
 import orjson
 import pytest
 
-from fitting.geo import haversine_m
-from server.offline import build_upstream_app
-from server.offline._geo import CITIES, countries_of
+from tomtom_mcp_apps.fitting.geo import haversine_m
+from tomtom_mcp_apps.server.offline import build_upstream_app
+from tomtom_mcp_apps.server.offline._geo import CITIES, countries_of
 
 
 async def _get(client: httpx.AsyncClient, path: str, params: dict | None = None) -> dict:

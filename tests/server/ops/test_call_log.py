@@ -8,8 +8,8 @@ import logging
 
 import pytest
 
-from server.jobs import APP_DATA_KEY
 from tests.server.harness import AMSTERDAM, UTRECHT, tool_client
+from tomtom_mcp_apps.server.jobs import APP_DATA_KEY
 
 
 async def test_a_call_logs_one_line_with_its_requests_and_what_became_of_its_map_data(
@@ -21,7 +21,7 @@ async def test_a_call_logs_one_line_with_its_requests_and_what_became_of_its_map
         caplog.clear()
         outcome = await tools.call("tomtom-routing", {"locations": [AMSTERDAM, UTRECHT]})
     assert not outcome.is_error, outcome.text
-    ours = [r for r in caplog.records if r.name.startswith("server.")]
+    ours = [r for r in caplog.records if r.name.startswith("tomtom_mcp_apps.server.")]
     info = [r for r in ours if r.levelno >= logging.INFO]
     assert [r.getMessage() for r in info] == ["tool call"], "one line at INFO per call"
     (line,) = info
@@ -44,7 +44,7 @@ async def test_a_failed_request_is_a_warning_of_its_own_and_the_call_line_says_t
         caplog.set_level(logging.INFO)
         outcome = await tools.call("tomtom-geocode", {"query": "Amsterdam"})
     assert outcome.is_error
-    lines = {r.getMessage()[:10]: r for r in caplog.records if r.name.startswith("server.")}
+    lines = {r.getMessage()[:10]: r for r in caplog.records if r.name.startswith("tomtom_mcp_apps.server.")}
     assert lines["tool call"].levelno == logging.WARNING
     assert lines["tool call"].outcome == "tool_error"
     assert "upstream_requests" not in vars(lines["tool call"])

@@ -13,12 +13,12 @@ import time
 import httpx
 import pytest
 
-import fitting
 from loadtest.topology import Service
 from loadtest.wire import CallFailed, call_tool, result_text
-from server.jobs import APP_DATA_KEY
 from tests.processes import TEST_KEY, TILE_SECRET, running
 from tests.server.harness import LISBON, WARSAW
+from tomtom_mcp_apps import fitting
+from tomtom_mcp_apps.server.jobs import APP_DATA_KEY
 
 # Routes that need fitting (Madrid-Warsaw now goes as is: ADR 0018).
 LONG_ROUTES = [[LISBON, WARSAW], [WARSAW, LISBON]] * 4

@@ -12,9 +12,9 @@ from collections.abc import Iterator
 import httpcore
 import pytest
 
-from server.app import build_app
-from server.config import Settings
-from server.pool import FitPool
+from tomtom_mcp_apps.server.app import build_app
+from tomtom_mcp_apps.server.config import Settings
+from tomtom_mcp_apps.server.pool import FitPool
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ import time
 import orjson
 import pytest
 
-from server.ops import logs
+from tomtom_mcp_apps.server.ops import logs
 
 WAIT_S = 10.0
 

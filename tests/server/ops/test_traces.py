@@ -23,9 +23,9 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from loadtest.topology import Service
 from loadtest.wire import call_tool, result_text
-from server.tools.app_only import MAP_CONFIG_KEY
 from tests.processes import TEST_KEY, TILE_SECRET, running
 from tests.server.harness import AMSTERDAM, LISBON, UTRECHT, WARSAW, tool_client
+from tomtom_mcp_apps.server.tools.app_only import MAP_CONFIG_KEY
 
 WAIT_S = 60.0
 

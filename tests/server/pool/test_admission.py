@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from server.pool import Admission
+from tomtom_mcp_apps.server.pool import Admission
 
 
 async def _hold(

@@ -7,8 +7,8 @@ import os
 
 import pytest
 
-from server.errors import BusyError, FitWorkerDied
-from server.pool import FitPool
+from tomtom_mcp_apps.server.errors import BusyError, FitWorkerDied
+from tomtom_mcp_apps.server.pool import FitPool
 
 
 def crash() -> None:

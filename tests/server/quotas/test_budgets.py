@@ -9,12 +9,12 @@ import asyncio
 import pytest
 
 from loadtest.topology import Service
-from server.config import Settings
-from server.errors import UserQuotaError
-from server.ops import metrics
-from server.quotas import Budgets, Window, build_budgets
-from server.quotas._counters import RedisCounts
 from tests.processes import redis_server, redis_url
+from tomtom_mcp_apps.server.config import Settings
+from tomtom_mcp_apps.server.errors import UserQuotaError
+from tomtom_mcp_apps.server.ops import metrics
+from tomtom_mcp_apps.server.quotas import Budgets, Window, build_budgets
+from tomtom_mcp_apps.server.quotas._counters import RedisCounts
 
 ALICE = "a" * 32
 BOB = "b" * 32

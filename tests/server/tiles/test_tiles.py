@@ -32,16 +32,16 @@ from starlette.applications import Starlette
 from starlette.routing import Route
 
 from loadtest.topology import free_port
-from server.errors import QuotaError, TokenError
-from server.http import RateLimiter
-from server.offline._app import _stacked_bomb
-from server.pool import INLINE
-from server.quotas import Budgets, Window
-from server.tiles import Tiles, TileTokens
-from server.tiles._tokens import _V1_AAD, _V1_HEADER, _derive
-from server.tomtom import FAMILIES, Pacer, TomTomClient
-from server.tomtom._errors import key_forms
 from tests.tls import trusting
+from tomtom_mcp_apps.server.errors import QuotaError, TokenError
+from tomtom_mcp_apps.server.http import RateLimiter
+from tomtom_mcp_apps.server.offline._app import _stacked_bomb
+from tomtom_mcp_apps.server.pool import INLINE
+from tomtom_mcp_apps.server.quotas import Budgets, Window
+from tomtom_mcp_apps.server.tiles import Tiles, TileTokens
+from tomtom_mcp_apps.server.tiles._tokens import _V1_AAD, _V1_HEADER, _derive
+from tomtom_mcp_apps.server.tomtom import FAMILIES, Pacer, TomTomClient
+from tomtom_mcp_apps.server.tomtom._errors import key_forms
 
 SECRET = "tile-secret-of-this-deployment-0123456789"
 KEY = "K3yOfTheCaller0123456789abcdefGH"

@@ -13,9 +13,9 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from server.bodies import RawBody, request_body
-from server.config import OFFLINE_BASE_URL
-from server.errors import (
+from tomtom_mcp_apps.server.bodies import RawBody, request_body
+from tomtom_mcp_apps.server.config import OFFLINE_BASE_URL
+from tomtom_mcp_apps.server.errors import (
     BadRequestError,
     InvalidKeyError,
     MissingKeyError,
@@ -23,10 +23,10 @@ from server.errors import (
     UpstreamTimeoutError,
     UpstreamUnavailableError,
 )
-from server.ops import metrics
-from server.tomtom import TomTomClient, scrub
-from server.tomtom._client import request_url
-from server.tomtom._errors import key_forms
+from tomtom_mcp_apps.server.ops import metrics
+from tomtom_mcp_apps.server.tomtom import TomTomClient, scrub
+from tomtom_mcp_apps.server.tomtom._client import request_url
+from tomtom_mcp_apps.server.tomtom._errors import key_forms
 
 SECRET = "s3cr3t-key-0123456789"
 BASE = "https://api.example.test"

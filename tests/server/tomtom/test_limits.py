@@ -21,8 +21,8 @@ import pytest
 from prometheus_client import generate_latest
 
 from loadtest.topology import Service
-from server.bodies import RawBody, loads
-from server.errors import (
+from tomtom_mcp_apps.server.bodies import RawBody, loads
+from tomtom_mcp_apps.server.errors import (
     AnswerTooLargeError,
     BadRequestError,
     BodyError,
@@ -32,11 +32,18 @@ from server.errors import (
     UpstreamUnavailableError,
     UserQuotaError,
 )
-from server.offline._app import _bomb, _stacked_bomb
-from server.ops import call_scope, metrics
-from server.pool import POOL_BYTES
-from server.quotas import Budgets, Window
-from server.tomtom import AiohttpTransport, Bounds, Pacer, TomTomClient, _pacing, family_of
+from tomtom_mcp_apps.server.offline._app import _bomb, _stacked_bomb
+from tomtom_mcp_apps.server.ops import call_scope, metrics
+from tomtom_mcp_apps.server.pool import POOL_BYTES
+from tomtom_mcp_apps.server.quotas import Budgets, Window
+from tomtom_mcp_apps.server.tomtom import (
+    AiohttpTransport,
+    Bounds,
+    Pacer,
+    TomTomClient,
+    _pacing,
+    family_of,
+)
 
 KEY = "s3cr3t-rate-key-0123456789"
 BASE = "https://api.example.test"

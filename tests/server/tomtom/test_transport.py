@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from server.errors import UpstreamTimeoutError, UpstreamUnavailableError
-from server.tomtom import AiohttpTransport, Bounds, TomTomClient
 from tests.tls import trusting
+from tomtom_mcp_apps.server.errors import UpstreamTimeoutError, UpstreamUnavailableError
+from tomtom_mcp_apps.server.tomtom import AiohttpTransport, Bounds, TomTomClient
 
 KEY = "k3y+with/odd=chars"
 Answer = Callable[[bytes], bytes | None]

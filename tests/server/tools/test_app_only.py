@@ -7,17 +7,17 @@ import logging
 import pytest
 from prometheus_client import generate_latest
 
-from server.ops import metrics
-from server.tiles import TileTokens
-from server.tomtom._errors import key_forms
-from server.tools.app_only import MAP_CONFIG_KEY
 from tests.server.harness import tool_client
+from tomtom_mcp_apps.server.ops import metrics
+from tomtom_mcp_apps.server.tiles import TileTokens
+from tomtom_mcp_apps.server.tomtom._errors import key_forms
+from tomtom_mcp_apps.server.tools.app_only import MAP_CONFIG_KEY
 
 
 async def test_an_error_status_is_logged_as_a_warning_with_its_reason(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    caplog.set_level(logging.INFO, logger="server.tools.app_only")
+    caplog.set_level(logging.INFO, logger="tomtom_mcp_apps.server.tools.app_only")
     report = {
         "tool": "tomtom-routing",
         "status": "error",
@@ -27,7 +27,7 @@ async def test_an_error_status_is_logged_as_a_warning_with_its_reason(
     async with tool_client() as tools:
         outcome = await tools.call("tomtom-report-app-status", report)
     assert not outcome.is_error and outcome.answer == {"logged": True}
-    (record,) = [r for r in caplog.records if r.name == "server.tools.app_only"]
+    (record,) = [r for r in caplog.records if r.name == "tomtom_mcp_apps.server.tools.app_only"]
     assert record.levelno == logging.WARNING
     assert (record.tool, record.status, record.reason, record.detail) == (
         "tomtom-routing",
@@ -38,13 +38,13 @@ async def test_an_error_status_is_logged_as_a_warning_with_its_reason(
 
 
 async def test_an_ok_status_is_logged_at_info(caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.INFO, logger="server.tools.app_only")
+    caplog.set_level(logging.INFO, logger="tomtom_mcp_apps.server.tools.app_only")
     async with tool_client() as tools:
         await tools.call(
             "tomtom-report-app-status",
             {"tool": "tomtom-geocode", "status": "ok", "reason": "drawn"},
         )
-    (record,) = [r for r in caplog.records if r.name == "server.tools.app_only"]
+    (record,) = [r for r in caplog.records if r.name == "tomtom_mcp_apps.server.tools.app_only"]
     assert record.levelno == logging.INFO
 
 

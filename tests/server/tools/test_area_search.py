@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from fitting.geo import haversine_m
-from server.jobs import search_results
 from tests.fixtures.tomtom import documented
 from tests.server.harness import (
     AMSTERDAM,
@@ -15,6 +13,8 @@ from tests.server.harness import (
     line_of,
     tool_client,
 )
+from tomtom_mcp_apps.fitting.geo import haversine_m
+from tomtom_mcp_apps.server.jobs import search_results
 
 DAM_SQUARE = [[4.885, 52.37], [4.90, 52.37], [4.90, 52.378], [4.885, 52.378]]
 

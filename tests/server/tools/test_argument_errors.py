@@ -8,9 +8,9 @@ import re
 import pytest
 from pydantic import BaseModel, Field, ValidationError
 
-from server.tools import TOOLS
-from server.tools._arguments import explain_arguments
 from tests.server.harness import AMSTERDAM, UTRECHT, tool_client
+from tomtom_mcp_apps.server.tools import TOOLS
+from tomtom_mcp_apps.server.tools._arguments import explain_arguments
 
 BAD_ARGUMENTS = [
     ("tomtom-geocode", {"query": ""}, "query: give at least 1 character, got 0"),

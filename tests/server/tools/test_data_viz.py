@@ -16,10 +16,16 @@ import numpy as np
 import orjson
 import pytest
 
-import fitting
-from server.errors import GeoJsonError
-from server.jobs import APP_DATA_KEY, OMITTED_KEY, PAGE_KEY, PAGES_KEY, validate_geojson
 from tests.server.harness import assert_model_text, tool_client, wire_size
+from tomtom_mcp_apps import fitting
+from tomtom_mcp_apps.server.errors import GeoJsonError
+from tomtom_mcp_apps.server.jobs import (
+    APP_DATA_KEY,
+    OMITTED_KEY,
+    PAGE_KEY,
+    PAGES_KEY,
+    validate_geojson,
+)
 
 PLACES = {
     "type": "FeatureCollection",

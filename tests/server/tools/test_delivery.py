@@ -11,14 +11,14 @@ import httpx
 import orjson
 import pytest
 
-import fitting
-from server import jobs
-from server.config import Settings
-from server.jobs import APP_DATA_KEY, DATA_SOURCE_KEY, OFFLINE_NOTE, OMITTED_KEY
-from server.offline.roads import route_with_points
-from server.pool import FitPool, Placement
-from server.runtime import Runtime
-from server.tools._delivery import deliver
+from tomtom_mcp_apps import fitting
+from tomtom_mcp_apps.server import jobs
+from tomtom_mcp_apps.server.config import Settings
+from tomtom_mcp_apps.server.jobs import APP_DATA_KEY, DATA_SOURCE_KEY, OFFLINE_NOTE, OMITTED_KEY
+from tomtom_mcp_apps.server.offline.roads import route_with_points
+from tomtom_mcp_apps.server.pool import FitPool, Placement
+from tomtom_mcp_apps.server.runtime import Runtime
+from tomtom_mcp_apps.server.tools._delivery import deliver
 
 
 @pytest.fixture

@@ -12,10 +12,7 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-import fitting
 from loadtest.topology import Service
-from server.jobs import APP_DATA_KEY
-from server.tools.app_only import MAP_CONFIG_KEY
 from tests.processes import TEST_KEY
 from tests.server.calls import CALLS
 from tests.server.harness import (
@@ -31,6 +28,9 @@ from tests.server.harness import (
     features_of,
     wire_size,
 )
+from tomtom_mcp_apps import fitting
+from tomtom_mcp_apps.server.jobs import APP_DATA_KEY
+from tomtom_mcp_apps.server.tools.app_only import MAP_CONFIG_KEY
 
 
 @asynccontextmanager

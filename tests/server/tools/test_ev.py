@@ -5,8 +5,6 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from server import jobs
-from server.bodies import RawBody
 from tests.fixtures.tomtom import documented
 from tests.server.harness import (
     AMSTERDAM,
@@ -22,6 +20,8 @@ from tests.server.harness import (
     tool_client,
     wire_size,
 )
+from tomtom_mcp_apps.server import jobs
+from tomtom_mcp_apps.server.bodies import RawBody
 
 EV = {"maxChargeInkWh": 60, "currentChargePercent": 80}
 

@@ -28,9 +28,6 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from server import bodies, jobs
-from server.errors import BadAnswer
-from server.tomtom import FAMILIES
 from tests.fixtures.tomtom import documented
 from tests.server.harness import (
     Outcome,
@@ -39,6 +36,9 @@ from tests.server.harness import (
     line_of,
     tool_client,
 )
+from tomtom_mcp_apps.server import bodies, jobs
+from tomtom_mcp_apps.server.errors import BadAnswer
+from tomtom_mcp_apps.server.tomtom import FAMILIES
 
 AMSTERDAM = [4.87489, 52.38686]
 ZUID = [4.87487, 52.38553]

@@ -7,12 +7,12 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from server.jobs import APP_DATA_KEY, REFETCHED_KEY
-from server.offline import build_upstream_app
-from server.ops import metrics
-from server.product import VERSION
-from server.tools.app_only import MAP_CONFIG_KEY
 from tests.server.harness import AMSTERDAM, SIGNED_IN, UTRECHT, signed_in_as, tool_client
+from tomtom_mcp_apps.server.jobs import APP_DATA_KEY, REFETCHED_KEY
+from tomtom_mcp_apps.server.offline import build_upstream_app
+from tomtom_mcp_apps.server.ops import metrics
+from tomtom_mcp_apps.server.product import VERSION
+from tomtom_mcp_apps.server.tools.app_only import MAP_CONFIG_KEY
 
 ROUTE = {"locations": [AMSTERDAM, UTRECHT]}
 

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from server.errors import BodyError
-from server.jobs import visiting_order
-from server.jobs._image import ALTERNATIVE
 from tests.fixtures.tomtom import documented
 from tests.server.harness import (
     AMSTERDAM,
@@ -17,6 +14,9 @@ from tests.server.harness import (
     features_of,
     tool_client,
 )
+from tomtom_mcp_apps.server.errors import BodyError
+from tomtom_mcp_apps.server.jobs import visiting_order
+from tomtom_mcp_apps.server.jobs._image import ALTERNATIVE
 
 ROTTERDAM = [4.4777, 51.9244]
 GRONINGEN = [6.5665, 53.2194]

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-import fitting
 from tests.server.harness import (
     AMSTERDAM,
     BERLIN,
@@ -21,6 +20,7 @@ from tests.server.harness import (
     tool_client,
     wire_size,
 )
+from tomtom_mcp_apps import fitting
 
 
 async def test_a_route_answers_with_figures_sections_and_guidance_but_no_line() -> None:

@@ -12,9 +12,9 @@ import logging
 
 import pytest
 
-from server.tiles import TileTokens
-from server.tools.app_only import MAP_CONFIG_KEY
 from tests.server.harness import SIGNED_IN, TILE_SECRET, signed_in_as, tool_client
+from tomtom_mcp_apps.server.tiles import TileTokens
+from tomtom_mcp_apps.server.tools.app_only import MAP_CONFIG_KEY
 
 
 async def test_with_sign_in_the_map_config_answers_only_a_signed_in_caller() -> None:

@@ -8,10 +8,10 @@ import hashlib
 import pytest
 from mcp import MCPError
 
-import widgets
-from server.config import claude_ui_domain
-from server.jobs import MAX_RESULT_CHARS
 from tests.server.harness import MODEL_TOOLS, tool_client
+from tomtom_mcp_apps import widgets
+from tomtom_mcp_apps.server.config import claude_ui_domain
+from tomtom_mcp_apps.server.jobs import MAX_RESULT_CHARS
 
 SECRET = "tile-secret-for-the-view-tests-0123456789"
 PUBLIC = "https://Maps.Example.test:8443/mcp"
