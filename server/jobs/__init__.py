@@ -24,7 +24,6 @@ from tomtom_mcp_apps.server.jobs._data_viz import (
     answer_and_data,
     data_viz,
     data_viz_features,
-    data_viz_page,
     data_viz_plan,
 )
 from tomtom_mcp_apps.server.jobs._ev import availability_id, ev_route, matches, stations
@@ -105,7 +104,6 @@ __all__ = [
     "collection",
     "data_viz",
     "data_viz_features",
-    "data_viz_page",
     "data_viz_plan",
     "dynamic_map",
     "ev_route",

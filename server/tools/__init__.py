@@ -264,8 +264,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         visibility="app",
         description=(
             "For the data-viz widget: run tomtom-data-viz again from its tool input and return "
-            "its page plan (plan), one page of its features (page) or its app data from an "
-            "offset. Refuses any other tool."
+            "its page plan (plan) or one page of its features (page). Refuses any other tool."
         ),
     ),
     ToolSpec(

@@ -1,8 +1,7 @@
 """Tools only the widgets call (`_meta.ui.visibility: ["app"]`).
 
 - `tomtom-get-app-data` runs data-viz again from the widget's own tool input and
-  answers with the page plan or one page of features (or, for a view of the
-  previous release, the envelope from an offset); it refuses every other tool,
+  answers with the page plan or one page of features; it refuses every other tool,
   because TomTom requests are billed and are never repeated for a widget
   (docs/architecture.md).
 - `tomtom-report-app-status` logs what a widget showed, and in which host, so an
@@ -43,7 +42,6 @@ from tomtom_mcp_apps.server.tools._arguments import explain_arguments
 from tomtom_mcp_apps.server.tools._caller import Caller, caller_identity, runtime_of
 from tomtom_mcp_apps.server.tools._data_viz import (
     deliver_data_viz_features,
-    deliver_data_viz_page,
     deliver_data_viz_plan,
 )
 from tomtom_mcp_apps.server.tools._inputs import DataVizArgs, PageRange
@@ -62,9 +60,6 @@ async def get_app_data(
     ctx: Context,
     tool: Annotated[str, Field(max_length=64, description="Must be 'tomtom-data-viz'")],
     arguments: Annotated[dict[str, Any], Field(description="The data-viz tool input")],
-    offset: Annotated[
-        int, Field(ge=0, description="Character offset of the page (views before pages)")
-    ] = 0,
     plan: Annotated[
         bool, Field(description="Answer with the page plan: features, pages, digest")
     ] = False,
@@ -88,7 +83,10 @@ async def get_app_data(
         )
     if plan:
         return await deliver_data_viz_plan(runtime_of(ctx), args)
-    return await deliver_data_viz_page(runtime_of(ctx), args, offset)
+    raise ToolError(
+        f"{GET_APP_DATA} needs plan: true (the page plan) or page: {{from, to, digest}} "
+        "(one page of that plan)."
+    )
 
 
 async def report_app_status(

@@ -84,7 +84,7 @@ export async function startView(spec, app = createApp(spec.name)) {
     },
     /**
      * The app data of `result` (ADRs 0003, 0041). Where the host dropped `_meta`
-     * and the server runs tools again for views (VIEW_REFETCH: `com.tomtom/refetch`
+     * and the server runs tools again for views (VIEW_REFETCH: `refetch`
      * in the map configuration), the server runs the view's tool again with its
      * tool input, and a note says the data was fetched again (ADR 0099).
      */
