@@ -32,7 +32,7 @@ START_S = 120
 """A first start compiles the fitting kernels in each worker."""
 WHEEL_START_S = 420
 """`uvx` also builds a fresh environment (packages from its cache, else from PyPI)."""
-VIEWS = {"widgets/dist/map.html", "widgets/dist/traffic.html", "widgets/dist/data-viz.html"}
+VIEWS = {f"tomtom_mcp_apps/widgets/dist/{name}.html" for name in ("map", "traffic", "data-viz")}
 
 
 async def speak_mcp(command: str, args: list[str], timeout_s: float) -> None:
@@ -134,7 +134,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_the_wheel_carries_the_views_and_the_basemap(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
-    assert names >= VIEWS | {"server/jobs/basemap.json"}
+    assert names >= VIEWS | {"tomtom_mcp_apps/server/jobs/basemap.json"}
 
 
 async def test_the_wheel_runs_with_uvx_in_a_fresh_environment(wheel: Path) -> None:
