@@ -48,6 +48,16 @@ from tomtom_mcp_apps.server.jobs._image import (
     render_map,
 )
 from tomtom_mcp_apps.server.jobs._pages import PAGE_KEY, PAGES_KEY
+from tomtom_mcp_apps.server.jobs._plan import (
+    Plan,
+    PlanProblem,
+    PlannedRoute,
+    PlanStop,
+    PlanVehicle,
+    schedule,
+    solve_plan,
+)
+from tomtom_mcp_apps.server.jobs._plan_check import violations
 from tomtom_mcp_apps.server.jobs._result import (
     APP_DATA_KEY,
     DATA_SOURCE_KEY,
@@ -88,6 +98,11 @@ __all__ = [
     "REFETCHED_KEY",
     "DrawnRoute",
     "ImageRequest",
+    "Plan",
+    "PlanProblem",
+    "PlanStop",
+    "PlanVehicle",
+    "PlannedRoute",
     "Prepared",
     "Rendered",
     "Summary",
@@ -118,9 +133,12 @@ __all__ = [
     "route_feature",
     "routes_of",
     "routing",
+    "schedule",
     "search_results",
+    "solve_plan",
     "stations",
     "validate_geojson",
+    "violations",
     "visiting_order",
     "waypoint_features",
     "wire_size",
