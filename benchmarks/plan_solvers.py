@@ -17,7 +17,8 @@ The matrix goes in as `tomtom-plan-routes` gives it: a `PlanProblem` whose arriv
 Printed beside each figure: the best-known distance and its source, and the reference
 solution's own distance recomputed by the same check (it must equal the best-known).
 
-    .venv/bin/python -m benchmarks.plan_solvers [--limits 1,3,10] [--seeds 3] [--solvers pyvrp,vroom,ortools]
+    .venv/bin/python -m benchmarks.plan_solvers [--limits 1,3,10] [--seeds 3]
+        [--solvers pyvrp,vroom,ortools]
 
 Target (docs/tools.md): within 2% of best-known on average at the tool's default time
 limit, and every plan feasible.
@@ -51,13 +52,9 @@ def with_vroom(problem: PlanProblem, limit: float, seed: int) -> Plan:
         [[UNREACHABLE if c is None else c for c in row] for row in problem.durations],
         dtype=np.uint32,
     )
-    costs = np.array(
-        [
-            [UNREACHABLE if problem.cost(i, j) is None else problem.cost(i, j) for j in range(len(row))]
-            for i, row in enumerate(problem.durations)
-        ],
-        dtype=np.uint32,
-    )
+    size = len(problem.durations)
+    cells = [[problem.cost(i, j) for j in range(size)] for i in range(size)]
+    costs = np.array([[UNREACHABLE if c is None else c for c in row] for row in cells], np.uint32)
     model = vroom.Input()
     model.set_durations_matrix("car", matrix)
     model.set_costs_matrix("car", costs)
@@ -169,10 +166,12 @@ def main() -> None:
         print(
             f"{name}: best-known {instance.best_known:.1f} (RC208.sol in PyVRP 0.14.1's sdist, "
             f"DIMACS rule); the reference rechecked: {instance.best_plan.length_m / 10:.1f}, "
-            f"{'feasible' if not reference else reference}"
+            f"{reference or 'feasible'}"
         )
-        print(f"{'solver':8} {'limit s':>7} {'distance p50':>12} {'gap p50':>8} "
-              f"{'gap max':>8} {'wall s p50':>10} {'routes':>6}  feasible")
+        print(
+            f"{'solver':8} {'limit s':>7} {'distance p50':>12} {'gap p50':>8} "
+            f"{'gap max':>8} {'wall s p50':>10} {'routes':>6}  feasible"
+        )
         # Interleaved: each seed runs every solver before the next seed.
         results: dict[tuple[str, float], list[tuple[float, float, int, bool]]] = {}
         for limit in limits:

@@ -51,10 +51,11 @@ caller's key), `server.downloads` (DataUrlError), `server.tiles` (TokenError), `
 `server.offline` (OfflineBadRequest), `server.config` (ConfigError). `fitting` keeps
 its own tree (`fitting/_exceptions.py`): it imports nothing of `server`.
 
-Two private exceptions stay in their modules, because they are control flow that
-never leaves them: `server.tomtom._pacing._TooLong` (a wait past its bound, turned
-into a `RateLimitError` by the same module) and `server.cli.fit._BadInput` (an
-unreadable FILE, printed by the same command).
+Three exceptions stay in their modules, because they are control flow that never
+leaves them: `server.tomtom._pacing._TooLong` (a wait past its bound, turned into a
+`RateLimitError` by the same module), `server.tomtom._matrix.Redirected` (an answer's
+3xx, followed by the client) and `server.cli.fit._BadInput` (an unreadable FILE, printed
+by the same command).
 """
 
 from __future__ import annotations

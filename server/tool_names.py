@@ -21,6 +21,8 @@ EV_SEARCH = "tomtom-ev-search"
 EV_ROUTING = "tomtom-ev-routing"
 AREA_SEARCH = "tomtom-area-search"
 POI_CATEGORIES = "tomtom-poi-categories"
+MATRIX = "tomtom-matrix"
+PLAN_ROUTES = "tomtom-plan-routes"
 
 GET_APP_DATA = "tomtom-get-app-data"
 REPORT_APP_STATUS = "tomtom-report-app-status"
@@ -43,6 +45,8 @@ MODEL_TOOLS = (
     EV_ROUTING,
     AREA_SEARCH,
     POI_CATEGORIES,
+    MATRIX,
+    PLAN_ROUTES,
 )
 """The tools the model sees; all but `POI_CATEGORIES` have a view, whose status reports
 are counted per tool."""

@@ -50,8 +50,8 @@ from tomtom_mcp_apps.server.jobs._image import (
 from tomtom_mcp_apps.server.jobs._pages import PAGE_KEY, PAGES_KEY
 from tomtom_mcp_apps.server.jobs._plan import (
     Plan,
-    PlanProblem,
     PlannedRoute,
+    PlanProblem,
     PlanStop,
     PlanVehicle,
     schedule,

@@ -98,7 +98,8 @@ def solve_plan(problem: PlanProblem, time_limit_s: float, seed: int = 1) -> Plan
     model = pyvrp.Model()
     size = len(problem.durations)
     locations = [model.add_location(x=0, y=0) for _ in range(size)]
-    open_end = model.add_location(x=0, y=0) if any(v.end is None for v in problem.vehicles) else None
+    is_open = any(v.end is None for v in problem.vehicles)
+    open_end = model.add_location(x=0, y=0) if is_open else None
     depots: dict[int, pyvrp.Depot] = {}
     for vehicle in problem.vehicles:
         for where in (vehicle.start, vehicle.end):
@@ -199,9 +200,10 @@ def schedule(problem: PlanProblem, orders: list[list[int]], solve_ms: float = 0.
             clock += leg
             driving += leg
             length += _leg(problem.lengths, where, vehicle.end)
-        routes.append(
-            PlannedRoute(index, tuple(order), tuple(arrivals), departure, clock, driving, length, load)
+        timed = PlannedRoute(
+            index, tuple(order), tuple(arrivals), departure, clock, driving, length, load
         )
+        routes.append(timed)
         served.update(order)
     unassigned = tuple(i for i in range(len(problem.stops)) if i not in served)
     return Plan(

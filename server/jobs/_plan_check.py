@@ -22,8 +22,9 @@ def violations(problem: PlanProblem, plan: Plan) -> list[str]:
             found.append(f"route of unknown vehicle {route.vehicle}")
             continue
         if len(route.arrivals) != len(route.stops):
-            found.append(f"vehicle {route.vehicle}: {len(route.arrivals)} arrivals, "
-                         f"{len(route.stops)} stops")
+            found.append(
+                f"vehicle {route.vehicle}: {len(route.arrivals)} arrivals, {len(route.stops)} stops"
+            )
             continue
         for stop in route.stops:
             if not 0 <= stop < len(problem.stops):

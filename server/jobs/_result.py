@@ -12,7 +12,7 @@ from __future__ import annotations
 import base64
 import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import orjson
@@ -63,16 +63,19 @@ class Prepared:
     detail: str = ""
     image: str | None = None
     """A rendered map (base64 PNG), attached as `ImageContent` after the text."""
+    structured: dict[str, Any] | None = None
+    """`structuredContent`, for tools that declare an `outputSchema` (matrix, plan)."""
 
     def result(self, *, offline: bool = False) -> CallToolResult:
         """The CallToolResult; `offline` flags it, for the model and the view, as answered
         by the offline upstream (room for the flag is kept in `WIRE_MARGIN`)."""
         if not offline:
-            return call_tool_result(self.text, self.meta, self.image)
+            return call_tool_result(self.text, self.meta, self.image, self.structured)
         return call_tool_result(
             {**self.text, "data_source": OFFLINE_NOTE},
             {**self.meta, DATA_SOURCE_KEY: "offline"},
             self.image,
+            self.structured,
         )
 
 
@@ -87,6 +90,7 @@ def prepare(
     show_ui: bool,
     budget: int,
     image: ImageRequest | None = None,
+    structured: dict[str, Any] | None = None,
 ) -> Prepared:
     """The result for `answer` (to the model) and `data` (to the widget) within `budget` chars.
 
@@ -95,6 +99,7 @@ def prepare(
     when even fitting cannot make it fit or the data is invalid. A requested `image`
     of `data` is placed first (it was asked for by name), smaller if it must be; the
     app data is fitted into the room it leaves, and the text says what gave way.
+    `structured` (`structuredContent`) is part of the result and takes its room first.
     """
     has_data = data is not None and show_ui
     text = {**answer, "show_ui": show_ui}
@@ -118,9 +123,13 @@ def prepare(
             span.set_attribute("fit.chars", len(fitted.app_data))
     except fitting.DoesNotFit as exc:
         detail = f"the map image took the room: {exc}" if picture else str(exc)
-        return _omitted(text, meta, "too_large", detail, room, picture)
+        return replace(
+            _omitted(text, meta, "too_large", detail, room, picture), structured=structured
+        )
     except fitting.FittingError as exc:  # InvalidGeometry, or data that is not JSON
-        return _omitted(text, meta, "invalid", str(exc), room, picture)
+        return replace(
+            _omitted(text, meta, "invalid", str(exc), room, picture), structured=structured
+        )
     return Prepared(
         text,
         {**meta, APP_DATA_KEY: fitted.app_data},
@@ -129,6 +138,7 @@ def prepare(
         fit_ms=(time.perf_counter() - started) * 1000,
         report=fitted.report,
         image=picture,
+        structured=structured,
     )
 
 
@@ -190,14 +200,17 @@ def _omitted(
 
 
 def call_tool_result(
-    text: dict[str, Any], meta: dict[str, Any], image: str | None = None
+    text: dict[str, Any],
+    meta: dict[str, Any],
+    image: str | None = None,
+    structured: dict[str, Any] | None = None,
 ) -> CallToolResult:
     content: list[TextContent | ImageContent] = [
         TextContent(type="text", text=orjson.dumps(text).decode())
     ]
     if image is not None:
         content.append(ImageContent(type="image", data=image, mime_type="image/png"))
-    return CallToolResult(content=content, _meta=meta)
+    return CallToolResult(content=content, structured_content=structured, _meta=meta)
 
 
 def wire_size(tool_result: CallToolResult) -> int:

@@ -51,17 +51,18 @@ class Budgets:
         self._local = MemoryCounts()
         self._store_down_until = -float("inf")
 
-    async def spend(self, user: str) -> None:
-        """One TomTom request for `user` (a `User.id`); `UserQuotaError` when over budget."""
+    async def spend(self, user: str, units: int = 1) -> None:
+        """`units` TomTom requests for `user` (a `User.id`; a matrix counts what TomTom bills
+        it); `UserQuotaError` when they do not all fit the budget (none is then taken)."""
         now = self._clock()
         if self._store is None:
-            full = self._local.take(user, self._windows, now)
+            full = self._local.take(user, self._windows, now, units)
         elif now < self._store_down_until:
             full = self._without_store(user, now)
         else:
             try:
                 async with asyncio.timeout(self._timeout_s):
-                    full = await self._store.take(user, self._windows, now)
+                    full = await self._store.take(user, self._windows, now, units)
             except (QuotaStoreError, TimeoutError) as exc:
                 self._store_down_until = now + STORE_RETRY_S
                 metrics.QUOTA_STORE_FAILURES.inc()
@@ -72,13 +73,13 @@ class Budgets:
                     STORE_RETRY_S,
                     extra={"event": "quota_store_down"},
                 )
-                full = self._without_store(user, now)
+                full = self._without_store(user, now, units)
         if full is not None:
             raise self._over(full, now)
 
-    def _without_store(self, user: str, now: float) -> Window | None:
+    def _without_store(self, user: str, now: float, units: int) -> Window | None:
         if not self._refuse_when_down:
-            return self._local.take(user, self._windows, now)
+            return self._local.take(user, self._windows, now, units)
         metrics.USER_QUOTA_REFUSALS.labels("store_down").inc()
         retry = max(1, round(self._store_down_until - now))
         raise UserQuotaError(

@@ -73,6 +73,12 @@ from tomtom_mcp_apps.server.product import user_agent
 from tomtom_mcp_apps.server.quotas import Budgets
 from tomtom_mcp_apps.server.tomtom._errors import OUTCOMES, error_for, scrub
 from tomtom_mcp_apps.server.tomtom._families import Family, family_of
+from tomtom_mcp_apps.server.tomtom._matrix import (
+    ASYNC_PATH,
+    SYNC_PATH,
+    Redirected,
+    billed_cells,
+)
 from tomtom_mcp_apps.server.tomtom._pacing import Pacer
 
 logger = logging.getLogger(__name__)
@@ -540,6 +546,8 @@ class TomTomClient:
                 try:
                     if response.status_code >= 400:
                         raise error_for(await _error_answer(response), key)
+                    if 300 <= response.status_code < 400:  # Matrix v2's result (`_matrix.py`)
+                        raise Redirected(response.headers.get("location", ""))
                     body = await _bounded_body(response, bounds.max_body_bytes)
                 finally:
                     await response.aclose()
@@ -562,6 +570,84 @@ class TomTomClient:
             )
         except BodyError as exc:
             raise UpstreamUnavailableError(str(exc)) from None
+
+    # Matrix Routing v2: thin methods over `_fetch` and `_request`, with what TomTom bills
+    # (`_matrix.py`; docs/upstream.md, Matrix Routing v2).
+
+    async def matrix_sync(
+        self, body: RawBody, *, origins: int, destinations: int, key: str | None
+    ) -> dict[str, Any]:
+        """`POST /routing/matrix/2`: the whole matrix in the answer (TomTom's synchronous
+        limits apply), billed by its cells."""
+        await self._bill(key, SYNC_PATH, billed_cells(origins, destinations))
+        return await self._request("matrix/sync", "POST", SYNC_PATH, (), key, body)
+
+    async def matrix_submit(
+        self, body: RawBody, *, origins: int, destinations: int, key: str | None
+    ) -> dict[str, Any]:
+        """`POST /routing/matrix/2/async`: TomTom's 202 `{"jobId", "state"}`, billed by the
+        matrix's cells."""
+        await self._bill(key, ASYNC_PATH, billed_cells(origins, destinations))
+        return await self._request("matrix/asyncSubmit", "POST", ASYNC_PATH, (), key, body)
+
+    async def matrix_status(self, job_id: str, *, key: str | None) -> dict[str, Any]:
+        """`GET /routing/matrix/2/async/{jobId}`: the job's `state`."""
+        path = f"{ASYNC_PATH}/{_segment(job_id)}"
+        return await self._get("matrix/asyncStatus", path, (), key)
+
+    async def matrix_result(self, job_id: str, *, key: str | None) -> dict[str, Any]:
+        """`GET /routing/matrix/2/async/{jobId}/result` once the job is `Completed` (404
+        before): the matrix in the answer, or where a 302's `Location` says, fetched
+        without the key."""
+        path = f"{ASYNC_PATH}/{_segment(job_id)}/result"
+        try:
+            return await self._get("matrix/asyncResult", path, (), key)
+        except Redirected as redirect:
+            raw = await self._follow(redirect.location, offline=self.serves_offline(key))
+        try:
+            return await self._placement.run(loads, raw, size=self._placement.for_bodies([raw]))
+        except BodyError as exc:
+            raise UpstreamUnavailableError(str(exc)) from None
+
+    async def _bill(self, key: str | None, path: str, units: int) -> None:
+        """Spend what TomTom bills for a request beyond the one unit `_fetch` spends: the
+        signed-in user's budget and the key's quota. Offline answers cost nothing."""
+        extra = units - 1
+        if extra <= 0 or self.serves_offline(key):
+            return
+        scope = call_scope.current(self._bounds.call_deadline_s)
+        if scope.user is not None and self._budgets is not None:
+            await self._budgets.spend(scope.user, extra)
+        keyed = self.key_for(key)
+        if keyed is not None:
+            self._pacer.charge(keyed, family_of(path), extra)
+
+    async def _follow(self, location: str, *, offline: bool) -> RawBody:
+        """The answer at a redirect's `location`: bounded like any answer, unpaced, never
+        with the key. Only an absolute http(s) address is followed, and a request that went
+        to TomTom is never sent to the offline upstream."""
+        url = httpx.URL(location)
+        if url.scheme not in ("http", "https") or not url.host:
+            raise UpstreamUnavailableError(
+                "TomTom's matrix result redirected to an address this server does not follow."
+            )
+        base = f"{url.scheme}://{url.netloc.decode()}"
+        if (base == OFFLINE_BASE_URL) != offline:
+            raise UpstreamUnavailableError(
+                "TomTom's matrix result redirected to an address this server does not follow."
+            )
+        headers = {
+            "accept": "*/*",
+            "accept-encoding": ACCEPT_ENCODING,
+            "user-agent": user_agent(self._public_url, refetch=call_scope.refetching()),
+        }
+        request = Outgoing("matrix/asyncDownload", "GET", base, url.path, url, None, None, headers)
+        try:
+            return await self._attempt(request)
+        except Redirected:
+            raise UpstreamUnavailableError(
+                "TomTom's matrix result redirected more than once; try again later."
+            ) from None
 
 
 async def _bounded_body(response: httpx.Response, limit: int) -> bytes:

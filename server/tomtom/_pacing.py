@@ -163,6 +163,28 @@ class Pacer:
             self._used.setdefault(who, deque()).append(time.monotonic())
         return waited
 
+    def charge(self, key: str, family: Family, units: int) -> None:
+        """Count `units` more of the key's quota for a request TomTom bills as several (a
+        matrix: `_matrix.billed_cells`), before it is admitted; `QuotaError` when they do
+        not fit. Spacing stays per request: TomTom's rate limits count requests."""
+        if not self._quota or units <= 0:
+            return
+        now = time.monotonic()
+        who = key_id(key)
+        used = self._used.setdefault(who, deque())
+        while used and used[0] <= now - QUOTA_WINDOW_S:
+            used.popleft()
+        if len(used) + units + 1 > self._quota:
+            retry_in = math.ceil(used[0] + QUOTA_WINDOW_S - now) if used else 60
+            metrics.RATE_LIMIT_REFUSALS.labels(family.name, "quota").inc()
+            raise QuotaError(
+                f"This request would be billed as {units + 1} TomTom transactions, more than "
+                f"this API key has left of its {self._quota} per minute on this server (an "
+                f"operator's quota); retry in {retry_in} s, or ask for fewer cells.",
+                retry_after=retry_in,
+            )
+        used.extend([now] * units)
+
     def hold(self, key: str, family: Family, seconds: float) -> None:
         """TomTom refused this key's `family` for `seconds`: nothing goes until then."""
         self._bucket(key_id(key), family).hold(seconds)
