@@ -257,6 +257,16 @@ class Settings(BaseSettings):
     quota_store_timeout_s: _Positive = Field(0.25, validation_alias="QUOTA_STORE_TIMEOUT_S")
     quota_store_down: QuotaStoreDown = Field("local", validation_alias="QUOTA_STORE_DOWN")
     """While the store is unreachable: `local` budgets per replica, or `refuse` calls."""
+    matrix_max_cells: int = Field(2500, ge=1, le=1_000_000, validation_alias="MATRIX_MAX_CELLS")
+    """Largest matrix `tomtom-matrix` and `tomtom-plan-routes` ask TomTom for (origins x
+    destinations): TomTom's asynchronous limit on the pay-as-you-grow plan."""
+    matrix_sync_max_cells: int = Field(200, ge=1, le=2500, validation_alias="MATRIX_SYNC_MAX_CELLS")
+    """Largest matrix sent to the synchronous endpoint when its points fit TomTom's 400 km
+    box (up to 100 cells always go synchronously); larger ones go as asynchronous jobs."""
+    plan_time_limit_s: float = Field(
+        10.0, ge=0.5, le=60.0, allow_inf_nan=False, validation_alias="PLAN_TIME_LIMIT_S"
+    )
+    """The solver's time for one `tomtom-plan-routes` call; a caller may ask for less."""
 
     @property
     def serves_keyed(self) -> bool:

@@ -15,6 +15,7 @@ from tomtom_mcp_apps.widgets._document import MissingBuild, View, built, pinned_
 
 __all__ = [
     "DATA_VIZ_URI",
+    "FLEET_URI",
     "MAP_URI",
     "TRAFFIC_URI",
     "MissingBuild",
@@ -35,10 +36,13 @@ _VIEWS = (
      "The caller's GeoJSON drawn with the caller's layers.", "data-viz.html"),
     ("traffic", "tomtom-traffic", "TomTom traffic",
      "Traffic incidents for an area over live traffic flow.", "traffic.html"),
+    ("fleet", "tomtom-fleet", "TomTom fleet",
+     "Travel-time tables between many places, and plans of many stops for a fleet.",
+     "fleet.html"),
 )
 # fmt: on
 _DOCUMENTS = {stem: document for stem, _, _, _, document in _VIEWS}
-_EARLIER = re.compile(r"ui://tomtom/(?P<stem>map|data-viz|traffic)(-[0-9a-f]{4,32})?\.html")
+_EARLIER = re.compile(r"ui://tomtom/(?P<stem>map|data-viz|traffic|fleet)(-[0-9a-f]{4,32})?\.html")
 
 
 def _versioned_uri(stem: str) -> str:
@@ -49,10 +53,11 @@ def _versioned_uri(stem: str) -> str:
 MAP_URI = _versioned_uri("map")
 DATA_VIZ_URI = _versioned_uri("data-viz")
 TRAFFIC_URI = _versioned_uri("traffic")
+FLEET_URI = _versioned_uri("fleet")
 
 
 def views(tiles_origin: str | None = None) -> list[View]:
-    """The map, data-viz and traffic views; each CSP names only `tiles_origin` (the server's
+    """The map, data-viz, traffic and fleet views; each CSP names only `tiles_origin` (the server's
     public origin, where the tile route is), or nothing when the server serves no tiles."""
     origins = (tiles_origin,) if tiles_origin else ()
     return [

@@ -39,6 +39,7 @@ from tomtom_mcp_apps.server.jobs._features import (
     search_results,
     waypoint_features,
 )
+from tomtom_mcp_apps.server.jobs._fleet import PlanPlaces, plan_result
 from tomtom_mcp_apps.server.jobs._geojson import Summary, validate_geojson
 from tomtom_mcp_apps.server.jobs._image import (
     IMAGE_MAX_BYTES,
@@ -47,6 +48,7 @@ from tomtom_mcp_apps.server.jobs._image import (
     basemap_frame,
     render_map,
 )
+from tomtom_mcp_apps.server.jobs._matrix import Matrix, matrix_result, read_matrix
 from tomtom_mcp_apps.server.jobs._pages import PAGE_KEY, PAGES_KEY
 from tomtom_mcp_apps.server.jobs._plan import (
     Plan,
@@ -98,7 +100,9 @@ __all__ = [
     "REFETCHED_KEY",
     "DrawnRoute",
     "ImageRequest",
+    "Matrix",
     "Plan",
+    "PlanPlaces",
     "PlanProblem",
     "PlanStop",
     "PlanVehicle",
@@ -125,8 +129,11 @@ __all__ = [
     "incident_collection",
     "incidents_of",
     "matches",
+    "matrix_result",
+    "plan_result",
     "point_feature",
     "prepare",
+    "read_matrix",
     "render_map",
     "rounded",
     "route_answer",

@@ -19,6 +19,8 @@ from typing import Any
 
 from tomtom_mcp_apps.server.bodies import DROPPED_KEY
 from tomtom_mcp_apps.server.errors import BadAnswer
+from tomtom_mcp_apps.server.jobs._result import Prepared, prepare
+from tomtom_mcp_apps.server.tool_names import MATRIX
 
 OK = "OK"
 MISSING = "MISSING"
@@ -215,13 +217,20 @@ def _point(lon: float, lat: float, properties: dict[str, Any]) -> dict[str, Any]
     }
 
 
-__all__ = [
-    "MISSING",
-    "OK",
-    "Matrix",
-    "matrix_answer",
-    "matrix_data",
-    "matrix_structured",
-    "nearest",
-    "read_matrix",
-]
+def matrix_result(
+    answer: dict[str, Any],
+    origins: list[list[float]],
+    destinations: list[list[float]],
+    same: bool,
+    billed: int,
+    show_ui: bool,
+    budget: int,
+) -> Prepared:
+    """`tomtom-matrix`'s whole result: the compact table for the model, the matrix as
+    `structuredContent`, and the points and table for the view."""
+    matrix = read_matrix(answer, len(origins), len(destinations))
+    text = matrix_answer(matrix, origins, destinations)
+    text["billed_cells"] = billed
+    structured = matrix_structured(matrix, origins, destinations, billed)
+    data = matrix_data(matrix, origins, destinations, same)
+    return prepare(MATRIX, text, data, show_ui, budget, structured=structured)

@@ -14,6 +14,8 @@ import time
 from dataclasses import dataclass
 from typing import Literal
 
+from tomtom_mcp_apps.server.errors import JobError
+
 Objective = Literal["time", "distance"]
 
 UNREACHABLE = 1 << 40
@@ -89,8 +91,11 @@ class Plan:
     length_m: int
 
 
-def solve_plan(problem: PlanProblem, time_limit_s: float, seed: int = 1) -> Plan:
-    """The plan PyVRP finds for `problem` within `time_limit_s`, scheduled from the matrix."""
+def solve_plan(
+    problem: PlanProblem, time_limit_s: float, seed: int = 1, skip: frozenset[int] = frozenset()
+) -> Plan:
+    """The plan PyVRP finds for `problem` within `time_limit_s`, scheduled from the matrix;
+    the stops in `skip` (known to be unservable) are left out of the search."""
     import pyvrp
     from pyvrp.stop import MaxRuntime
 
@@ -107,7 +112,8 @@ def solve_plan(problem: PlanProblem, time_limit_s: float, seed: int = 1) -> Plan
                 depots[where] = model.add_depot(locations[where])
     open_depot = model.add_depot(open_end) if open_end is not None else None
     horizon = max((v.shift[1] for v in problem.vehicles), default=UNREACHABLE)
-    for stop in problem.stops:
+    served = [i for i in range(len(problem.stops)) if i not in skip]
+    for stop in (problem.stops[i] for i in served):
         early, late = stop.window if stop.window is not None else (0, horizon)
         model.add_client(
             locations[stop.location],
@@ -143,12 +149,17 @@ def solve_plan(problem: PlanProblem, time_limit_s: float, seed: int = 1) -> Plan
             model.add_edge(locations[i], open_end, distance=0, duration=0)
             model.add_edge(open_end, locations[i], distance=UNREACHABLE, duration=UNREACHABLE)
         model.add_edge(open_end, open_end, distance=0, duration=0)
-    result = model.solve(MaxRuntime(time_limit_s), seed=seed, display=False)
+    if not served:
+        return schedule(problem, [[] for _ in problem.vehicles])
+    try:
+        result = model.solve(MaxRuntime(time_limit_s), seed=seed, display=False)
+    except (RuntimeError, ValueError) as exc:
+        raise JobError(f"The solver could not plan these stops: {exc}") from None
     solve_ms = (time.perf_counter() - started) * 1000
     orders: list[list[int]] = [[] for _ in problem.vehicles]
     for route in result.best.routes():
-        # Clients were added in stop order: a client's index is its stop's.
-        orders[route.vehicle_type()].extend(a.idx for a in route if a.is_client())
+        # Clients were added in the order of `served`.
+        orders[route.vehicle_type()].extend(served[a.idx] for a in route if a.is_client())
     return schedule(problem, orders, solve_ms)
 
 

@@ -31,6 +31,7 @@ from tomtom_mcp_apps.server.bodies import (
     coding_of,
     decode,
 )
+from tomtom_mcp_apps.server.pool._admission import BYTES_PER_SECOND
 
 if TYPE_CHECKING:
     from tomtom_mcp_apps.server.pool._pool import FitPool
@@ -98,6 +99,11 @@ class Placement:
         """The pool size of a job that also renders a map image: at least `POOL_BYTES`,
         so it always runs in the pool. Rasterising is CPU work whatever the data's size."""
         return max(size or 0, POOL_BYTES)
+
+    def for_solve(self, seconds: float) -> int:
+        """The pool size of a solver run of `seconds`: always the pool (it is CPU for its
+        whole time limit), queued as a job of that expected run time (`BYTES_PER_SECOND`)."""
+        return max(POOL_BYTES, int(seconds * BYTES_PER_SECOND))
 
     def in_pool(self, size: int | None) -> bool:
         return size is not None and not self._inline_only

@@ -7,6 +7,7 @@
 - `error_for` and `scrub` (`_errors.py`): TomTom's failed answers as `TomTomError`s
   (`server.errors`), scrubbed of the key;
 - `family_of` (`_families.py`): the API family, and so the rate limit, of a request;
+- `billed_cells` (`_matrix.py`): what TomTom bills a Matrix v2 request;
 - `Pacer` (`_pacing.py`): TomTom's rate limits kept per key and family, fair between calls;
 - every request's User-Agent is `server.product.user_agent`'s, marked on a view's refetch.
 
@@ -19,6 +20,7 @@ from __future__ import annotations
 from tomtom_mcp_apps.server.tomtom._client import Bounds, Params, TomTomClient, coordinate
 from tomtom_mcp_apps.server.tomtom._errors import retry_after_s, scrub
 from tomtom_mcp_apps.server.tomtom._families import FAMILIES, Family, family_of
+from tomtom_mcp_apps.server.tomtom._matrix import billed_cells
 from tomtom_mcp_apps.server.tomtom._pacing import Pacer
 from tomtom_mcp_apps.server.tomtom._transport import AiohttpTransport, tomtom_connector
 
@@ -30,6 +32,7 @@ __all__ = [
     "Pacer",
     "Params",
     "TomTomClient",
+    "billed_cells",
     "coordinate",
     "family_of",
     "retry_after_s",

@@ -33,7 +33,9 @@ from tomtom_mcp_apps.server.tool_names import (
     GEOCODE,
     GET_APP_DATA,
     GET_MAP_CONFIG,
+    MATRIX,
     NEARBY,
+    PLAN_ROUTES,
     POI_CATEGORIES,
     POI_SEARCH,
     REACHABLE_RANGE,
@@ -51,6 +53,8 @@ from tomtom_mcp_apps.server.tools import (
     data_viz,
     dynamic_map,
     ev,
+    matrix,
+    plan_routes,
     poi_categories,
     reachable_range,
     routing,
@@ -59,7 +63,7 @@ from tomtom_mcp_apps.server.tools import (
 )
 from tomtom_mcp_apps.server.tools._arguments import explain_arguments
 from tomtom_mcp_apps.server.tools._views import register_earlier_views, register_views
-from tomtom_mcp_apps.widgets import DATA_VIZ_URI, MAP_URI, TRAFFIC_URI
+from tomtom_mcp_apps.widgets import DATA_VIZ_URI, FLEET_URI, MAP_URI, TRAFFIC_URI
 
 __all__ = [
     "TOOLS",
@@ -221,6 +225,37 @@ TOOLS: tuple[ToolSpec, ...] = (
             "The area reachable from an origin [longitude, latitude] within a travel-time "
             "budget (timeBudgetInSec) or a distance budget (distanceBudgetInMeters): give "
             "exactly one. Returns the area's extent and size; the map shows its boundary."
+        ),
+    ),
+    ToolSpec(
+        MATRIX,
+        matrix.matrix,
+        FLEET_URI,
+        title="Travel-time table",
+        description=(
+            "Travel times and distances from every origin to every destination ([longitude, "
+            "latitude] positions; destinations default to the origins) in one TomTom Matrix "
+            "Routing request: 'which depot is closest by drive time to each of these shops?'. "
+            "Car, truck (with its profile) or pedestrian, departure or arrival time, traffic. "
+            "Returns the table in minutes and km when small, else each origin's nearest "
+            "destination; the whole matrix is in the structured result, cells without a route "
+            "marked as such. At most 2,500 cells."
+        ),
+    ),
+    ToolSpec(
+        PLAN_ROUTES,
+        plan_routes.plan_routes,
+        FLEET_URI,
+        title="Plan routes for a fleet",
+        description=(
+            "Assign stops to vehicles and order them to minimise total driving time (or "
+            "distance), honouring time windows, service minutes, capacities and shifts: "
+            "'three vans, 40 deliveries between 9:00 and 17:00, 10 minutes at each door'. "
+            "Give stops ({position, serviceMinutes, timeWindow, demand, optional}) and vehicles "
+            "({start, end, shift, capacity}) or vehicleCount from a depot; times ISO 8601 with "
+            "an offset. Returns each vehicle's stops in order with arrival times, its driving "
+            "time, distance and load, and the stops that cannot be served with the reason. "
+            "At most 50 distinct places."
         ),
     ),
     ToolSpec(

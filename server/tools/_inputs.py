@@ -202,6 +202,10 @@ TrafficParam = Annotated[
     TrafficMode,
     Field(description="'live' uses current traffic; 'historical' ignores live incidents"),
 ]
+MatrixAvoid = Annotated[
+    list[Literal["tollRoads", "unpavedRoads"]] | None,
+    Field(max_length=2, description="Road features Matrix Routing avoids: tollRoads, unpavedRoads"),
+]
 AvoidParam = Annotated[
     list[Avoid] | None, Field(max_length=10, description="Road features to avoid")
 ]
@@ -516,3 +520,71 @@ class PageRange(BaseModel):
     start: Annotated[int, Field(alias="from", ge=0, description="The page's first feature")]
     stop: Annotated[int, Field(alias="to", ge=1, description="The feature after the page")]
     digest: Annotated[str, Field(max_length=64, description="The plan's digest of the data")]
+
+
+# --- plans of many stops ----------------------------------------------------------------------
+
+
+def _offset_time(value: Any) -> Any:
+    """An ISO 8601 date-time that names its UTC offset (`Z` or `+02:00`)."""
+    if not isinstance(value, str):
+        raise ValueError(
+            "a time is an ISO 8601 date-time with an offset, e.g. '2026-06-24T09:00:00+02:00'"
+        )
+    try:
+        when = datetime.fromisoformat(value)
+    except ValueError:
+        raise ValueError(
+            f"{value[:40]!r} is not an ISO 8601 date-time such as '2026-06-24T09:00:00+02:00'"
+        ) from None
+    if when.tzinfo is None:
+        raise ValueError(f"{value[:40]!r} has no UTC offset: add one, e.g. '+02:00' or 'Z'")
+    return value
+
+
+OffsetTime = Annotated[
+    str,
+    BeforeValidator(_offset_time),
+    Field(description="ISO 8601 date-time with its UTC offset, e.g. '2026-06-24T09:00:00+02:00'"),
+]
+
+
+class TimeSpan(BaseModel):
+    """From `start` to `end`, both with an offset; `end` may not be before `start`."""
+
+    model_config = ConfigDict(extra="forbid")
+    start: OffsetTime
+    end: OffsetTime
+
+    @model_validator(mode="after")
+    def _ordered(self) -> TimeSpan:
+        if datetime.fromisoformat(self.end) < datetime.fromisoformat(self.start):
+            raise ValueError(f"ends ({self.end}) before it starts ({self.start})")
+        return self
+
+
+class StopInput(BaseModel):
+    """A stop to serve."""
+
+    model_config = ConfigDict(extra="forbid")
+    position: Position
+    serviceMinutes: float = Field(0, ge=0, le=24 * 60, description="Minutes spent at the stop")
+    timeWindow: TimeSpan | None = Field(
+        None, description="When service may start: {start, end}, ISO 8601 with offsets"
+    )
+    demand: int = Field(0, ge=0, le=1_000_000, description="Units delivered (against capacity)")
+    optional: bool = Field(False, description="May be left out when it costs more than it saves")
+
+
+class VehicleInput(BaseModel):
+    """A vehicle of the fleet."""
+
+    model_config = ConfigDict(extra="forbid")
+    start: Position
+    end: Position | None = Field(
+        None, description="Where it must finish; default: back at its start"
+    )
+    shift: TimeSpan | None = Field(
+        None, description="When it may work: {start, end}, ISO 8601 with offsets"
+    )
+    capacity: int | None = Field(None, ge=0, le=1_000_000, description="Units it can carry")
