@@ -30,7 +30,9 @@ never a protocol error. In brackets, the built-in class each also is::
      │    │    ├── BadRequestError               other 4xx: TomTom's own description quoted
      │    │    ├── UpstreamTimeoutError          no whole answer within the deadline
      │    │    └── UpstreamUnavailableError      5xx, connection failure, or not JSON
-     │    │         └── AnswerTooLargeError      over the size this server accepts
+     │    │         ├── AnswerTooLargeError      over the size this server accepts
+     │    │         └── Redirected               a 3xx; the client follows a Matrix v2
+     │    │                                      result's, the model reads any other
      │    └── DataUrlError                       a `data_url` was refused or failed
      ├── GeoJsonError (ValueError)               caller GeoJSON is malformed (its path named);
      │                                           the data-viz job reports it as a JobError
@@ -51,11 +53,10 @@ caller's key), `server.downloads` (DataUrlError), `server.tiles` (TokenError), `
 `server.offline` (OfflineBadRequest), `server.config` (ConfigError). `fitting` keeps
 its own tree (`fitting/_exceptions.py`): it imports nothing of `server`.
 
-Three exceptions stay in their modules, because they are control flow that never
-leaves them: `server.tomtom._pacing._TooLong` (a wait past its bound, turned into a
-`RateLimitError` by the same module), `server.tomtom._matrix.Redirected` (an answer's
-3xx, followed by the client) and `server.cli.fit._BadInput` (an unreadable FILE, printed
-by the same command).
+Two private exceptions stay in their modules, because they are control flow that
+never leaves them: `server.tomtom._pacing._TooLong` (a wait past its bound, turned
+into a `RateLimitError` by the same module) and `server.cli.fit._BadInput` (an
+unreadable FILE, printed by the same command).
 """
 
 from __future__ import annotations
@@ -143,6 +144,18 @@ class UpstreamUnavailableError(TomTomError):
 
 class AnswerTooLargeError(UpstreamUnavailableError):
     """TomTom's answer is larger than `TOMTOM_MAX_BODY_BYTES` (or its declared length is)."""
+
+
+class Redirected(UpstreamUnavailableError):
+    """TomTom answered 3xx; `location` is where the answer is. The client follows it for a
+    Matrix v2 result (`TomTomClient.matrix_result`); anywhere else the model reads that
+    TomTom redirected, never the address (a signed one may hold a secret)."""
+
+    def __init__(self, location: str) -> None:
+        super().__init__(
+            "TomTom answered with a redirect this request does not follow. Try again later."
+        )
+        self.location = location
 
 
 class DataUrlError(ToolCallError):

@@ -63,6 +63,7 @@ from tomtom_mcp_apps.server.errors import (
     BodyError,
     MissingKeyError,
     RateLimitError,
+    Redirected,
     TomTomError,
     UpstreamTimeoutError,
     UpstreamUnavailableError,
@@ -73,12 +74,7 @@ from tomtom_mcp_apps.server.product import user_agent
 from tomtom_mcp_apps.server.quotas import Budgets
 from tomtom_mcp_apps.server.tomtom._errors import OUTCOMES, error_for, scrub
 from tomtom_mcp_apps.server.tomtom._families import Family, family_of
-from tomtom_mcp_apps.server.tomtom._matrix import (
-    ASYNC_PATH,
-    SYNC_PATH,
-    Redirected,
-    billed_cells,
-)
+from tomtom_mcp_apps.server.tomtom._matrix import ASYNC_PATH, SYNC_PATH, billed_cells
 from tomtom_mcp_apps.server.tomtom._pacing import Pacer
 
 logger = logging.getLogger(__name__)

@@ -5,8 +5,8 @@ destinations) when both exceed 5, else origins x destinations; cells without a r
 (`NO_ROUTE_FOUND`) are billed too. The client spends that many units of the key's quota
 and the signed-in user's budget for a synchronous matrix or an asynchronous submission
 (docs/upstream.md, Matrix Routing v2). A finished asynchronous job's result may come as
-an HTTP 302 whose `Location` holds it; `Redirected` carries that address from the one
-place that sees the answer's headers to the method that follows it.
+an HTTP 302 whose `Location` holds it; `Redirected` (`server.errors`) carries that address
+from the one place that sees the answer's headers to the method that follows it.
 """
 
 from __future__ import annotations
@@ -20,12 +20,3 @@ def billed_cells(origins: int, destinations: int) -> int:
     if origins > 5 and destinations > 5:
         return 5 * max(origins, destinations)
     return origins * destinations
-
-
-class Redirected(Exception):
-    """An upstream answered 3xx: `location` is where the answer is (control flow inside
-    `server.tomtom`, never raised past `TomTomClient.matrix_result`)."""
-
-    def __init__(self, location: str) -> None:
-        super().__init__(location)
-        self.location = location
