@@ -47,7 +47,7 @@ def read_matrix(answer: dict[str, Any], origins: int, destinations: int) -> Matr
     """The `origins` x `destinations` table in TomTom's matrix answer."""
     cells = answer.get("data")
     if not isinstance(cells, list):
-        raise BadAnswer("TomTom's answer is malformed at data: not a list of cells")
+        raise BadAnswer("data", "expected a list of cells")
     times: list[list[int | None]] = [[None] * destinations for _ in range(origins)]
     lengths: list[list[int | None]] = [[None] * destinations for _ in range(origins)]
     statuses = [[MISSING] * destinations for _ in range(origins)]

@@ -58,7 +58,7 @@ class Budgets:
         if self._store is None:
             full = self._local.take(user, self._windows, now, units)
         elif now < self._store_down_until:
-            full = self._without_store(user, now)
+            full = self._without_store(user, now, units)
         else:
             try:
                 async with asyncio.timeout(self._timeout_s):

@@ -52,6 +52,7 @@ async def test_a_matrix_over_the_limit_is_refused_before_anything_is_sent_naming
     assert "3,600" in out.text and "2,500" in out.text and "MATRIX_MAX_CELLS" in out.text
 
 
+@pytest.mark.process  # runs the solver
 async def test_a_plan_assigns_every_stop_with_arrivals_inside_the_windows():
     stops = [
         {
@@ -88,6 +89,7 @@ async def test_a_plan_assigns_every_stop_with_arrivals_inside_the_windows():
     assert {"route", "stop", "depot"} <= kinds
 
 
+@pytest.mark.process  # runs the solver
 async def test_a_stop_no_vehicle_can_reach_in_its_shift_is_returned_with_the_reason():
     stops = [
         {"position": UTRECHT},
