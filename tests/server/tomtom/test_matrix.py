@@ -172,9 +172,8 @@ async def test_a_matrix_spends_a_signed_in_users_budget_by_what_tomtom_bills() -
         await client.matrix_sync(BODY, origins=6, destinations=6, key=None)  # billed 30
         with pytest.raises(UserQuotaError):
             await client.matrix_status(JOB, key=None)
-    with call_scope.entered("tomtom-matrix", 30.0, user="user-2"):
-        with pytest.raises(UserQuotaError):
-            await client.matrix_sync(BODY, origins=7, destinations=7, key=None)  # billed 35
+    with call_scope.entered("tomtom-matrix", 30.0, user="user-2"), pytest.raises(UserQuotaError):
+        await client.matrix_sync(BODY, origins=7, destinations=7, key=None)  # billed 35
     assert len(seen) == 1
 
 
