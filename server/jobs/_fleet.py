@@ -158,7 +158,10 @@ def _plan_data(
         stop = problem.stops[item["stop"]]
         properties = {"kind": "unassigned", "stop": item["stop"], "reason": item["reason"]}
         features.append(point_feature(places.locations[stop.location], properties))
-    return collection(features, title=f"Plan: {len(plan.routes)} vehicles")
+    served = sum(len(r.stops) for r in plan.routes)
+    vehicles = len(plan.routes)
+    title = f"{served} stop{'s' * (served != 1)} on {vehicles} vehicle{'s' * (vehicles != 1)}"
+    return collection(features, title=title)
 
 
 def _left_out(problem: PlanProblem, stop: int) -> str:

@@ -29,7 +29,8 @@ class Layout:
     start_epoch: float
     offset_minutes: int
     departs_at: int
-    """Seconds from the plan's start when a vehicle without a shift leaves."""
+    """Seconds from the plan's start when a vehicle without a shift leaves: `departAt`, else
+    the earliest window or shift start given, else now."""
 
 
 def fleet(
@@ -66,7 +67,7 @@ def layout(stops: list[StopInput], vehicles: list[VehicleInput], depart_at: str 
         place(vehicle.end or vehicle.start)
     for stop in stops:
         place(stop.position)
-    times = [datetime.fromisoformat(depart_at)] if depart_at and depart_at != "now" else []
+    times = [datetime.fromisoformat(depart_at)] if depart_at else []
     for stop in stops:
         if stop.timeWindow is not None:
             times.append(datetime.fromisoformat(stop.timeWindow.start))
@@ -79,10 +80,7 @@ def layout(stops: list[StopInput], vehicles: list[VehicleInput], depart_at: str 
         offset = int(first.total_seconds() // 60) if first is not None else 0
     else:
         start, offset = float(int(time.time() // 60 * 60)), 0
-    if depart_at and depart_at != "now":
-        departs = int(datetime.fromisoformat(depart_at).timestamp() - start)
-    else:
-        departs = max(0, int(time.time() - start)) if times else 0
+    departs = int(datetime.fromisoformat(depart_at).timestamp() - start) if depart_at else 0
     return Layout(locations, stops, vehicles, start, offset, departs)
 
 

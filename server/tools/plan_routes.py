@@ -83,7 +83,12 @@ async def plan_routes(
     ] = "time",
     departAt: Annotated[
         OffsetTime | None,
-        Field(description="When vehicles without a shift leave (ISO 8601 with offset)"),
+        Field(
+            description=(
+                "When vehicles without a shift leave (ISO 8601 with offset); default: when the "
+                "first time window or shift opens, else now"
+            )
+        ),
     ] = None,
     timeLimitSeconds: Annotated[
         float | None,

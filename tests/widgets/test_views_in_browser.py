@@ -1333,3 +1333,58 @@ def test_every_control_on_the_map_surface_sets_touch_action(
     )
     assert len(actions) > 8, actions
     assert [a for a in actions if a[1] == "auto"] == []
+
+
+FLEET_PLACES = [[4.8897, 52.3740], [5.1214, 52.0907], [4.4777, 51.9244], [4.6462, 52.3874]]
+
+
+def test_a_matrix_lists_origins_nearest_first_and_selecting_one_draws_its_links(
+    page: Page, preview_server: Service
+) -> None:
+    frame, drawn = open_view(page, preview_server.url, "tomtom-matrix", {"origins": FLEET_PLACES})
+    assert drawn["status"] == "ok", drawn
+    assert drawn["view"] == "fleet"
+    assert int(drawn["places"]) == 4
+    assert "Travel times" in frame.inner_text("#title")
+    options = frame.locator("#list [role=option]")
+    assert options.count() == 4
+    structured = page.evaluate("previewHost.result.structuredContent")
+    assert len(structured["travelTimes"]) == 4 and structured["billedCells"] == 16
+    first = options.first.locator(".tt-name").inner_text()
+    frame.locator("#fleet-sort").click()  # listed by number, then nearest first again
+    assert options.first.locator(".tt-name").inner_text() == "Origin 1"
+    frame.locator("#fleet-sort").click()
+    assert options.first.locator(".tt-name").inner_text() == first
+    before = frame.evaluate(INK)
+    options.first.click()
+    frame.wait_for_function("document.body.dataset.selected.startsWith('origin-')")
+    frame.wait_for_function(f"({INK})() > {before}")  # the origin's fastest links
+    shoot(page, "fleet-matrix")
+
+
+def test_a_plan_draws_each_vehicles_route_and_lists_its_stops_with_arrivals(
+    page: Page, preview_server: Service
+) -> None:
+    window = {"start": "2026-06-24T09:00:00+02:00", "end": "2026-06-24T17:00:00+02:00"}
+    args = {
+        "stops": [
+            {"position": p, "serviceMinutes": 10, "timeWindow": window} for p in FLEET_PLACES[1:]
+        ],
+        "vehicleCount": 2,
+        "depot": FLEET_PLACES[0],
+        "timeLimitSeconds": 1,
+    }
+    frame, drawn = open_view(page, preview_server.url, "tomtom-plan-routes", args)
+    assert drawn["status"] == "ok", drawn
+    assert drawn["view"] == "fleet"
+    assert "Route plan" in frame.inner_text("#title")
+    plan = page.evaluate("previewHost.result.structuredContent")
+    served = sorted(s for r in plan["routes"] for s in r["stops"])
+    assert served == [0, 1, 2]
+    assert frame.locator("#list [role=option]").count() == 3
+    assert frame.evaluate(INK) > 0.002, "the routes are drawn"
+    frame.locator("#list [role=option]").first.click()
+    popup = frame.locator(".maplibregl-popup-content")
+    popup.wait_for()
+    assert "Arrival" in popup.inner_text() and "Window" in popup.inner_text()
+    shoot(page, "fleet-plan")

@@ -38,7 +38,7 @@ export function matrixItems(fc, l10n, sort = "nearest") {
     return {
       id: `origin-${row.origin}`,
       kind: "origin",
-      name: `${t("origins")} ${row.origin + 1}`,
+      name: t("originN", { n: row.origin + 1 }),
       sub: row.nearest ? `${t("nearest")}: ${row.nearest.j + 1} · ${l10n.duration(row.nearest.seconds)}` : t("noRoute"),
       mark: { color: ORIGIN, shape: "circle", text: String(row.origin + 1) },
       position: row.position,
@@ -59,8 +59,8 @@ export function fastestLinks(fc, origin) {
 }
 
 /** Draw a matrix's places and an empty links layer; returns its items and legend. */
-export function drawMatrix(scene, fc, { theme, l10n, select }) {
-  const items = matrixItems(fc, l10n);
+export function drawMatrix(scene, fc, { theme, l10n, select, sort = "nearest" }) {
+  const items = matrixItems(fc, l10n, sort);
   const marks = fc.features.map((f) => ({
     ...f,
     properties: { ...f.properties, item: f.properties.kind === "destination" ? null : `origin-${f.properties.index}`, label: String(f.properties.index + 1), color: f.properties.kind === "destination" ? DESTINATION : ORIGIN },
@@ -119,7 +119,7 @@ function stopItem(f, l10n) {
     id: `stop-${p.stop}`,
     kind: "stop",
     name: `${p.order}. #${p.stop + 1}`,
-    sub: `${t("arrival")} ${l10n.dateTime(p.arrival)}`,
+    sub: t("vehicleN", { n: p.vehicle + 1 }),
     mark: { color: p.color, shape: "circle", text: String(p.order) },
     position: f.geometry.coordinates,
     facts,

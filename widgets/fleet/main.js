@@ -10,10 +10,31 @@ import { boundsOf } from "../core/bounds.js";
 import * as mapCore from "../core/map.js";
 import { mapSession, links } from "../core/session.js";
 import { startView } from "../core/view.js";
-import { drawMatrix, drawPlan, fastestLinks, highlight } from "./draw.js";
+import { drawMatrix, drawPlan, fastestLinks, highlight, matrixItems } from "./draw.js";
 
 const session = mapSession(() => ["basemap"], ["basemap"]);
 let shown = null;
+/** How the matrix's origins are listed: "nearest" (shortest drive first) or "index". */
+let sort = "nearest";
+
+/** A button in the title that lists the origins the other way. */
+function sortButton(ctx, fc) {
+  const box = document.getElementById("title");
+  const wrap = document.createElement("span");
+  wrap.className = "tt-links";
+  const button = document.createElement("button");
+  button.id = "fleet-sort";
+  button.type = "button";
+  wrap.append(button);
+  const label = () => (button.textContent = ctx.t(sort === "nearest" ? "sortNearest" : "sortIndex"));
+  label();
+  button.addEventListener("click", () => {
+    sort = sort === "nearest" ? "index" : "nearest";
+    label();
+    ctx.setItems([{ title: ctx.t("origins"), items: matrixItems(fc, ctx.l10n, sort) }]);
+  });
+  box.append(wrap);
+}
 
 function show(ctx, fc, stored) {
   const { map, scene } = session.opened;
@@ -23,10 +44,11 @@ function show(ctx, fc, stored) {
   ctx.clearNotes();
   let count;
   if (fc.matrix) {
-    const drawn = drawMatrix(scene, fc, { theme: ctx.theme(), l10n, select });
+    const drawn = drawMatrix(scene, fc, { theme: ctx.theme(), l10n, select, sort });
     ctx.setLegend(drawn.legend);
     ctx.setItems([{ title: l10n.t("origins"), items: drawn.items }]);
     ctx.setTitle(l10n.t("fleetMatrix"), fc.title || "");
+    sortButton(ctx, fc);
     count = drawn.places;
   } else {
     const drawn = drawPlan(scene, fc, { theme: ctx.theme(), l10n, select });
