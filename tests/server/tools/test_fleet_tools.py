@@ -133,3 +133,16 @@ async def test_a_window_that_ends_before_it_starts_is_refused_naming_the_field()
         )
     assert out.is_error
     assert "stops" in out.text and "ends" in out.text and "before it starts" in out.text
+
+
+async def test_both_tools_declare_the_output_schema_their_structured_content_follows():
+    async with tool_client() as tools:
+        listed = {tool.name: tool for tool in (await tools.client.list_tools()).tools}
+    matrix = listed["tomtom-matrix"].output_schema
+    assert {"travelTimes", "lengths", "statuses"} <= set(matrix["required"])
+    assert matrix["properties"]["travelTimes"]["type"] == "array"
+    plan = listed["tomtom-plan-routes"].output_schema
+    assert {"routes", "unassigned"} <= set(plan["required"])
+    vehicle = plan["$defs"]["PlannedVehicle"]["properties"]
+    assert {"vehicle", "stops", "arrivals"} <= set(vehicle)
+    assert listed["tomtom-routing"].output_schema is None  # the other tools declare none
