@@ -166,7 +166,7 @@ def _plan_data(
 
 def _left_out(problem: PlanProblem, stop: int) -> str:
     if problem.stops[stop].optional:
-        return "optional, and serving it cost more than it saved"
+        return "optional, and left out so that the stops that must be served fit"
     return (
         "no vehicle could fit it in with the other stops: its window, a shift or a capacity "
         "leaves no room (add a vehicle, widen the window or lengthen a shift)"

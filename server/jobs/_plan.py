@@ -21,6 +21,8 @@ Objective = Literal["time", "distance"]
 UNREACHABLE = 1 << 40
 """What a leg with no route costs the solver: more than any plan, so it is never taken
 while another way exists (a plan that takes one anyway is refused by the check)."""
+_NO_LIMIT = 1 << 40
+"""A vehicle without a capacity carries any load."""
 PRIZE = 1 << 30
 """What serving a stop that must be served is worth: more than any day's driving, so the
 solver leaves one out only when no route can take it."""
@@ -35,7 +37,7 @@ class PlanStop:
     """Service may start from `window[0]` to `window[1]`, seconds from the plan's start."""
     demand: int = 0
     optional: bool = False
-    """May be left out when serving it costs more than a trip there and back."""
+    """May be left out when not every stop fits: the stops that must be served come first."""
 
 
 @dataclass(frozen=True)
@@ -163,17 +165,15 @@ def solve_plan(
     return schedule(problem, orders, solve_ms)
 
 
-_NO_LIMIT = 1 << 40
-
-
 def _optional_prize(problem: PlanProblem, stop: PlanStop) -> int:
-    """An optional stop is worth the cheapest trip there and back from a vehicle's start:
-    it is served when fitting it into a route costs less than that."""
-    trips = [
-        (problem.cost(v.start, stop.location) or UNREACHABLE)
-        + (problem.cost(stop.location, v.start) or UNREACHABLE)
-        for v in problem.vehicles
-    ]
+    """An optional stop is worth the cheapest trip there and back from a vehicle's start,
+    far less than a stop that must be served: when not all fit, optional ones give way."""
+    trips = []
+    for vehicle in problem.vehicles:
+        there = problem.cost(vehicle.start, stop.location)
+        back = problem.cost(stop.location, vehicle.start)
+        if there is not None and back is not None:
+            trips.append(there + back)
     return min(min(trips, default=0), PRIZE)
 
 

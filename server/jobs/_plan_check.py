@@ -10,7 +10,7 @@ plans of every solver.
 
 from __future__ import annotations
 
-from tomtom_mcp_apps.server.jobs._plan import Plan, PlanProblem
+from tomtom_mcp_apps.server.jobs._plan import Plan, PlannedRoute, PlanProblem
 
 
 def violations(problem: PlanProblem, plan: Plan) -> list[str]:
@@ -34,7 +34,7 @@ def violations(problem: PlanProblem, plan: Plan) -> list[str]:
             else:
                 seen[stop] = route.vehicle
         if all(0 <= s < len(problem.stops) for s in route.stops):
-            found.extend(_route_violations(problem, plan, route))
+            found.extend(_route_violations(problem, route))
     for stop in plan.unassigned:
         if stop in seen:
             found.append(f"stop {stop} reported unassigned but served by vehicle {seen[stop]}")
@@ -47,7 +47,7 @@ def violations(problem: PlanProblem, plan: Plan) -> list[str]:
     return found
 
 
-def _route_violations(problem: PlanProblem, plan: Plan, route) -> list[str]:  # type: ignore[no-untyped-def]
+def _route_violations(problem: PlanProblem, route: PlannedRoute) -> list[str]:
     vehicle = problem.vehicles[route.vehicle]
     who = f"vehicle {route.vehicle}"
     found: list[str] = []

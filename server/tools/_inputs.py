@@ -573,7 +573,9 @@ class StopInput(BaseModel):
         None, description="When service may start: {start, end}, ISO 8601 with offsets"
     )
     demand: int = Field(0, ge=0, le=1_000_000, description="Units delivered (against capacity)")
-    optional: bool = Field(False, description="May be left out when it costs more than it saves")
+    optional: bool = Field(
+        False, description="May be left out when not every stop fits (others come first)"
+    )
 
 
 class VehicleInput(BaseModel):

@@ -94,3 +94,13 @@ def test_pyvrp_leaves_out_a_stop_it_is_told_cannot_be_served() -> None:
     plan = solve_plan(problem, 0.5, skip=frozenset({1}))
     assert plan.unassigned == (1,)
     assert violations(problem, plan) == []
+
+
+@pytest.mark.process
+def test_when_not_every_stop_fits_the_optional_one_gives_way() -> None:
+    problem = line(capacity=4)  # two vehicles of 4 for three stops of 4: one stays behind
+    nearest = dataclasses.replace(problem.stops[0], optional=True)
+    problem = dataclasses.replace(problem, stops=(nearest, *problem.stops[1:]))
+    plan = solve_plan(problem, 0.5)
+    assert plan.unassigned == (0,)
+    assert violations(problem, plan) == []
