@@ -11,6 +11,7 @@ arrival the plan reports is computed here from the matrix, not read from the sol
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass
 from typing import Literal
 
@@ -23,9 +24,7 @@ UNREACHABLE = 1 << 40
 while another way exists (a plan that takes one anyway is refused by the check)."""
 _NO_LIMIT = 1 << 40
 """A vehicle without a capacity carries any load."""
-PRIZE = 1 << 30
-"""What serving a stop that must be served is worth: more than any day's driving, so the
-solver leaves one out only when no route can take it."""
+
 
 
 @dataclass(frozen=True)
@@ -99,6 +98,7 @@ def solve_plan(
     """The plan PyVRP finds for `problem` within `time_limit_s`, scheduled from the matrix;
     the stops in `skip` (known to be unservable) are left out of the search."""
     import pyvrp
+    from pyvrp.exceptions import PenaltyBoundWarning
     from pyvrp.stop import MaxRuntime
 
     started = time.perf_counter()
@@ -115,7 +115,14 @@ def solve_plan(
     open_depot = model.add_depot(open_end) if open_end is not None else None
     horizon = max((v.shift[1] for v in problem.vehicles), default=UNREACHABLE)
     served = [i for i in range(len(problem.stops)) if i not in skip]
-    for stop in (problem.stops[i] for i in served):
+    trips = {i: _round_trip(problem, problem.stops[i]) for i in served}
+    # A stop that must be served is worth more than any one stop adds to a plan (at most
+    # its trip there and back, the matrix being nearly metric), so it is left out only when
+    # no route can take it; an optional one is worth its own trip, and gives way first.
+    # Prizes of this scale keep PyVRP's penalties able to price an infeasible plan out.
+    required = 2 * max(trips.values(), default=0) + 1
+    for index in served:
+        stop = problem.stops[index]
         early, late = stop.window if stop.window is not None else (0, horizon)
         model.add_client(
             locations[stop.location],
@@ -123,7 +130,7 @@ def solve_plan(
             service_duration=stop.service_s,
             tw_early=early,
             tw_late=late,
-            prize=_optional_prize(problem, stop) if stop.optional else PRIZE,
+            prize=trips[index] if stop.optional else required,
             required=False,
         )
     for vehicle in problem.vehicles:
@@ -154,9 +161,17 @@ def solve_plan(
     if not served:
         return schedule(problem, [[] for _ in problem.vehicles])
     try:
-        result = model.solve(MaxRuntime(time_limit_s), seed=seed, display=False)
+        with warnings.catch_warnings():  # said below, in words for the model
+            warnings.simplefilter("ignore", PenaltyBoundWarning)
+            result = model.solve(MaxRuntime(time_limit_s), seed=seed, display=False)
     except (RuntimeError, ValueError) as exc:
         raise JobError(f"The solver could not plan these stops: {exc}") from None
+    if not result.is_feasible():
+        raise JobError(
+            "The solver found no plan that keeps every window, shift and capacity in the "
+            f"{time_limit_s:g} s it had: give it more time (timeLimitSeconds), more vehicles "
+            "or fewer stops."
+        )
     solve_ms = (time.perf_counter() - started) * 1000
     orders: list[list[int]] = [[] for _ in problem.vehicles]
     for route in result.best.routes():
@@ -165,16 +180,15 @@ def solve_plan(
     return schedule(problem, orders, solve_ms)
 
 
-def _optional_prize(problem: PlanProblem, stop: PlanStop) -> int:
-    """An optional stop is worth the cheapest trip there and back from a vehicle's start,
-    far less than a stop that must be served: when not all fit, optional ones give way."""
+def _round_trip(problem: PlanProblem, stop: PlanStop) -> int:
+    """The objective's cost of the cheapest trip from a vehicle's start to `stop` and back."""
     trips = []
     for vehicle in problem.vehicles:
         there = problem.cost(vehicle.start, stop.location)
         back = problem.cost(stop.location, vehicle.start)
         if there is not None and back is not None:
             trips.append(there + back)
-    return min(min(trips, default=0), PRIZE)
+    return min(trips, default=0)
 
 
 def schedule(problem: PlanProblem, orders: list[list[int]], solve_ms: float = 0.0) -> Plan:
