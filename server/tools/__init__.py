@@ -6,7 +6,9 @@ read from the context (`_caller.py`: key, TomTom client, runtime), a TomTom
 request, then a job from `server.jobs` delivered by `_delivery.py`. No tool module
 imports another; what they share are private helpers: route options
 (`_route_options.py`), areas (`_areas.py`), search results (`_places.py`), the
-data-viz job (`_data_viz.py`), the `image` option's static map (`_image.py`).
+data-viz job (`_data_viz.py`), the `image` option's static map (`_image.py`), the Matrix
+Routing v2 request (`_matrices.py`), a plan's problem from its inputs (`_plans.py`) and
+the `outputSchema`s of the tools with `structuredContent` (`_outputs.py`).
 `_views.py` registers the views of `widgets` as `ui://` resources with their CSP
 and host metadata; `_reports.py` bounds what a view's status report is counted
 under. `TOOLS` is what `tools/list` shows, in its order.

@@ -14,7 +14,7 @@ from tests.fixtures.tomtom import documented
 from tests.server.harness import tool_client
 from tomtom_mcp_apps.server import jobs
 from tomtom_mcp_apps.server.bodies import RawBody
-from tomtom_mcp_apps.server.errors import QuotaError, UserQuotaError
+from tomtom_mcp_apps.server.errors import BadRequestError, QuotaError, UserQuotaError
 from tomtom_mcp_apps.server.ops import call_scope
 from tomtom_mcp_apps.server.quotas import Budgets
 from tomtom_mcp_apps.server.quotas._windows import windows
@@ -184,3 +184,11 @@ async def test_offline_answers_spend_nothing() -> None:
     with call_scope.entered("tomtom-matrix", 30.0, user="user-1"):
         await client.matrix_sync(BODY, origins=20, destinations=20, key=None)
         await client.matrix_sync(BODY, origins=20, destinations=20, key=None)
+
+
+async def test_a_result_asked_for_before_the_job_is_completed_is_tomtoms_404() -> None:
+    answer, _ = tomtom(["InProgress"])
+    client = TomTomClient(httpx.MockTransport(answer), BASE, KEY)
+    with pytest.raises(BadRequestError) as refused:
+        await client.matrix_result(JOB, key=None)
+    assert refused.value.status == 404

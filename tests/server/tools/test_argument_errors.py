@@ -65,6 +65,42 @@ BAD_ARGUMENTS = [
     ),
     ("tomtom-traffic", {"bbox": [4.8, 52.3, 4.9]}, "bbox: bbox needs four numbers"),
     (
+        "tomtom-matrix",
+        {"origins": [[4.9, 152.3]]},
+        "origins.0: latitude 152.3 is outside [-90, 90] (positions are [lon, lat])",
+    ),
+    (
+        "tomtom-matrix",
+        {"origins": [AMSTERDAM], "travelMode": "bicycle"},
+        "travelMode: use 'car', 'truck' or 'pedestrian'; got 'bicycle'",
+    ),
+    (
+        "tomtom-plan-routes",
+        {
+            "stops": [
+                {
+                    "position": UTRECHT,
+                    "timeWindow": {
+                        "start": "2026-06-24T12:00:00+02:00",
+                        "end": "2026-06-24T09:00:00+02:00",
+                    },
+                }
+            ],
+            "vehicleCount": 1,
+            "depot": AMSTERDAM,
+        },
+        "stops.0.timeWindow: ends (2026-06-24T09:00:00+02:00) before it starts",
+    ),
+    (
+        "tomtom-plan-routes",
+        {
+            "stops": [{"position": UTRECHT, "serviceMinutes": -3}],
+            "vehicleCount": 1,
+            "depot": AMSTERDAM,
+        },
+        "stops.0.serviceMinutes: must be greater than or equal to 0",
+    ),
+    (
         "tomtom-dynamic-map",
         {"markers": [{"position": [4.9]}]},
         "markers.0.position: a position is two numbers, [lon, lat]; got 1",

@@ -146,3 +146,28 @@ async def test_both_tools_declare_the_output_schema_their_structured_content_fol
     vehicle = plan["$defs"]["PlannedVehicle"]["properties"]
     assert {"vehicle", "stops", "arrivals"} <= set(vehicle)
     assert listed["tomtom-routing"].output_schema is None  # the other tools declare none
+
+
+async def test_a_time_without_its_offset_is_refused_naming_the_field():
+    stops = [
+        {
+            "position": UTRECHT,
+            "timeWindow": {"start": "2026-06-24T09:00:00", "end": "2026-06-24T12:00:00+02:00"},
+        }
+    ]
+    async with tool_client() as tools:
+        out = await tools.call(
+            "tomtom-plan-routes", {"stops": stops, "vehicleCount": 1, "depot": AMSTERDAM}
+        )
+    assert out.is_error
+    assert "stops" in out.text and "timeWindow" in out.text and "no UTC offset" in out.text
+
+
+async def test_a_plan_of_more_places_than_a_matrix_holds_is_refused_before_anything_is_sent():
+    stops = [{"position": [4.0 + 0.01 * i, 52.0]} for i in range(60)]
+    async with tool_client() as tools:
+        out = await tools.call(
+            "tomtom-plan-routes", {"stops": stops, "vehicleCount": 2, "depot": AMSTERDAM}
+        )
+    assert out.is_error
+    assert "61 x 61" in out.text and "2,500" in out.text
