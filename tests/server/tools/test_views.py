@@ -22,7 +22,12 @@ HOSTED = {"public_url": PUBLIC, "tile_token_secrets": (SECRET,), "key": "k"}
 async def test_views_are_listed_under_uris_that_carry_a_hash_of_the_built_document() -> None:
     async with tool_client() as tools:
         listed = {str(r.uri) for r in (await tools.client.list_resources()).resources}
-    assert listed == {widgets.MAP_URI, widgets.DATA_VIZ_URI, widgets.TRAFFIC_URI}
+    assert listed == {
+        widgets.MAP_URI,
+        widgets.DATA_VIZ_URI,
+        widgets.TRAFFIC_URI,
+        widgets.FLEET_URI,
+    }
     for view in widgets.views():
         digest = hashlib.sha256(view.html.encode()).hexdigest()[:12]
         assert view.uri.endswith(f"-{digest}.html")
@@ -30,7 +35,12 @@ async def test_views_are_listed_under_uris_that_carry_a_hash_of_the_built_docume
 
 @pytest.mark.parametrize(
     "earlier",
-    ["ui://tomtom/map.html", "ui://tomtom/map-0123456789ab.html", "ui://tomtom/traffic-beef.html"],
+    [
+        "ui://tomtom/map.html",
+        "ui://tomtom/map-0123456789ab.html",
+        "ui://tomtom/traffic-beef.html",
+        "ui://tomtom/fleet-0123456789ab.html",
+    ],
 )
 async def test_an_earlier_builds_uri_is_answered_with_the_current_build(earlier: str) -> None:
     stem = earlier.removeprefix("ui://tomtom/").split("-")[0].removesuffix(".html")
