@@ -1003,6 +1003,7 @@ PROFILE_VIEWS = [
     ("routing", "tomtom-routing", {"locations": [AMSTERDAM, [5.1214, 52.0907]]}),
     ("traffic", "tomtom-traffic", {"bbox": [4.82, 52.33, 4.96, 52.41]}),
     ("data-viz", "tomtom-data-viz", {"geojson": CANAL_WALK}),
+    ("fleet", "tomtom-matrix", {"origins": [AMSTERDAM, [5.1214, 52.0907], [4.4777, 51.9244]]}),
 ]
 
 
