@@ -26,7 +26,6 @@ _NO_LIMIT = 1 << 40
 """A vehicle without a capacity carries any load."""
 
 
-
 @dataclass(frozen=True)
 class PlanStop:
     location: int
