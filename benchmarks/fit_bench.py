@@ -1,8 +1,8 @@
 """Fitting benchmark: whole fit against shapely, vertices per budget, error, peak memory.
 
 Cases (`--cases`, all by default):
-- `synthetic-40k`, `synthetic-1m`: seeded road-like routes from
-  `server.offline.roads` (~40,000 and ~1,000,000 vertices, ~50 m median spacing),
+- `synthetic-40k`, `synthetic-1m`: seeded road-like routes city to city in Europe
+  (`synthetic_route` on `server.offline.roads`; 40,000 and 1,000,000 vertices),
   one route feature with 3 legs and a 300-vertex traffic section every 2,000
   vertices (their ends are anchors);
 - `recorded`, `recorded-94k`, `recorded-1m`: the recorded trip in
@@ -23,7 +23,7 @@ exceed. The float-JSON reference is the same fit writing 5-decimal
 
     .venv/bin/python -m benchmarks.fit_bench [--cases recorded recorded-1m] [--repeats 7]
 
-Targets (issues 2 and 12): on recorded routes >= 2.3x the vertices of float
+Targets: on recorded routes >= 2.3x the vertices of float
 JSON and the whole fit no slower than shapely's simplify alone (ratio <= 1.0);
 1M peak memory < 300 MB.
 """
