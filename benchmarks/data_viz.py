@@ -167,8 +167,8 @@ def measure(site: str, service: Service, label: str, kind: str, size: int) -> Ru
 def run(
     kinds: Sequence[str], sizes: Sequence[int], old_files: set[tuple[str, int]] | None, old_ref: str
 ) -> tuple[list[Run], list[str]]:
-    """Every file on this tree's replica, and on the older checkout's those of `old_files` (every one
-    when None); notes of what was not run."""
+    """Every file on this tree's replica, and on the older checkout's those of `old_files`
+    (every one when None); notes of what was not run."""
     runs: list[Run] = []
     notes: list[str] = []
     with contextlib.ExitStack() as stack:

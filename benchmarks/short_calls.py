@@ -27,8 +27,8 @@ machine's drift falls on all alike: the floor's tool with the geocodes it is
 the floor of, then the short routes. A call so finds the caches of the machine as the
 calls it is compared with find them: the floor called back to back, alone, would run
 with its code and data still in the caches, the geocodes after one another's, which on
-some machines is most of the difference (docs/testing.md, Benchmarks). The table pools the rounds and gives
-each round's p50 beside.
+some machines is most of the difference (docs/testing.md, Benchmarks). The table pools
+the rounds and gives each round's p50 beside.
 
 Beside each server's wall times, its CPU per call: the answering process and its
 children (`/proc`), less what they spend idle (measured for `IDLE_S` before the rounds),
