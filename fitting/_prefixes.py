@@ -215,7 +215,7 @@ def _gather(flat, sig, offsets, low: float, top: float, members) -> tuple[int, i
 
 @njit(cache=True)
 def _adds(flat, sig, members, out) -> None:
-    """The bytes each window vertex adds between its L and R (module docstring)."""
+    """The bytes each window vertex adds between its L and R (see `Prefixes`)."""
     one = uint64(1)
     for j in range(uint64(members.shape[0])):
         v = uint64(members[j])

@@ -24,9 +24,15 @@ RESOURCE_NOT_FOUND_2025 = -32002
 
 
 class ProtocolSurface:
-    """`ServerMiddleware`: the capabilities, the extension and the error codes above, for a
-    server whose tools are `tools` and whose extensions are `extensions` (identifier ->
-    settings, as `capabilities.extensions` holds them)."""
+    """`ServerMiddleware` for a server whose tools are `tools` and whose extensions are
+    `extensions` (identifier -> settings, as `capabilities.extensions` holds them).
+
+    No prompts: no `prompts` capability, and `prompts/*` is a method it does not have
+    (-32601), since on 2026-07-28 a server answering `prompts/list` must declare prompts.
+    The extensions under `capabilities.extensions` of both eras' `initialize` and
+    `server/discover`. An unknown tool is -32602 before any tool code or the call log sees
+    it; an unknown resource -32602 on 2026-07-28 and -32002 on 2025-11-25.
+    """
 
     def __init__(self, tools: Iterable[str], extensions: Mapping[str, dict[str, Any]]) -> None:
         self._tools = frozenset(tools)

@@ -46,7 +46,9 @@ def segment(value: Any) -> int | None:
 
 
 def read_geojson(raw: bytes) -> GeoJsonArrays | None:
-    """The whole document, or None: read it the ordinary way (see the module docstring)."""
+    """The whole document, or None: read it the ordinary way. None for a document holding
+    `\\u0000` (a NUL reaches a caller's string only so, and stand-ins start with one), one
+    the scan does not take, or one orjson refuses."""
     scan = fitting.scan_geojson(raw)
     if scan.failed:
         return None

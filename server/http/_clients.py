@@ -20,7 +20,7 @@ MAX_HOPS = 16
 
 
 def client_of(scope: Scope, trusted: Sequence[Network]) -> str:
-    """The client a request counts against: its address (by the rule above) as text."""
+    """The client a request counts against: its address (by the rule of this module) as text."""
     peer = _address((scope.get("client") or ("", 0))[0])
     if peer is None:
         return "unknown"

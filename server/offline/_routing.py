@@ -2,8 +2,8 @@
 
 Everything derives from the geometry (motorways from `roads.py`'s sparse stretches,
 countries from the box lookup, times from per-segment speeds), so indices, lengths and
-times agree as TomTom's do. Indices count all legs' points concatenated, each leg keeping
-both ends, as TomTom's do.
+times agree. Indices count all legs' points concatenated, each leg keeping both ends, as
+TomTom indexes them.
 """
 
 from __future__ import annotations

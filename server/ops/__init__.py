@@ -5,7 +5,7 @@ that needs `heap` or `metrics` never imports `call_log`'s MCP middleware.
 
 - `metrics`: the Prometheus registry served at `GET /metrics`;
 - `logs`: text or JSON log lines, written by a thread;
-- `call_log`, `call_scope`: every tool call logged and counted; the call work belongs to;
+- `call_log`: every tool call logged and counted; `call_scope`: the call work is for;
 - `tracing`: OpenTelemetry spans, off unless `OTEL_*` variables turn them on;
 - `drain`: a replica's stopping without losing a call;
 - `loop_lag`, `heap`: the event loop's lag; the collector kept off its critical path.

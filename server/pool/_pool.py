@@ -171,7 +171,9 @@ def _worker_init(traces_exporter: str = "none") -> None:
 
 def _exit_with_parent() -> None:
     """Exit the worker once its replica is gone, however it went: its sentinel (the
-    pipe the replica holds open while it lives) becomes readable then."""
+    pipe the replica holds open while it lives) becomes readable then. A replica killed
+    outright (a local host ending a stdio server that shuts down too slowly) so leaves no
+    worker waiting on a queue no one writes to, holding the host's stdio pipes open."""
     parent = multiprocessing.parent_process()
     if parent is None:
         return

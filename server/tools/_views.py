@@ -1,9 +1,9 @@
 """Registers the views as `ui://` resources with what each host needs to render them.
 
 Each under a content-versioned URI, with `_meta.ui.csp` naming exactly the public origin
-(nothing without tiles), `ui.domain` only when `UI_DOMAIN` asks, and ChatGPT's mirrors; one
-template answers unversioned and earlier builds' URIs with the current build
-(docs/views.md, Serving a view).
+(nothing without tiles), `ui.domain` only when `UI_DOMAIN` asks, and ChatGPT's
+`openai/widget*` keys; one template answers unversioned and earlier builds' URIs with the
+current build (docs/views.md, Serving a view).
 """
 
 from __future__ import annotations
