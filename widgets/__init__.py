@@ -1,9 +1,8 @@
-"""MCP Apps views, built into one HTML document each (`dist/`, ADR 0043).
+"""MCP Apps views, built into one HTML document each (`dist/`; docs/views.md).
 
-Each view's `ui://` URI carries a short hash of its built document
-(`ui://tomtom/map-<hash>.html`), so hosts that cache views by URI (ChatGPT does)
-fetch a new build; the server still answers the URIs of earlier builds and the
-unversioned ones (`view_for_uri`), so a rolling update breaks no view (ADR 0062).
+Each view's `ui://` URI carries a short hash of its built document, so hosts that cache
+views by URI fetch a new build; the URIs of earlier builds and the unversioned ones still
+answer (`view_for_uri`), so a rolling update breaks no view.
 """
 
 from __future__ import annotations

@@ -1,15 +1,15 @@
 /**
- * Builds every view into one self-contained HTML document in dist/ (ADR 0043).
+ * Builds every view into one self-contained HTML document in dist/ (docs/views.md).
  *
  * esbuild bundles each view's ES-module entry (with ext-apps, MapLibre and the
  * basemap data from node_modules, pinned by package-lock.json) into one script
  * and the view CSS into one stylesheet; both are inlined into shell.html. The
  * plugins of bundle/plugins.mjs keep only what a view uses, and each view
- * document must fit its size budget (bundle/budget.mjs, ADR 0098): the build
+ * document must fit its size budget (bundle/budget.mjs): the build
  * prints each size beside it and fails past it. The server only reads dist/,
  * so it never needs Node. The build also writes the same basemap as a JSON
  * file the server's map images read with Python (IMAGE_BASEMAP,
- * basemap/image.mjs, ADR 0027).
+ * basemap/image.mjs).
  *
  *   node build.mjs           write dist/ and IMAGE_BASEMAP
  *   node build.mjs --check   exit 1 when a committed file in dist/, or IMAGE_BASEMAP,
@@ -125,7 +125,7 @@ async function main() {
     console.log(`${imageFile}: ${Buffer.byteLength(basemap).toLocaleString("en-US")} bytes`);
   }
   if (over.length) {
-    console.error(`widgets: a view is over its size budget (bundle/budget.mjs, ADR 0098):\n  ${over.join("\n  ")}`);
+    console.error(`widgets: a view is over its size budget (bundle/budget.mjs):\n  ${over.join("\n  ")}`);
     process.exit(1);
   }
   if (stale.length) {

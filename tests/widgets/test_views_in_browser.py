@@ -331,7 +331,7 @@ def tight_preview_server() -> Iterator[Service]:
 def test_a_long_route_fitted_onto_a_coarse_grid_is_drawn_whole_with_a_note(
     page: Page, tight_preview_server: Service
 ) -> None:
-    # Lisbon to Warsaw in 50,000 characters: varint lines on a grid of q e5 steps (ADR 0016).
+    # Lisbon to Warsaw in 50,000 characters: varint lines on a grid of q e5 steps.
     args = {"locations": [[-9.14, 38.72], [21.01, 52.23]]}
     frame, drawn = open_view(page, tight_preview_server.url, "tomtom-routing", args)
     assert drawn["status"] == "ok" and drawn["reason"] == "drawn", drawn
@@ -638,7 +638,7 @@ def downloads(site: str, path: str) -> int:
 def test_a_large_dataset_is_drawn_whole_from_pages_fetched_a_few_at_a_time(
     page: Page, data_url_preview_server: Service, geojson_site: str
 ) -> None:
-    # The file: 3,700 GPS-like traces of 250 vertices, 20 MB of GeoJSON.
+    # The reference file: 3,700 GPS-like traces of 250 vertices, 20 MB of GeoJSON.
     path = "/lines/3700x250.geojson"
     before = downloads(geojson_site, path)
     args = {"data_url": f"{geojson_site}{path}", "title": "Traces"}

@@ -1,11 +1,11 @@
 /**
- * The offline basemap every view draws under its data (ADR 0046): Natural
+ * The offline basemap every view draws under its data: Natural
  * Earth land, country borders and the names of major cities, in a light and a
  * dark theme. It is the whole map when there is no TomTom key, and stays
  * underneath TomTom's raster tiles so that a tile that fails shows it instead
  * of a hole. Labels use MapLibre's local glyph rendering (no glyph server).
  * The land and borders come packed (`basemap:data`, written by the build from
- * parts.mjs; ADR 0098).
+ * parts.mjs).
  */
 import packed from "basemap:data";
 import cities from "./cities.json";

@@ -1,5 +1,5 @@
 /**
- * The esbuild plugins that keep each view document small (ADR 0098): only the
+ * The esbuild plugins that keep each view document small: only the
  * parts of the libraries a view runs end up in it. Each plugin's rewrite is a
  * pure function exported beside it, so the unit tests check it on text.
  *
@@ -10,7 +10,7 @@
  *   uses only ext-apps' `Protocol`; their files have no top-level effects.
  * - `zodNamespaceImports`: ext-apps imports zod as `import { z } from "zod/v4"`,
  *   an object esbuild cannot see into, so all of zod (JSON Schema conversion,
- *   the compiler) came along; `import * as z` is the same namespace, and esbuild
+ *   the compiler) would come along; `import * as z` is the same namespace, and esbuild
  *   keeps only the members used.
  * - `maplibreCss`: MapLibre's stylesheet without the rules of controls the views
  *   never add (their icons are most of its bytes).

@@ -19,11 +19,11 @@ const json = (v) => (v ? JSON.stringify(v) : undefined);
 /** Every status key rendered under `document.body.dataset`, with how its value is written. */
 export const DATASET = {
   status: text, // "loading" | "ok" | "error"
-  reason: text, // why: "drawn", "empty", "tiles_failed", or a failure reason (ADR 0041)
+  reason: text, // why: "drawn", "empty", "tiles_failed", or a failure reason (docs/views.md)
   reported: text, // the last status the server acknowledged
   modelContext: text, // "selection" | "degraded": the last update the model accepted
   display: text, // "inline" | "fullscreen"
-  paused: flag, // scrolled out of sight (ADR 0045)
+  paused: flag, // scrolled out of sight
   items: text, // list items shown
   selected: text, // the selected item's id
   stored: flag, // a stored view state was found for this result

@@ -5,7 +5,7 @@
  * (`updateModelContext`); view state under the result's `viewUUID`; pausing
  * while scrolled away; redrawing in a new theme or locale; the note on
  * offline demo data; and the status report to the server, with the host the
- * view runs in (ADRs 0041, 0062, 0070). The DOM belongs to `shell.js`, the
+ * view runs in (docs/views.md). The DOM belongs to `shell.js`, the
  * status to `status.js`; a view supplies `onResult` and draws.
  */
 import { App } from "@modelcontextprotocol/ext-apps";
@@ -49,7 +49,7 @@ export async function startView(spec, app = createApp(spec.name)) {
     l10n: createLocale(navigator.language, undefined),
     state: viewState(null),
     status,
-    /** False while the view is scrolled out of sight (ADR 0045). */
+    /** False while the view is scrolled out of sight. */
     get visible() {
       return status.state.paused !== true;
     },
@@ -83,10 +83,10 @@ export async function startView(spec, app = createApp(spec.name)) {
       });
     },
     /**
-     * The app data of `result` (ADRs 0003, 0041). Where the host dropped `_meta`
+     * The app data of `result`, or why there is none. Where the host dropped `_meta`
      * and the server runs tools again for views (VIEW_REFETCH: `refetch`
      * in the map configuration), the server runs the view's tool again with its
-     * tool input, and a note says the data was fetched again (ADR 0099).
+     * tool input, and a note says the data was fetched again.
      */
     async appData(result) {
       try {
@@ -138,7 +138,7 @@ export async function startView(spec, app = createApp(spec.name)) {
       const problem = status.state.tilesProblem;
       report("ok", "drawn", problem ? `${detail}; ${problem}` : detail);
     },
-    /** Tiles are missing or failed: a note, not an error (ADR 0041); after the ok report, reported again. */
+    /** Tiles are missing or failed: a note, not an error; after the ok report, reported again. */
     tilesFailed(message, tiles = "failed") {
       if (status.state.tilesProblem) return;
       status.set({ tilesProblem: message, tiles });
@@ -153,7 +153,7 @@ export async function startView(spec, app = createApp(spec.name)) {
     },
     /** Nothing (more) to draw: say why on screen, to the server and to the model. */
     fail(reason, message, title = errorTitle(reason)) {
-      // The host dropped _meta: name it and say what the user can do there (ADR 0062).
+      // The host dropped _meta: name it and say what the user can do there.
       if (reason === "meta_dropped") message = metaDroppedText(hostInfo(app));
       shell.showMessage("error", title, message);
       report("error", reason, message);
@@ -297,7 +297,7 @@ export async function startView(spec, app = createApp(spec.name)) {
   }
 
   window.addEventListener("resize", relayout);
-  // Offscreen, the view stops refreshing tiles and animating (ADR 0045).
+  // Offscreen, the view stops refreshing tiles and animating.
   const observer = shell.observeVisibility((visible) => {
     if (visible !== ctx.visible) status.set({ paused: !visible });
   });

@@ -4,7 +4,7 @@
  * shorthand) onto a Scene, symbol layers as HTML labels, and the list items
  * of the first MAX_ITEMS features. The caller's data is never changed: the
  * features are copies tagged with their item id. Data that comes in pages
- * (docs/adr/0087) is drawn as they arrive: the first with `drawData`, every
+ * (docs/result.md, Data-viz pages) is drawn as they arrive: the first with `drawData`, every
  * other with `drawPage`, a source of its own whose layers stack among the
  * others' as one source's features would. It touches the map only through the
  * Scene (and `scene.map` to learn whether MapLibre took a layer, and to place

@@ -1,5 +1,5 @@
 /**
- * The /preview page: a real MCP Apps host (ADR 0042). It speaks MCP to this
+ * The /preview page: a real MCP Apps host (docs/views.md). It speaks MCP to this
  * server's /mcp with the TypeScript SDK client, mounts a tool's linked ui://
  * view in a sandbox proxy on another origin (or, where it has none, an opaque
  * srcdoc iframe) under the view's declared CSP, and drives it through
