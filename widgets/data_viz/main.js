@@ -1,7 +1,7 @@
 /**
  * Data-viz view: the caller's GeoJSON with the caller's layers. Inline app
  * data when the result carries it; otherwise the data in pages of features
- * (docs/adr/0087): the plan from the result's `_meta` (or asked of the server
+ * (docs/result.md): the plan from the result's `_meta` (or asked of the server
  * when the host dropped it), the pages fetched a few at a time with this
  * view's own tool input (pages.js) and drawn as they arrive, with progress
  * (docs/architecture.md, rule 4). The drawing is draw.js's.
