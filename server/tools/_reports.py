@@ -31,9 +31,11 @@ VIEW_REASONS = frozenset(
         "bad_layers",
         "bad_input",
         "render_failed",
+        "fallback",
     }
 )
-"""Every `reason` a view reports (docs/views.md, Outcomes and reports)."""
+"""Every `reason` a view reports (docs/views.md, Outcomes and reports); `fallback`: drawn
+without MapLibre, which could not start (the detail says why)."""
 
 _FAMILIES = (  # (substring of the host's lower-cased name, label), first match wins
     ("claude-code", "claude-code"),
@@ -46,6 +48,7 @@ _FAMILIES = (  # (substring of the host's lower-cased name, label), first match 
     ("goose", "goose"),
     ("mcpjam", "mcpjam"),
     ("cursor", "cursor"),
+    ("inspector", "inspector"),
 )
 
 

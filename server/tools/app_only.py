@@ -99,7 +99,8 @@ async def report_app_status(
         Field(description="The host the view runs in: name, version and platform"),
     ] = None,
 ) -> CallToolResult:
-    level = logging.INFO if status == "ok" else logging.WARNING
+    # Drawn without its map engine is a degradation an operator looks for, as errors are.
+    level = logging.INFO if status == "ok" and reason != "fallback" else logging.WARNING
     logger.log(
         level,
         "widget for %s reported %s: %s",

@@ -41,6 +41,7 @@ export const DATASET = {
   fetched: present, // the data came through tomtom-get-app-data
   refetched: present, // the host dropped _meta and the server ran the tool again (VIEW_REFETCH)
   legend: text, // "open" | "folded" (absent: no legend)
+  engine: text, // "maplibre" | "canvas": the worker-free renderer draws (MapLibre could not start)
 };
 
 export const INITIAL = Object.freeze({ status: "loading", counts: Object.freeze({}) });
@@ -86,7 +87,8 @@ export function render(state, body, before = {}) {
  * Besides the keys of `DATASET` and `counts`, the state holds what is not
  * rendered: `connected` (to the host), `resulted` (a tool result arrived),
  * `lastResult` (which one, so that the same result is drawn once), `toolNamed`
- * (the host named the tool), `legendOpen` (the user opened or folded the legend), `tilesProblem` (the tiles' note), `hidden` (legend
+ * (the host named the tool), `legendOpen` (the user opened or folded the legend), `tilesProblem` (the tiles' note),
+ * `engineProblem` (why MapLibre could not start), `hidden` (legend
  * groups switched off) and `lastReport` (the last report sent, never sent twice).
  */
 export function createStatus(body, initial = INITIAL) {

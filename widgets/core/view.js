@@ -21,6 +21,8 @@ import { createRedraw } from "./redraw.js";
 const RESULT_WAIT_MS = 120000;
 /** How long a view waits for its tool input when it needs it to fetch its data (hosts send it before the result). */
 const INPUT_WAIT_MS = 10000;
+/** How long one of the view's own tool calls (map configuration, data pages) may take before it fails. */
+export const CALL_WAIT_MS = 60000;
 const DATA_SOURCE = "com.tomtom/data-source";
 
 /** The view's `App`, offering inline and full-screen display. */
@@ -70,7 +72,7 @@ export async function startView(spec, app = createApp(spec.name)) {
     },
     isHidden,
     tilesProblem: () => status.state.tilesProblem,
-    callTool: async (name, args) => app.callServerTool({ name, arguments: args }),
+    callTool: async (name, args) => app.callServerTool({ name, arguments: args }, { timeout: CALL_WAIT_MS }),
     /** The tool input once the host sent it, or null after `ms`. */
     waitForInput(ms = INPUT_WAIT_MS) {
       if (ctx.input) return Promise.resolve(ctx.input);
@@ -131,12 +133,23 @@ export async function startView(spec, app = createApp(spec.name)) {
     /** True once the view drew its result. */
     drawn: () => redraw.drawn(),
     openLink,
-    /** Draw succeeded: mark the document and tell the server. */
+    /** Draw succeeded: mark the document and tell the server (`fallback`: drawn without MapLibre, and why). */
     ok(detail, counts = {}) {
       shell.hideMessage();
       setCounts(counts);
-      const problem = status.state.tilesProblem;
-      report("ok", "drawn", problem ? `${detail}; ${problem}` : detail);
+      const { engineProblem, tilesProblem } = status.state;
+      report("ok", engineProblem ? "fallback" : "drawn", [detail, engineProblem, tilesProblem].filter(Boolean).join("; "));
+    },
+    /**
+     * MapLibre could not start (`why`, in English): the worker-free renderer draws, a kept
+     * note says so on screen (in the offline note when there is one), the host's log
+     * hears why, and every report carries it.
+     */
+    engineFallback(why) {
+      status.set({ engine: "canvas", engineProblem: why });
+      if (!shell.joinOffline(ctx.t("simpleMap"))) shell.addNote(ctx.t("simpleMap"), true);
+      console.warn(why);
+      if (status.state.connected) app.sendLog?.({ level: "warning", logger: spec.name, data: why })?.catch?.(() => {});
     },
     /** Tiles are missing or failed: a note, not an error; after the ok report, reported again. */
     tilesFailed(message, tiles = "failed") {
@@ -149,7 +162,7 @@ export async function startView(spec, app = createApp(spec.name)) {
     empty(title, message, counts = {}) {
       shell.showMessage("empty", title, message);
       setCounts(counts);
-      report("ok", "empty", message);
+      report("ok", "empty", [message, status.state.engineProblem].filter(Boolean).join("; "));
     },
     /** Nothing (more) to draw: say why on screen, to the server and to the model. */
     fail(reason, message, title = errorTitle(reason)) {
