@@ -75,7 +75,7 @@ function decorate(ctx, paged) {
     if (first.length >= MAX_ITEMS) break;
     first.push(...tagged({ type: "FeatureCollection", features: features.slice(0, MAX_ITEMS - first.length) }, start));
   }
-  ctx.setItems([{ title: l10n.t("features"), items: listItems(first, drawn.labelKeys, l10n, ctx.theme()) }]);
+  ctx.setItems([{ title: l10n.t("features"), items: listItems(first, drawn.labelKeys, l10n, ctx.theme(), drawn.colorOf) }]);
   mapCore.describe(session.opened.map, l10n.t("summary", { what: l10n.t("featuresN", { n }) }));
   mapCore.markIdle(session.opened.map, ctx.status);
 }
