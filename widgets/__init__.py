@@ -51,8 +51,10 @@ TRAFFIC_URI = _versioned_uri("traffic")
 
 
 def views(tiles_origin: str | None = None) -> list[View]:
-    """The map, data-viz and traffic views; each CSP names only `tiles_origin` (the server's
-    public origin, where the tile route is), or nothing when the server serves no tiles."""
+    """The map, data-viz and traffic views; each CSP lets them fetch from `tiles_origin` only
+    (the server's public origin, where the tile route is), or from nowhere when the server
+    serves no tiles. They load no image, script, style or font by URL: tiles are fetched
+    and decoded, the rest is inline, so no resource domain is declared."""
     origins = (tiles_origin,) if tiles_origin else ()
     return [
         View(
@@ -62,7 +64,7 @@ def views(tiles_origin: str | None = None) -> list[View]:
             description=description,
             html=built(document),
             connect_domains=origins,
-            resource_domains=origins,
+            resource_domains=(),
         )
         for stem, name, title, description, document in _VIEWS
     ]

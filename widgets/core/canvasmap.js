@@ -554,7 +554,8 @@ export function createCanvasMap(container, style, { fallback = "", attribution =
   const release = (e) => {
     if (!pointers.delete(e.pointerId)) return;
     if (press && !press.moved && !press.pinch && e.type === "pointerup") fire("click", local(e), e);
-    if (!pointers.size) end();
+    // A drag's move ends here; a click's may have started a flight, which ends by itself.
+    if (!pointers.size && press?.moved && !anim) end();
   };
   canvas.addEventListener("pointerup", release);
   canvas.addEventListener("pointercancel", release);

@@ -115,6 +115,16 @@ test("a click on a drawn feature reaches its layer's handler with the feature; a
     press("pointerdown", 600, 100);
     press("pointerup", 600, 100);
     assert.deepEqual(picked, ["place-0"], "one click on the point, none beside it");
+    const landed = [];
+    map.on("moveend", () => landed.push(map.getZoom()));
+    map.on("click", "points", () => map.easeTo({ center: [0, 0], zoom: 5, duration: 100 }));
+    press("pointerdown", 400, 200);
+    press("pointerup", 400, 200);
+    assert.deepEqual(landed, [], "a click that starts a flight does not end it");
+    const t0 = performance.now();
+    while (performance.now() - t0 < 120);
+    page.frames();
+    assert.deepEqual(landed, [5], "the flight ends where it was going, once");
     const moves = [];
     map.on("moveend", () => moves.push(map.getCenter()));
     press("pointerdown", 400, 200);
@@ -122,7 +132,7 @@ test("a click on a drawn feature reaches its layer's handler with the feature; a
     press("pointerup", 300, 200);
     assert.equal(moves.length, 1);
     assert.ok(moves[0].lng > 0, "dragging left moves the map east");
-    assert.deepEqual(picked, ["place-0"], "a drag is no click");
+    assert.deepEqual(picked, ["place-0", "place-0"], "a drag is no click");
   });
 });
 
