@@ -31,7 +31,16 @@ from playwright.sync_api import (
 
 from loadtest.geojson_site import serve_geojson
 from loadtest.topology import Service
-from tests.browser import CHROMIUM, CHROMIUM_ARGS
+from tests.browser import (
+    ARTIFACTS,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    INK,
+    SETTLED,
+    WAIT_MS,
+    app_status_events,
+    poll,
+)
 from tests.processes import ROOT, TILE_SECRET, running
 from tests.standin import forget, recorded
 from tomtom_mcp_apps import fitting
@@ -40,33 +49,7 @@ from tomtom_mcp_apps.server.tomtom._errors import key_forms
 
 pytestmark = pytest.mark.browser
 
-ARTIFACTS = ROOT / "test-artifacts"
-WAIT_MS = 45_000
 AMSTERDAM = [4.8897, 52.374]
-SETTLED = """() => {
-  const d = document.body && document.body.dataset;
-  return d && d.status !== "loading" && (d.reported || d.status === "error")
-    && (d.status === "error" || d.reason === "empty" || d.idle === "1");
-}"""
-# Pixels that are none of the offline basemap's colours (water, land, borders, labels), light
-# and dark: what the data put on the canvas.
-INK = """() => {
-  const c = document.querySelector("#map canvas");
-  const g = document.createElement("canvas");
-  g.width = c.width; g.height = c.height;
-  const x = g.getContext("2d");
-  x.drawImage(c, 0, 0);
-  const d = x.getImageData(0, 0, g.width, g.height).data;
-  const plain = [[169, 200, 220], [242, 239, 233], [140, 127, 168], [51, 58, 68], [143, 176, 198],
-    [15, 26, 38], [43, 48, 54], [139, 143, 184], [213, 219, 226], [27, 31, 36], [31, 58, 82]];
-  let ink = 0;
-  for (let i = 0; i < d.length; i += 16) {
-    const off = ([r, gg, b]) =>
-      Math.abs(d[i] - r) + Math.abs(d[i + 1] - gg) + Math.abs(d[i + 2] - b) > 40;
-    if (plain.every(off)) ink++;
-  }
-  return ink / (d.length / 16);
-}"""
 
 
 @pytest.fixture(scope="module")
@@ -185,15 +168,6 @@ def open_view(
     return frame, frame.evaluate("({...document.body.dataset})")
 
 
-def poll(frame: Frame, expression: str, timeout_ms: int = WAIT_MS) -> None:
-    """Wait until `expression` is truthy in `frame`, asking from outside: a view under a policy
-    without 'unsafe-eval' refuses the functions Playwright's own waits compile in the page."""
-    deadline = time.monotonic() + timeout_ms / 1000
-    while not frame.evaluate(expression):
-        assert time.monotonic() < deadline, f"still not true after {timeout_ms} ms: {expression}"
-        time.sleep(0.1)
-
-
 def view_frame(page: Page) -> Frame:
     """The view's document: inside the sandbox proxy's frame, which is on the other origin."""
     proxy = page.wait_for_selector("iframe#view").content_frame()
@@ -228,12 +202,6 @@ def share(frame: Frame, rgb: tuple[int, int, int], tolerance: int = 12) -> float
 def shoot(page: Page, name: str) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     page.locator("#stage").screenshot(path=str(ARTIFACTS / f"view-{name}.png"))
-
-
-def app_status_events(server: Service, tool: str) -> list[dict]:
-    return [
-        e for e in server.log_events() if e.get("event") == "app_status" and e.get("tool") == tool
-    ]
 
 
 def test_routing_draws_the_route_its_sections_and_waypoints(

@@ -25,20 +25,42 @@ import pytest
 from playwright.sync_api import Browser, Frame, Page, sync_playwright
 
 from loadtest.topology import Service, free_port, serving, wait_listening
-from tests.browser import CHROMIUM, CHROMIUM_ARGS
+from tests.browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, INK, SETTLED, app_status_events, poll
 from tests.processes import ROOT
-from tests.widgets.test_views_in_browser import (
-    ARTIFACTS,
-    INK,
-    PROFILE_VIEWS,
-    SETTLED,
-    app_status_events,
-    poll,
-)
 
 pytestmark = pytest.mark.browser
 
 BIN = ROOT / "tests" / "conformance" / "node_modules" / ".bin"
+AMSTERDAM = [4.8897, 52.374]
+VIEWS = [
+    ("routing", "tomtom-routing", {"locations": [AMSTERDAM, [5.1214, 52.0907]]}),
+    ("traffic", "tomtom-traffic", {"bbox": [4.82, 52.33, 4.96, 52.41]}),
+    (
+        "data-viz",
+        "tomtom-data-viz",
+        {
+            "geojson": {
+                "type": "FeatureCollection",
+                "features": [
+                    {
+                        "type": "Feature",
+                        "properties": {"name": "Canal walk"},
+                        "geometry": {
+                            "type": "LineString",
+                            "coordinates": [[4.884, 52.367], [4.893, 52.376]],
+                        },
+                    },
+                    {
+                        "type": "Feature",
+                        "properties": {"name": "Dam"},
+                        "geometry": {"type": "Point", "coordinates": [4.8932, 52.3731]},
+                    },
+                ],
+            }
+        },
+    ),
+]
+"""One tool of each view: the map, traffic and data-viz."""
 START_S = 60
 TOKEN = secrets.token_hex(16)
 """The Inspector's API token: its deep links connect only when they carry it."""
@@ -139,7 +161,7 @@ def is_view(frame: Frame) -> bool:
 
 
 @pytest.mark.parametrize("size", [(320, 450), (800, 450)], ids=lambda v: f"{v[0]}x{v[1]}")
-@pytest.mark.parametrize(("name", "tool", "args"), PROFILE_VIEWS, ids=[v[0] for v in PROFILE_VIEWS])
+@pytest.mark.parametrize(("name", "tool", "args"), VIEWS, ids=[v[0] for v in VIEWS])
 def test_in_the_inspectors_apps_tab_every_view_draws_reports_ok_and_says_why_it_draws_simply(
     page: Page,
     inspector: Service,
