@@ -1,12 +1,10 @@
 """Where a budget's counts live: this replica's memory, or a Redis every replica shares.
 
-Both take requests (one, or the units TomTom bills a matrix) against every window at once,
-atomically: either every window has room for them all and each count grows by them, or
-none grows and the first window without room is named.
-`MemoryCounts` is exact for one replica (N replicas give N times the budget);
-`RedisCounts` runs the same rule as one Lua script on Redis, so it is exact across
-replicas. Keys hold a user's id (a hash, never the token or the subject) and expire
-with their window.
+Either way the requests (one, or the units TomTom bills a matrix) are taken from every
+window at once, or from none and the first window without room for them is named.
+`MemoryCounts` is exact for one replica; `RedisCounts` runs the same rule as one Lua
+script, exact across replicas, under keys that hold a user's id (never the token) and
+expire with their window.
 """
 
 from __future__ import annotations

@@ -6,6 +6,7 @@
  * runs it on a fake map.
  */
 import { casingColor, selectOnClick } from "../core/map.js";
+import { word } from "./words.js";
 
 /** How many of an origin's fastest links are drawn when it is selected. */
 export const LINKS = 3;
@@ -30,8 +31,8 @@ export function matrixRows(fc) {
 /** The list items of a matrix, sorted by `sort`: "nearest" (shortest drive first) or "index". */
 export function matrixItems(fc, l10n, sort = "nearest") {
   const rows = matrixRows(fc);
+  const t = (key, vars) => word(l10n, key, vars);
   if (sort === "nearest") rows.sort((a, b) => (a.nearest?.seconds ?? Infinity) - (b.nearest?.seconds ?? Infinity) || a.origin - b.origin);
-  const t = l10n.t;
   return rows.map((row) => {
     const facts = {};
     for (const c of row.cells.slice(0, 25)) facts[`→ ${c.j + 1}`] = c.seconds === null ? `${t("noRoute")} (${c.status})` : `${l10n.duration(c.seconds)} · ${l10n.distance(c.metres)}`;
@@ -74,14 +75,14 @@ export function drawMatrix(scene, fc, { theme, l10n, select, sort = "nearest" })
   scene.layer({ id: "places-circle", type: "circle", source: "places", paint: { "circle-radius": 9, "circle-color": ["get", "color"], "circle-stroke-color": casing, "circle-stroke-width": 2 } }, "places");
   scene.layer({ id: "places-label", type: "symbol", source: "places", layout: { "text-field": ["get", "label"], "text-font": ["sans-serif"], "text-size": 10, "text-allow-overlap": true }, paint: { "text-color": casing } }, "places");
   selectOnClick(scene, "places-circle", select);
-  const legend = [{ label: l10n.t("origins"), color: ORIGIN, shape: "circle", group: "places" }];
+  const legend = [{ label: word(l10n, "origins"), color: ORIGIN, shape: "circle", group: "places" }];
   if (!fc.matrix.same) legend.push({ label: l10n.t("to"), color: DESTINATION, shape: "circle", group: "places" });
   return { items, legend, places: marks.length };
 }
 
 /** A plan's list: per vehicle its stops in order (arrival, window), then the stops not served. */
 export function planGroups(fc, l10n) {
-  const t = l10n.t;
+  const t = (key, vars) => word(l10n, key, vars);
   const stops = fc.features.filter((f) => f.properties?.kind === "stop");
   const vehicles = [...new Set(stops.map((f) => f.properties.vehicle))].sort((a, b) => a - b);
   const groups = vehicles.map((v) => ({
@@ -112,7 +113,7 @@ export function planGroups(fc, l10n) {
 
 function stopItem(f, l10n) {
   const p = f.properties;
-  const t = l10n.t;
+  const t = (key, vars) => word(l10n, key, vars);
   const facts = { [t("arrival")]: l10n.dateTime(p.arrival) };
   if (p.window) facts[t("window")] = `${l10n.dateTime(p.window[0])} – ${l10n.dateTime(p.window[1])}`;
   return {
@@ -148,8 +149,8 @@ export function drawPlan(scene, fc, { theme, l10n, select }) {
   scene.layer({ id: "stops-label", type: "symbol", source: "stops", layout: { "text-field": ["get", "label"], "text-font": ["sans-serif"], "text-size": 10, "text-allow-overlap": true }, paint: { "text-color": casing } }, "stops");
   selectOnClick(scene, "stops-circle", select);
   const groups = planGroups(fc, l10n);
-  const legend = routes.map((r) => ({ label: l10n.t("vehicleN", { n: r.properties.vehicle + 1 }), color: r.properties.color, shape: "line", group: "routes" }));
-  if (fc.features.some((f) => f.properties?.kind === "unassigned")) legend.push({ label: l10n.t("notServed"), color: LEFT_OUT, shape: "circle", group: "stops" });
+  const legend = routes.map((r) => ({ label: word(l10n, "vehicleN", { n: r.properties.vehicle + 1 }), color: r.properties.color, shape: "line", group: "routes" }));
+  if (fc.features.some((f) => f.properties?.kind === "unassigned")) legend.push({ label: word(l10n, "notServed"), color: LEFT_OUT, shape: "circle", group: "stops" });
   return { groups, legend, routes: routes.length, stops: marks.length };
 }
 

@@ -90,3 +90,11 @@ test("a plan draws routes in their vehicle's colour and numbers the stops", () =
   assert.deepEqual(labels, [["depot", "D"], ["stop", "2"], ["stop", "1"], ["stop", "1"], ["unassigned", "×"]]);
   assert.deepEqual(drawn.legend.map((l) => l.label), ["Vehicle 1", "Not served"]);
 });
+
+test("the fleet words exist in every language English has, and follow the host's language", async () => {
+  const { LANGUAGES, word } = await import("./words.js");
+  const english = Object.keys(LANGUAGES.en).sort();
+  for (const [lang, words] of Object.entries(LANGUAGES)) assert.deepEqual(Object.keys(words).sort(), english, lang);
+  assert.equal(word(createLocale("de-DE", "UTC"), "vehicleN", { n: 2 }), "Fahrzeug 2");
+  assert.equal(word(createLocale("pt-BR", "UTC"), "notServed"), "Not served");
+});

@@ -11,6 +11,7 @@ import * as mapCore from "../core/map.js";
 import { mapSession, links } from "../core/session.js";
 import { startView } from "../core/view.js";
 import { drawMatrix, drawPlan, fastestLinks, highlight, matrixItems } from "./draw.js";
+import { word } from "./words.js";
 
 const session = mapSession(() => ["basemap"], ["basemap"]);
 let shown = null;
@@ -26,12 +27,12 @@ function sortButton(ctx, fc) {
   button.id = "fleet-sort";
   button.type = "button";
   wrap.append(button);
-  const label = () => (button.textContent = ctx.t(sort === "nearest" ? "sortNearest" : "sortIndex"));
+  const label = () => (button.textContent = word(ctx.l10n, sort === "nearest" ? "sortNearest" : "sortIndex"));
   label();
   button.addEventListener("click", () => {
     sort = sort === "nearest" ? "index" : "nearest";
     label();
-    ctx.setItems([{ title: ctx.t("origins"), items: matrixItems(fc, ctx.l10n, sort) }]);
+    ctx.setItems([{ title: word(ctx.l10n, "origins"), items: matrixItems(fc, ctx.l10n, sort) }]);
   });
   box.append(wrap);
 }
@@ -46,19 +47,19 @@ function show(ctx, fc, stored) {
   if (fc.matrix) {
     const drawn = drawMatrix(scene, fc, { theme: ctx.theme(), l10n, select, sort });
     ctx.setLegend(drawn.legend);
-    ctx.setItems([{ title: l10n.t("origins"), items: drawn.items }]);
-    ctx.setTitle(l10n.t("fleetMatrix"), fc.title || "");
+    ctx.setItems([{ title: word(l10n, "origins"), items: drawn.items }]);
+    ctx.setTitle(word(l10n, "fleetMatrix"), fc.title || "");
     sortButton(ctx, fc);
     count = drawn.places;
   } else {
     const drawn = drawPlan(scene, fc, { theme: ctx.theme(), l10n, select });
     ctx.setLegend(drawn.legend);
     ctx.setItems(drawn.groups);
-    ctx.setTitle(l10n.t("fleetPlan"), fc.title || "");
+    ctx.setTitle(word(l10n, "fleetPlan"), fc.title || "");
     count = drawn.stops;
   }
   if (ctx.tilesProblem()) ctx.addNote(ctx.tilesProblem());
-  mapCore.describe(map, l10n.t("summary", { what: fc.title || l10n.t("fleetPlan") }));
+  mapCore.describe(map, l10n.t("summary", { what: fc.title || word(l10n, "fleetPlan") }));
   mapCore.markIdle(map, ctx.status);
   if (stored !== undefined && !session.restore(ctx, stored)) mapCore.fit(map, boundsOf(fc), 32);
   return count;
