@@ -30,6 +30,8 @@ class Url:
     """The port, the scheme's default when none is written."""
     netloc: str
     """Host and explicit port, as a `Host` header carries them."""
+    path: str
+    """The path, decoded (for logs)."""
     has_userinfo: bool
 
 
@@ -49,6 +51,7 @@ def parse_url(text: str) -> Url:
         raw_host=raw_host,
         port=port or 0,
         netloc=netloc,
+        path=url.path,
         has_userinfo=url.user is not None or url.password is not None,
     )
 

@@ -1,9 +1,8 @@
 """The TomTom client, on the event loop: requests, their pacing, and what a failure becomes.
 
-- `TomTomClient` (`_client.py`): a method per endpoint, sent straight to shared httpx transports,
+- `TomTomClient` (`_client.py`): a method per endpoint, sent through `server.outbound`,
   each request bounded (`Bounds`); answers are kept as received (`server.bodies`);
-- `AiohttpTransport` (`_transport.py`): the transport to TomTom, aiohttp's pool behind httpx's
-  interface; `tomtom_connector`, the pool's connector, which the tiles' pool shares;
+  `request_url`, a TomTom URL with its query encoded once (tiles' too);
 - `error_for` and `scrub` (`_errors.py`): TomTom's failed answers as `TomTomError`s
   (`server.errors`), scrubbed of the key;
 - `family_of` (`_families.py`): the API family, and so the rate limit, of a request;
@@ -17,16 +16,20 @@ Fitting workers never import this package: what they need of a TomTom answer is
 
 from __future__ import annotations
 
-from tomtom_mcp_apps.server.tomtom._client import Bounds, Params, TomTomClient, coordinate
+from tomtom_mcp_apps.server.tomtom._client import (
+    Bounds,
+    Params,
+    TomTomClient,
+    coordinate,
+    request_url,
+)
 from tomtom_mcp_apps.server.tomtom._errors import retry_after_s, scrub
 from tomtom_mcp_apps.server.tomtom._families import FAMILIES, Family, family_of
 from tomtom_mcp_apps.server.tomtom._matrix import billed_cells
 from tomtom_mcp_apps.server.tomtom._pacing import Pacer
-from tomtom_mcp_apps.server.tomtom._transport import AiohttpTransport, tomtom_connector
 
 __all__ = [
     "FAMILIES",
-    "AiohttpTransport",
     "Bounds",
     "Family",
     "Pacer",
@@ -35,7 +38,7 @@ __all__ = [
     "billed_cells",
     "coordinate",
     "family_of",
+    "request_url",
     "retry_after_s",
     "scrub",
-    "tomtom_connector",
 ]
