@@ -16,8 +16,10 @@ operator's view must never be refused). In order:
   client holds a call slot for a bounded time and a large one is refused at its
   `Content-Length` (413) or as soon as it passes it; too slow, 408.
 
-Refusals to `POST /mcp` carry a JSON-RPC error an MCP client can show; others are a
-line of text readable from any origin (the tile route's views). Each is counted in
+Every refusal is an HTTP status and a line of text, with `Retry-After` when waiting
+helps: it comes before the request is read, so there is no request id to answer with, and
+a JSON-RPC error without one (`"id": null`) is one the MCP schema rejects. A refusal off
+`/mcp` is readable from any origin (the tile route's views). Each is counted in
 `tomtom_mcp_refusals_total` by reason, never logged one by one (a flood would flood
 the log). What the HTTP server itself bounds before a request gets here (header time
 and size, idle connections) is `_connections.py`'s.
@@ -30,7 +32,6 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-import orjson
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from tomtom_mcp_apps.server.config import Settings
@@ -50,7 +51,7 @@ class DoorLimits:
 
     client_rate_per_s: float = 20.0
     """0: no rate per client."""
-    client_burst: int = 200
+    client_burst: int = 400
     trusted_proxies: Sequence[Network] = ()
     max_calls_in_flight: int = 128
     client_max_in_flight: int = 32
@@ -222,21 +223,20 @@ async def _refuse(
     why: str,
     retry_after: float | None = None,
 ) -> None:
-    """A refusal, counted by `reason`: a JSON-RPC error for a call, else a line of text."""
+    """A refusal, counted by `reason`: the status, `Retry-After` when given, and `why` as
+    a line of text (docs/front-door.md, Refusals)."""
     metrics.REFUSALS.labels(reason).inc()
-    headers = [(b"cache-control", b"no-store")]
+    body = (why + "\n").encode()
+    headers = [
+        (b"cache-control", b"no-store"),
+        (b"content-type", b"text/plain; charset=utf-8"),
+        (b"content-length", str(len(body)).encode()),
+    ]
     if retry_after is not None:
         headers.append((b"retry-after", str(max(1, math.ceil(retry_after))).encode()))
     if call:  # its body, unread, would follow on a kept-alive connection, as slowly as it likes
         headers.append((b"connection", b"close"))
-    if call:
-        error = {"code": -32000, "message": why[0].upper() + why[1:] + "."}
-        body = orjson.dumps({"jsonrpc": "2.0", "id": None, "error": error})
-        headers.append((b"content-type", b"application/json"))
-    else:
-        body = (why + "\n").encode()
-        headers.append((b"content-type", b"text/plain; charset=utf-8"))
-        headers.append((b"access-control-allow-origin", b"*"))  # the views' tile fetches
-    headers.append((b"content-length", str(len(body)).encode()))
+    else:  # the views' tile fetches; CORS answers for calls, from the allowed origins
+        headers.append((b"access-control-allow-origin", b"*"))
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
