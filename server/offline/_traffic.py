@@ -22,6 +22,8 @@ from tomtom_mcp_apps.server.offline._query import Query, parse_bbox
 MAX_AREA_KM2 = 10_000.0
 DEFAULT_FIELDS = "{incidents{type,geometry{type,coordinates},properties{iconCategory}}}"
 _CELL = 0.1
+CITY_POPULATION = 500_000
+"""Incidents gather around places this large (Natural Earth's `POP_MAX`)."""
 # iconCategory -> (weight, event code, description, delay magnitudes)
 _KINDS = {
     6: (0.40, 101, "Stationary traffic", (1, 2, 3)),
@@ -72,7 +74,7 @@ def _cell(i: int, j: int, now: datetime) -> list[dict[str, Any]]:
     """The incidents of one 0.1° cell: where and what from its seed, when relative to `now`."""
     rng = _geo.rng_for("traffic", i, j)
     lon0, lat0 = i * _CELL, j * _CELL
-    city, far = _geo.nearest_city(lon0 + _CELL / 2, lat0 + _CELL / 2)
+    city, far = _geo.nearest_place(lon0 + _CELL / 2, lat0 + _CELL / 2, CITY_POPULATION)
     count = int(rng.poisson(0.3 + 4.0 * math.exp(-far / 20_000.0)))
     out = []
     for k in range(count):

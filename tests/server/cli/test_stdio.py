@@ -171,7 +171,10 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_the_wheel_carries_the_views_and_the_basemap(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
-    assert names >= VIEWS | {"tomtom_mcp_apps/server/jobs/basemap.json"}
+    assert names >= VIEWS | {
+        "tomtom_mcp_apps/server/jobs/basemap.json",
+        "tomtom_mcp_apps/server/offline/places.json",
+    }
 
 
 async def test_the_wheel_runs_with_uvx_in_a_fresh_environment_compiling_its_kernels_once(
