@@ -25,6 +25,7 @@ import argparse
 import asyncio
 import os
 import shutil
+import signal
 import sys
 import tempfile
 import time
@@ -112,6 +113,7 @@ async def one_run(label: str, command: list[str], env: dict[str, str], *, calls:
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
+        start_new_session=True,  # uvx and the server: killed together when it overruns
     )
     assert proc.stderr is not None
     stderr = asyncio.create_task(proc.stderr.read())
@@ -140,9 +142,12 @@ async def one_run(label: str, command: list[str], env: dict[str, str], *, calls:
         await asyncio.sleep(EXIT_POLL_S)
     exited = time.perf_counter() - closed
     if proc.returncode is None:
-        proc.kill()
+        os.killpg(proc.pid, signal.SIGKILL)
+        await proc.wait()
     err = await asyncio.wait_for(stderr, EXIT_S)
-    return Run(label, initialized, geocode, route, exited, proc.returncode, LEAKED in err)
+    run = Run(label, initialized, geocode, route, exited, proc.returncode, LEAKED in err)
+    print(run, flush=True)
+    return run
 
 
 def seconds(value: float | None) -> str:
