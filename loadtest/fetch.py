@@ -4,9 +4,9 @@ the widget's data and its status report on another.
 TomTom widgets decode the app data inline in the tool result's `_meta`; the
 data-viz widget fetches through `tomtom-get-app-data` (which reads the data
 again on whichever replica receives it): the pages of features of the plan in
-the result's `_meta`, three at a time as the view asks for them (ADR 0087),
-or, when the result carries no plan (the data fitted inline), the whole
-envelope by offset as views of the previous release page it. A fetch ends in
+the result's `_meta`, three at a time as the view asks for them, or, when the
+result carries no plan (the data fitted inline), the plan asked of another
+replica first, as a view whose host dropped `_meta` asks it. A fetch ends in
 one of three ways:
 
 - `ok`: the widget would draw data;
@@ -88,15 +88,14 @@ async def replay_fetch(
     except ToolError as exc:
         return await _ended(client, widget_url, scenario, "tool_error", str(exc), started)
     try:
-        plan = (result.get("_meta") or {}).get(PAGES_KEY)
-        if scenario.paged and plan is not None:
+        if scenario.paged:
+            plan = (result.get("_meta") or {}).get(PAGES_KEY)
+            if plan is None:
+                plan = await _get_plan(client, widget_url, scenario.tool, arguments)
             envelope = await _get_pages(client, widget_url, scenario.tool, arguments, plan, pages)
             app_data = "".join(pages)
         else:
-            if scenario.paged:
-                app_data = await _get_app_data(client, widget_url, scenario.tool, arguments, pages)
-            else:
-                app_data = _inline_app_data(result)
+            app_data = _inline_app_data(result)
             envelope = _decode(app_data, scenario.tool)
     except CallFailed as exc:
         return Outcome(scenario, "failed", str(exc), _ms(started))
@@ -138,36 +137,19 @@ def _inline_app_data(result: dict[str, Any]) -> str:
     return app_data
 
 
-async def _get_app_data(
-    client: httpx.AsyncClient,
-    url: str,
-    tool: str,
-    arguments: dict[str, Any],
-    chunks: list[str],
-) -> str:
-    """Page through `tomtom-get-app-data` from offset 0 until `has_more` is false."""
-    offset = 0
-    for _ in range(MAX_PAGES):
-        request: dict[str, Any] = {"tool": tool, "arguments": arguments}
-        if offset:
-            request["offset"] = offset
-        page = await call_tool(client, url, GET_APP_DATA, request)
-        if page.get("isError"):
-            raise _Miss(f"{GET_APP_DATA} returned an error: {result_text(page)[:200]}")
-        meta = page.get("_meta") or {}
-        chunk = meta.get(APP_DATA_KEY)
-        if not isinstance(chunk, str) or not chunk:
-            raise _Miss(f"{GET_APP_DATA} at offset {offset} carried no app data")
-        if meta.get("offset", 0) != offset:
-            raise _Miss(f"{GET_APP_DATA} answered offset {meta.get('offset')} for {offset}")
-        chunks.append(chunk)
-        offset += len(chunk)
-        if not meta.get("has_more"):
-            total = meta.get("total", offset)
-            if total != offset:
-                raise _Miss(f"{GET_APP_DATA} ended at {offset} of {total} characters")
-            return "".join(chunks)
-    raise _Miss(f"{GET_APP_DATA} still had more after {MAX_PAGES} pages")
+async def _get_plan(
+    client: httpx.AsyncClient, url: str, tool: str, arguments: dict[str, Any]
+) -> Any:
+    """The page plan from `tomtom-get-app-data` (`plan: true`), as a view asks for it."""
+    answer = await call_tool(
+        client, url, GET_APP_DATA, {"tool": tool, "arguments": arguments, "plan": True}
+    )
+    if answer.get("isError"):
+        raise _Miss(f"{GET_APP_DATA} returned an error: {result_text(answer)[:200]}")
+    plan = (answer.get("_meta") or {}).get(PAGES_KEY)
+    if plan is None:
+        raise _Miss(f"{GET_APP_DATA} answered with no page plan")
+    return plan
 
 
 async def _get_pages(

@@ -47,9 +47,6 @@ MODEL_TOOLS = (
 """The tools the model sees; all but `POI_CATEGORIES` have a view, whose status reports
 are counted per tool."""
 
-APP_TOOLS = (GET_APP_DATA, REPORT_APP_STATUS, GET_MAP_CONFIG, REFETCH_APP_DATA)
-"""The tools only views call (`_meta.ui.visibility: ["app"]`)."""
-
 REFETCHABLE = tuple(name for name in MODEL_TOOLS if name not in (DATA_VIZ, POI_CATEGORIES))
 """The TomTom tools with a view: what `REFETCH_APP_DATA` may run again (with
 `VIEW_REFETCH=on`); data-viz has its own `GET_APP_DATA`."""

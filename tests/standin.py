@@ -7,7 +7,7 @@ request ran again for a view (VIEW_REFETCH marks its User-Agent):
 `GET /_recorded` lists them, `DELETE /_recorded` forgets them. `record(url)` and
 `forget(url)` do that over HTTP. `--clock` fixes the moment it answers as of: its clocked
 answers (routes, traffic) then never change, so a benchmark's every call after the first
-is answered from its cache, in about a millisecond.
+is answered from its cache.
 """
 
 from __future__ import annotations

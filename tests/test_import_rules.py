@@ -1,8 +1,10 @@
-"""The dependency rules of docs/architecture.md, checked in the source and in a new interpreter."""
+"""The dependency rules of docs/architecture.md, checked in the source and in a new interpreter;
+the table of what each part of `server` imports is read from that page."""
 
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from collections import deque
@@ -86,6 +88,93 @@ def test_no_two_parts_of_the_server_import_each_other_even_through_a_third() -> 
     assert {"app", "bodies", "errors", "jobs", "pool", "tomtom", "tools"} <= set(graph)
     cycles = [" -> ".join(path) for part in sorted(graph) if (path := cycle_through(graph, part))]
     assert cycles == []
+
+
+def documented_imports() -> dict[str, set[str]]:
+    """Each part of `server` and the parts it imports, as docs/architecture.md's table says,
+    in the table's order (top to bottom)."""
+    page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    section = page.split("## Dependency rules", 1)[1].split("\n## ", 1)[0]
+    rows: dict[str, set[str]] = {}
+    for line in section.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if not line.startswith("|") or len(cells) != 2 or not cells[0].startswith("`"):
+            continue
+        rows[cells[0].strip("`")] = set(re.findall(r"`([a-z_]+)`", cells[1]))
+    return rows
+
+
+def table_offences(documented: dict[str, set[str]], actual: dict[str, set[str]]) -> list[str]:
+    """Where the code and the table disagree: a part without a row (or a row without a
+    part), an import outside its part's row, a row naming an import the code does not
+    make, and a row naming a part above it (imports run down the table)."""
+    order = list(documented)
+    found = [f"{part}: no row in docs/architecture.md" for part in sorted(set(actual) - set(order))]
+    found += [f"{part}: a row but no such part" for part in sorted(set(order) - set(actual))]
+    for part in sorted(set(order) & set(actual)):
+        found += [
+            f"{part} imports {name}, outside its row"
+            for name in sorted(actual[part] - documented[part])
+        ]
+        found += [
+            f"{part}'s row names {name}, never imported"
+            for name in sorted(documented[part] - actual[part])
+        ]
+        found += [
+            f"{part}'s row names {name}, a part above it"
+            for name in sorted(documented[part])
+            if name in order and order.index(name) <= order.index(part)
+        ]
+    return found
+
+
+def test_each_part_of_the_server_imports_exactly_what_the_architecture_page_says() -> None:
+    assert table_offences(documented_imports(), server_parts()) == []
+
+
+def test_the_table_check_fails_on_a_forbidden_import_a_missing_row_and_a_stale_row() -> None:
+    documented = documented_imports()
+    actual = {part: set(names) for part, names in server_parts().items()}
+    assert len(documented) > 10 and table_offences(documented, actual) == []
+    actual["bodies"].add("tools")  # a worker-side module reaching up into the tools
+    actual["newpart"] = {"errors"}
+    actual["http"].discard("ops")
+    assert table_offences(documented, actual) == [
+        "newpart: no row in docs/architecture.md",
+        "bodies imports tools, outside its row",
+        "http's row names ops, never imported",
+    ]
+    documented["errors"] = {"tools"}
+    assert "errors's row names tools, a part above it" in table_offences(documented, actual)
+
+
+def test_the_code_imports_itself_only_under_its_one_import_name() -> None:
+    # A bare `import server` from a checkout would load a second copy of every module.
+    bare = ("server", "fitting", "widgets")
+    folders = ("server", "fitting", "widgets", "loadtest", "benchmarks", "tests")
+    found = [
+        f"{module} imports {name}"
+        for folder in folders
+        for module, names in _raw_imports(folder).items()
+        for name in sorted(names)
+        if name.split(".")[0] in bare
+    ]
+    assert found == []
+
+
+def _raw_imports(folder: str) -> dict[str, set[str]]:
+    found: dict[str, set[str]] = {}
+    for path in sorted((ROOT / folder).rglob("*.py")):
+        if "node_modules" in path.parts:
+            continue
+        names: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names.add(node.module)
+        found[str(path.relative_to(ROOT))] = names
+    return found
 
 
 def test_a_cycle_between_two_parts_is_found() -> None:

@@ -1,9 +1,8 @@
-"""MCP Apps views, built into one HTML document each (`dist/`, ADR 0043).
+"""MCP Apps views, built into one HTML document each (`dist/`; docs/views.md).
 
-Each view's `ui://` URI carries a short hash of its built document
-(`ui://tomtom/map-<hash>.html`), so hosts that cache views by URI (ChatGPT does)
-fetch a new build; the server still answers the URIs of earlier builds and the
-unversioned ones (`view_for_uri`), so a rolling update breaks no view (ADR 0062).
+Each view's `ui://` URI carries a short hash of its built document, so hosts that cache
+views by URI fetch a new build; the URIs of earlier builds and the unversioned ones still
+answer (`view_for_uri`), so a rolling update breaks no view.
 """
 
 from __future__ import annotations
@@ -52,8 +51,10 @@ TRAFFIC_URI = _versioned_uri("traffic")
 
 
 def views(tiles_origin: str | None = None) -> list[View]:
-    """The map, data-viz and traffic views; each CSP names only `tiles_origin` (the server's
-    public origin, where the tile route is), or nothing when the server serves no tiles."""
+    """The map, data-viz and traffic views; each CSP lets them fetch from `tiles_origin` only
+    (the server's public origin, where the tile route is), or from nowhere when the server
+    serves no tiles. They load no image, script, style or font by URL: tiles are fetched
+    and decoded, the rest is inline, so no resource domain is declared."""
     origins = (tiles_origin,) if tiles_origin else ()
     return [
         View(
@@ -63,7 +64,7 @@ def views(tiles_origin: str | None = None) -> list[View]:
             description=description,
             html=built(document),
             connect_domains=origins,
-            resource_domains=origins,
+            resource_domains=(),
         )
         for stem, name, title, description, document in _VIEWS
     ]

@@ -1,21 +1,12 @@
-"""The work a tool result needs, as pure, picklable jobs: they run in a fitting worker
-or on the event loop, wherever `server.pool.Placement` puts them.
+"""The work a tool result needs, as pure, picklable jobs, run in a fitting worker or on the
+event loop, wherever `server.pool.Placement` puts them. Imports no MCP server code, httpx
+or Starlette: fitting workers import it.
 
-- `_result.py`: `prepare`, the tool result itself (text for the model, app data
-  inline in `_meta`, fitted or omitted with a reason);
+- `_result.py`: `prepare`, the tool result (text for the model, app data in `_meta`);
 - `_features.py`: TomTom answers as map features and compact model summaries;
-- `_routes.py`: routing, search-along-route and dynamic-map results from TomTom's
-  route bodies as received;
-- `_traffic.py`: incidentDetails answers as the model's list and the view's features;
-- `_data_viz.py`, `_geojson.py`, `_pages.py`: data-viz results from the caller's GeoJSON
-  bytes, validated but never altered, inline or in pages of features the view fetches;
-- `_ev.py`: EV stations with their live availability, and Long Distance EV routes
-  with their charging stops;
+- `_routes.py`, `_traffic.py`, `_ev.py`: results from TomTom's bodies as received;
+- `_data_viz.py`, `_geojson.py`, `_pages.py`: data-viz results from the caller's GeoJSON;
 - `_image.py`, `_basemap.py`: the PNG of a map for hosts without views.
-
-TomTom's bodies reach the jobs as received and are read through `server.bodies`
-(decoded, parsed, checked). Nothing here imports the MCP SDK (beyond its protocol
-types), httpx or Starlette: fitting workers import this package, and stay small.
 """
 
 from __future__ import annotations
@@ -24,7 +15,6 @@ from tomtom_mcp_apps.server.jobs._data_viz import (
     answer_and_data,
     data_viz,
     data_viz_features,
-    data_viz_page,
     data_viz_plan,
 )
 from tomtom_mcp_apps.server.jobs._ev import availability_id, ev_route, matches, stations
@@ -105,7 +95,6 @@ __all__ = [
     "collection",
     "data_viz",
     "data_viz_features",
-    "data_viz_page",
     "data_viz_plan",
     "dynamic_map",
     "ev_route",

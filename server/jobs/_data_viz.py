@@ -1,11 +1,11 @@
 """Data-viz results from the caller's GeoJSON bytes: read, validate, summarise, send.
 
-The data is never altered. A small dataset goes inline in the tool result as
-before (envelope v2, the GeoJSON as parsed); a larger one is read with its
+The data is never altered. A small dataset goes inline in the tool result
+(envelope v2, the GeoJSON as parsed); a larger one is read with its
 coordinates straight into arrays (`server.bodies.read_geojson`), checked
 (`check_arrays`, or `validate_geojson` to name a fault) and planned in
 pages of features that the view fetches with `tomtom-get-app-data`
-(`_pages.py`, ADR 0087): `data_viz_plan` gives a view the plan it lacks,
+(`_pages.py`, docs/result.md): `data_viz_plan` gives a view the plan it lacks,
 `data_viz_features` one page. Each runs where `server.pool.Placement` puts it,
 in a fitting worker for large data, so the event loop only downloads the
 bytes and sends the finished result. Pure and picklable; no MCP server code.
@@ -18,7 +18,6 @@ from typing import Any
 import numpy as np
 import orjson
 
-from tomtom_mcp_apps import fitting
 from tomtom_mcp_apps.server.bodies import read_features, read_geojson
 from tomtom_mcp_apps.server.errors import GeoJsonError, JobError
 from tomtom_mcp_apps.server.jobs._geojson import (
@@ -29,13 +28,10 @@ from tomtom_mcp_apps.server.jobs._geojson import (
 )
 from tomtom_mcp_apps.server.jobs._pages import PAGES_KEY, Features, digest, page_result, plan, room
 from tomtom_mcp_apps.server.jobs._result import (
-    APP_DATA_KEY,
     OMITTED_KEY,
     Prepared,
     base_meta,
-    call_tool_result,
     prepare,
-    wire_size,
 )
 from tomtom_mcp_apps.server.ops import tracing
 from tomtom_mcp_apps.server.ops.heap import collector_paused
@@ -145,33 +141,6 @@ def data_viz_features(
         budget=room(page_chars, stop, found),
         detail=f"features {start:,} to {stop:,}",
     )
-
-
-def data_viz_page(
-    source: str,
-    geojson: bytes,
-    layers: list[dict[str, Any]] | None,
-    title: str | None,
-    offset: int,
-    budget: int,
-) -> Prepared:
-    """The encoded envelope from `offset`, as much as the budget holds, with `total` and
-    `has_more`: the paging of the release before pages of features, for its views
-    (`tomtom-get-app-data` with `offset`; ADR 0087 says until when)."""
-    _, data = answer_and_data(source, geojson, layers, title)
-    try:  # unbounded: data-viz data is never altered, the widget pages through it
-        full = fitting.fit(fitting.envelope(DATA_VIZ, data), 1 << 62).app_data
-    except fitting.FittingError as exc:
-        raise JobError(f"the data cannot be encoded: {exc}") from None
-    if not 0 <= offset < max(len(full), 1):
-        raise JobError(f"offset {offset} is outside the app data (0 to {len(full) - 1})")
-    text = {"tool": DATA_VIZ, "offset": offset, "total": len(full)}
-    # "has_more": false is the longer spelling, so the chunk's room is measured with it.
-    meta: dict[str, Any] = {**text, "has_more": False}
-    room = budget - wire_size(call_tool_result(text, {**meta, APP_DATA_KEY: ""}))
-    chunk = full[offset : offset + room]
-    meta.update({APP_DATA_KEY: chunk, "has_more": offset + len(chunk) < len(full)})
-    return Prepared(text, meta, "page", budget=room, detail=f"offset {offset:,} of {len(full):,}")
 
 
 # --- reading ---------------------------------------------------------------------------------

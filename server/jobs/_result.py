@@ -1,10 +1,7 @@
 """The tool result, built without I/O: text for the model, app data in `_meta`.
 
-`prepare` is pure and picklable, so it runs where the data is: on the event loop
-for small answers, in a fitting worker for long routes (`_routes.py`), and only
-a finished `Prepared` (some text and at most a budget of app data) crosses
-back. `server.pool.Placement` decides where it runs; `server.tools` logs and
-counts the outcome.
+`prepare` is pure and picklable, so it runs where the data is (on the loop, or in a
+fitting worker for long routes) and only a finished `Prepared` crosses back.
 """
 
 from __future__ import annotations
@@ -25,14 +22,14 @@ from tomtom_mcp_apps.server.ops import tracing
 APP_DATA_KEY = "com.tomtom/app-data"
 OMITTED_KEY = "com.tomtom/app-data-omitted"
 VIEW_UUID_KEY = "viewUUID"
-"""A fresh id per result: the view keeps its camera and selection under it (ADR 0045)."""
+"""A fresh id per result: the view keeps its camera and selection under it."""
 DATA_SOURCE_KEY = "com.tomtom/data-source"
 """`"offline"` in `_meta` when the built-in offline upstream answered (the views say so)."""
 OFFLINE_NOTE = "offline demo data, not real TomTom results"
 """`data_source` in the model's text when the offline upstream answered."""
 REFETCHED_KEY = "com.tomtom/refetched"
 """`true` in `_meta` when a view's refetch ran the tool again (VIEW_REFETCH): the view notes
-it (docs/adr/0096)."""
+it."""
 MAX_RESULT_CHARS_KEY = "anthropic/maxResultSizeChars"
 MAX_RESULT_CHARS = 500_000
 """Claude Code keeps a result of up to this many characters whole (its ceiling; its default

@@ -1,15 +1,9 @@
 """Per-user budgets: the TomTom requests (tiles included) a signed-in user may cause.
 
-`Budgets.spend(user)` takes one request from the user's budget in every window
-(`USER_QUOTA_PER_MIN`, `USER_QUOTA_PER_DAY`), or raises `UserQuotaError` with the
-time to retry: the model reads it as a tool error, a tile answers 429 with
-`Retry-After`. Counts are kept on this replica, or in Redis with `QUOTA_STORE`.
-
-While Redis fails or does not answer within `QUOTA_STORE_TIMEOUT_S`, the replica
-does not wait on it for every request: it counts on its own for `STORE_RETRY_S`
-(`QUOTA_STORE_DOWN=local`, the default: each replica enforces the whole budget, so
-a user gets at most N times it across N replicas while the store is down) or refuses
-signed-in users' requests (`refuse`), then tries the store again (docs/adr/0078).
+`Budgets.spend(user)` takes one request from every window or raises `UserQuotaError` with
+the time to retry. While the store fails, the replica counts on its own
+(`QUOTA_STORE_DOWN=local`) or refuses signed-in users' requests (`refuse`) for
+`STORE_RETRY_S`, then tries it again (docs/sign-in.md, While Redis is down).
 """
 
 from __future__ import annotations

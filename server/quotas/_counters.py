@@ -1,11 +1,9 @@
 """Where a budget's counts live: this replica's memory, or a Redis every replica shares.
 
-Both take one request against every window at once, atomically: either every window has
-room and each count grows by one, or none grows and the first full window is named.
-`MemoryCounts` is exact for one replica (N replicas give N times the budget);
-`RedisCounts` runs the same rule as one Lua script on Redis, so it is exact across
-replicas. Keys hold a user's id (a hash, never the token or the subject) and expire
-with their window.
+Either way one request is taken from every window at once, or from none and the first full
+window is named. `MemoryCounts` is exact for one replica; `RedisCounts` runs the same rule
+as one Lua script, exact across replicas, under keys that hold a user's id (never the token)
+and expire with their window.
 """
 
 from __future__ import annotations

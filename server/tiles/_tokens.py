@@ -1,20 +1,10 @@
 """Sealed, short-lived tile tokens: the caller's key travels to the view encrypted.
 
-A token is AES-256-GCM (authenticated encryption, from `cryptography`) of a `Grant`:
-the key, the layers it may load, its expiry and the signed-in user it was minted for
-(their `User.id`, so the tiles count against that user's budget), under a key derived
-from `TILE_TOKEN_SECRET` with HKDF. Every replica derives the same key, so a token
-minted on one opens on any other with no shared store; the view can read nothing in
-it, and changing one bit makes it fail to open. Several secrets rotate: the first
-seals, all open. Tokens of the layout before the user (v1) still open, with no user,
-for as long as they last (the AAD names the layout).
-
-A token has one spelling, the unpadded base64url it was issued in: any other (the
-standard alphabet, padding, stray characters a lenient decoder skips) is refused
-before decrypting, so the same grant cannot pass for a new one. A grant's identity is
-its nonce, random for every seal and authenticated with the rest (a changed nonce
-fails to open): the tile route keeps rates per grant, whatever string carried it
-(docs/adr/0081).
+A token is AES-256-GCM of a `Grant` (key, layers, expiry, signed-in user) under a key
+derived by HKDF from `TILE_TOKEN_SECRET`, so any replica opens it and the view reads nothing
+in it; of several secrets the first seals, all open. A token has one spelling, its unpadded
+base64url, and a grant's identity is its nonce, so a respelled token gets no fresh rate
+(docs/front-door.md, Tiles through the server).
 """
 
 from __future__ import annotations
@@ -38,7 +28,7 @@ from tomtom_mcp_apps.server.tiles._layers import LAYER_NAMES
 
 _INFO = b"tomtom-mcp-apps/tile-token/v1"
 _AAD = b"tile-token-v2"
-_V1_AAD = b"tile-token-v1"
+_V1_AAD = b"tile-token-v1"  # the layout without a user: such tokens still open, with none
 _NONCE = 12
 _TAG = 16
 _HEADER = struct.Struct(">IB16s")  # expiry (unix seconds), layer bit mask, user id

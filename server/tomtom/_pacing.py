@@ -1,18 +1,10 @@
 """TomTom's rate limits kept on our side: pacing per key and API family, fair between calls.
 
-TomTom refuses (429) requests past a key's queries per second, per API family
-(`_families.py`). Each replica paces the requests it sends with one key to one family
-at most the family's rate, spaced evenly: a ten-route map goes out over two seconds,
-not in one burst. Requests that must wait queue fairly between tool calls (start-time
-fair queueing: each call's next request is ordered after the call's previous one), so
-one call with many requests cannot starve the others sharing its key; with sign-in, the
-flow is the user rather than the call (`CallScope.flow`), so one user's many calls do not
-hold up another user sharing the operator's key. Waiting is
-bounded; past the bound, or past what the call has left, the request is refused with
-the time to retry after.
-
-An optional quota caps each key's TomTom requests per minute on this replica, for
-operators who resell access. Keys are held only as short hashes.
+Requests with one key to one family start at most at the family's rate, evenly spaced;
+waiting ones take turns by start-time fair queueing between flows (the call, or the
+signed-in user), and a wait past its bound or the call's deadline is refused with the time
+to retry. An optional quota caps a key's requests per minute; keys are held only as short
+hashes (docs/upstream.md, Pacing).
 """
 
 from __future__ import annotations

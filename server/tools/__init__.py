@@ -1,15 +1,8 @@
-"""The MCP surface: every tool, listed once in `TOOLS`, and the views they link to.
+"""The MCP surface: every tool, listed once in `TOOLS` (in `tools/list` order), and the views
+they link to.
 
-Tools are module-level functions, one small module per family: typed inputs
-(`_inputs.py`; the vehicles in `_vehicle.py` and `_ev_vehicle.py`), the caller
-read from the context (`_caller.py`: key, TomTom client, runtime), a TomTom
-request, then a job from `server.jobs` delivered by `_delivery.py`. No tool module
-imports another; what they share are private helpers: route options
-(`_route_options.py`), areas (`_areas.py`), search results (`_places.py`), the
-data-viz job (`_data_viz.py`), the `image` option's static map (`_image.py`).
-`_views.py` registers the views of `widgets` as `ui://` resources with their CSP
-and host metadata; `_reports.py` bounds what a view's status report is counted
-under. `TOOLS` is what `tools/list` shows, in its order.
+One small module per family of module-level tool functions; what they share are private
+helpers, and no tool module imports another (docs/tools.md, How a tool is built).
 """
 
 from __future__ import annotations
@@ -86,7 +79,7 @@ class ToolSpec:
     fn: Callable[..., Awaitable[CallToolResult]]
     view: str | None
     """The `ui://` view it is shown in; None: it has no view, and is registered on the
-    `MCPServer` itself rather than on `Apps` (docs/adr/0026)."""
+    `MCPServer` itself rather than on `Apps`, which needs a `ui://` resource."""
     description: str
     title: str | None = None
     visibility: Literal["model", "app"] = "model"
@@ -264,8 +257,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         visibility="app",
         description=(
             "For the data-viz widget: run tomtom-data-viz again from its tool input and return "
-            "its page plan (plan), one page of its features (page) or its app data from an "
-            "offset. Refuses any other tool."
+            "its page plan (plan) or one page of its features (page). Refuses any other tool."
         ),
     ),
     ToolSpec(

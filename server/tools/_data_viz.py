@@ -2,8 +2,7 @@
 
 Both take the same input (`_inputs.DataVizArgs`) over the caller's GeoJSON,
 downloaded or inline: `tomtom-data-viz` makes the result (inline, or the page
-plan), the view's call makes the plan again or one page of features (or, for
-a view of the previous release, a page from an offset). Reading, validation
+plan), the view's call makes the plan again or one page of features. Reading, validation
 and encoding are `server.jobs`' (`_data_viz.py`, `_pages.py`).
 """
 
@@ -70,20 +69,6 @@ async def deliver_data_viz_features(
         tool=DATA_VIZ,
         func=jobs.data_viz_features,
         args=(source, text, start, stop, digest, runtime.settings.page_chars),
-        size=runtime.placement.for_bytes(len(text)),
-        offline=False,
-    )
-    return await deliver_job(runtime, job)
-
-
-async def deliver_data_viz_page(runtime: Runtime, args: DataVizArgs, offset: int) -> CallToolResult:
-    """The page from `offset` of the app data of `tomtom-data-viz` for `args` (the view of
-    the previous release's `tomtom-get-app-data`): `jobs.data_viz_page`, placed like the whole."""
-    source, text, layers = await _input(runtime, args)
-    job = Job(
-        tool=DATA_VIZ,
-        func=jobs.data_viz_page,
-        args=(source, text, layers, args.title, offset, runtime.settings.page_chars),
         size=runtime.placement.for_bytes(len(text)),
         offline=False,
     )

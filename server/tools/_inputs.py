@@ -1,10 +1,8 @@
 """Every tool's input types, in one place: positions, route options, search filters, map
 shapes, bounding boxes, the data-viz input.
 
-Validation lives in the types so that every tool reports a bad input the same
-way, naming the argument and what is wrong with it (pydantic prefixes the
-path, e.g. `locations.1`). The vehicle profiles are beside this module: the
-truck's in `_vehicle.py`, the electric car's in `_ev_vehicle.py`.
+Validation lives in the types, so every tool names the argument and what is wrong with it
+alike; the vehicles are `_vehicle.py`'s and `_ev_vehicle.py`'s.
 """
 
 from __future__ import annotations
@@ -25,6 +23,7 @@ from pydantic import (
     model_validator,
 )
 
+from tomtom_mcp_apps.fitting.geo import M_PER_DEG_LON_EQUATOR
 from tomtom_mcp_apps.server.tools._vehicle import Vehicle
 
 # --- positions, and what every tool takes -----------------------------------------------------
@@ -353,7 +352,7 @@ def _bbox(value: Any) -> Any:
 
 
 def _area_km2(west: float, south: float, east: float, north: float) -> float:
-    km_per_deg = 111.32
+    km_per_deg = M_PER_DEG_LON_EQUATOR / 1000
     mid = math.radians((south + north) / 2)
     return (east - west) * km_per_deg * math.cos(mid) * (north - south) * km_per_deg
 

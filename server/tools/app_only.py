@@ -1,20 +1,19 @@
 """Tools only the widgets call (`_meta.ui.visibility: ["app"]`).
 
 - `tomtom-get-app-data` runs data-viz again from the widget's own tool input and
-  answers with the page plan or one page of features (or, for a view of the
-  previous release, the envelope from an offset); it refuses every other tool,
+  answers with the page plan or one page of features; it refuses every other tool,
   because TomTom requests are billed and are never repeated for a widget
   (docs/architecture.md).
 - `tomtom-report-app-status` logs what a widget showed, and in which host, so an
   empty map is never silent (counted per host with bounded labels, `_reports.py`).
 - `tomtom-get-map-config` gives the widget URL templates on this server's tile
   route (`server.tiles`) with a sealed, short-lived token; the TomTom key never
-  leaves the server (docs/adr/0061). With sign-in it answers signed-in callers only,
-  and the token carries the user, whose budget the tiles spend (docs/adr/0077). It
+  leaves the server (docs/front-door.md). With sign-in it answers signed-in callers only,
+  and the token carries the user, whose budget the tiles spend (docs/sign-in.md). It
   also tells the view whether `tomtom-refetch-app-data` serves here (`refetch`).
 - `tomtom-refetch-app-data`, with `VIEW_REFETCH=on` only, runs a TomTom tool again from
   its tool input for a view whose host dropped the result's `_meta`: the operator's
-  choice to pay for a second request, which says so everywhere (docs/adr/0096).
+  choice to pay for a second request, which says so everywhere (docs/views.md).
 """
 
 from __future__ import annotations
@@ -43,7 +42,6 @@ from tomtom_mcp_apps.server.tools._arguments import explain_arguments
 from tomtom_mcp_apps.server.tools._caller import Caller, caller_identity, runtime_of
 from tomtom_mcp_apps.server.tools._data_viz import (
     deliver_data_viz_features,
-    deliver_data_viz_page,
     deliver_data_viz_plan,
 )
 from tomtom_mcp_apps.server.tools._inputs import DataVizArgs, PageRange
@@ -62,9 +60,6 @@ async def get_app_data(
     ctx: Context,
     tool: Annotated[str, Field(max_length=64, description="Must be 'tomtom-data-viz'")],
     arguments: Annotated[dict[str, Any], Field(description="The data-viz tool input")],
-    offset: Annotated[
-        int, Field(ge=0, description="Character offset of the page (views before pages)")
-    ] = 0,
     plan: Annotated[
         bool, Field(description="Answer with the page plan: features, pages, digest")
     ] = False,
@@ -88,7 +83,10 @@ async def get_app_data(
         )
     if plan:
         return await deliver_data_viz_plan(runtime_of(ctx), args)
-    return await deliver_data_viz_page(runtime_of(ctx), args, offset)
+    raise ToolError(
+        f"{GET_APP_DATA} needs plan: true (the page plan) or page: {{from, to, digest}} "
+        "(one page of that plan)."
+    )
 
 
 async def report_app_status(
@@ -101,7 +99,8 @@ async def report_app_status(
         Field(description="The host the view runs in: name, version and platform"),
     ] = None,
 ) -> CallToolResult:
-    level = logging.INFO if status == "ok" else logging.WARNING
+    # Drawn without its map engine is a degradation an operator looks for, as errors are.
+    level = logging.INFO if status == "ok" and reason != "fallback" else logging.WARNING
     logger.log(
         level,
         "widget for %s reported %s: %s",

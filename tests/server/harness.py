@@ -48,7 +48,7 @@ MODEL_TOOLS = {  # what the tests expect, written out independently of server.to
     "tomtom-area-search": MAP_URI,
 }
 PLAIN_TOOLS = {"tomtom-poi-categories"}
-"""Model tools without a view (docs/adr/0026)."""
+"""Model tools without a view."""
 APP_TOOLS = {
     "tomtom-get-app-data",
     "tomtom-report-app-status",
@@ -217,11 +217,11 @@ KIND_GEOMETRIES = {
     "charging_stop": {"Point"},
 }
 ROUTE_PROPERTIES = {"route_index", "summary", "legs", "sections"}
-"""Plus `guidance` and `progress` together, except on dynamic maps (ADR 0001)."""
+"""Plus `guidance` and `progress` together, except on dynamic maps."""
 
 
-def assert_adr_0001(data: dict[str, Any]) -> None:
-    """`data` is the FeatureCollection of docs/adr/0001: known kinds on their geometries,
+def assert_map_data_shape(data: dict[str, Any]) -> None:
+    """`data` is the FeatureCollection of docs/result.md: known kinds on their geometries,
     lines and rings as e5 integer deltas, points as 5-decimal coordinates."""
     assert data["type"] == "FeatureCollection"
     assert set(data) <= {"type", "features", "bbox", "title", "summary"}

@@ -90,11 +90,11 @@ async def test_each_view_is_one_self_contained_document_with_its_csp(
             assert "<script src=" not in html.replace(" ", "").lower()  # nothing from a CDN
             meta = content.meta or {}
             csp = meta["ui"]["csp"]
-            # Tiles come from the server's own tile route: its public origin, nothing else.
-            assert csp == {"connectDomains": [server_url], "resourceDomains": [server_url]}
+            # Tiles are fetched from the server's own tile route: its public origin, nothing else.
+            assert csp == {"connectDomains": [server_url], "resourceDomains": []}
             assert meta["openai/widgetCSP"] == {
                 "connect_domains": [server_url],
-                "resource_domains": [server_url],
+                "resource_domains": [],
             }
             assert meta["openai/widgetDomain"] == server_url
             assert "domain" not in meta["ui"], "no ui.domain unless UI_DOMAIN asks for one"

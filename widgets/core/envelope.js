@@ -3,11 +3,11 @@
  * App data from a tool result: base64 -> gunzip -> JSON envelope, and the
  * reason, in words a person can act on, whenever there is none to draw.
  *
- * Envelope v2 (docs/adr/0015): the JSON may be followed by a NUL byte and a
+ * Envelope v2 (docs/result.md): the JSON may be followed by a NUL byte and a
  * binary line section; each geometry's `"e5v"` names its parts' byte ranges
  * there, and they become `"e5"` byte views that e5.js decodes (zigzag
  * varints). v1 (`"e5"` integer arrays in the JSON alone) is still read.
- * v3, a data-viz page (docs/adr/0088): the section holds the caller's
+ * v3, a data-viz page (docs/result.md): the section holds the caller's
  * coordinates as exact decimals, which decimals.js gives back to every
  * geometry naming `"dv"`.
  */
@@ -16,8 +16,6 @@ import decimals from "./decimals.js";
 const envelope = (() => {
   const KEY = "com.tomtom/app-data";
   const OMITTED = "com.tomtom/app-data-omitted";
-  /** The server runs a TomTom tool again for a view whose host dropped `_meta` (VIEW_REFETCH, ADR 0099). */
-  const REFETCH = "com.tomtom/refetch";
   const REFETCHED = "com.tomtom/refetched";
   const REFETCH_TOOL = "tomtom-refetch-app-data";
 
@@ -147,7 +145,7 @@ const envelope = (() => {
       throw new ViewError("ui_disabled", "No map was requested for this answer (show_ui is false).");
     }
     if (typeof meta[OMITTED] === "string") {
-      // ADR 0003: "<reason>: <detail>", reason too_large or invalid.
+      // "<reason>: <detail>" (docs/result.md), reason too_large or invalid.
       const [reason, ...rest] = meta[OMITTED].split(":");
       const detail = rest.join(":").trim();
       if (reason.trim() === "too_large") {
@@ -179,53 +177,7 @@ const envelope = (() => {
     return { env, refetched: result._meta?.[REFETCHED] === true };
   }
 
-  /**
-   * Page through `tomtom-get-app-data` (data-viz only): `callTool(name, args)`
-   * returns a CallToolResult; chunks of the base64 string are joined, then decoded.
-   */
-  async function fetchPaged(callTool, toolArguments, onProgress = () => {}) {
-    const parts = [];
-    let offset = 0;
-    let total = null;
-    for (let page = 0; ; page++) {
-      const args = { tool: "tomtom-data-viz", arguments: toolArguments };
-      if (offset > 0) args.offset = offset;
-      let result;
-      try {
-        result = await callTool("tomtom-get-app-data", args);
-      } catch (err) {
-        throw new ViewError("fetch_failed", `Fetching the data failed: ${err.message}`);
-      }
-      if (result.isError) {
-        throw new ViewError("fetch_failed", `Fetching the data failed: ${resultText(result).slice(0, 300)}`);
-      }
-      const meta = result._meta || {};
-      const chunk = meta[KEY];
-      if (typeof chunk !== "string") {
-        throw new ViewError("fetch_failed", "The data answer carried no app data.");
-      }
-      if (meta.has_more === undefined && page === 0) return decode(chunk);
-      if (meta.offset !== offset || !Number.isInteger(meta.total) || (total !== null && meta.total !== total)) {
-        throw new ViewError(
-          "fetch_failed",
-          `The data pages do not line up (expected offset ${offset} of ${total ?? "?"}, ` +
-            `got ${meta.offset} of ${meta.total}).`,
-        );
-      }
-      total = meta.total;
-      parts.push(chunk);
-      offset += chunk.length;
-      onProgress(offset, total);
-      if (!meta.has_more) break;
-      if (chunk.length === 0) throw new ViewError("fetch_failed", "The data pages stopped advancing.");
-    }
-    if (offset !== total) {
-      throw new ViewError("fetch_failed", `The data ended at ${offset} of ${total} characters.`);
-    }
-    return decode(parts.join(""));
-  }
-
-  return { KEY, OMITTED, REFETCH, ViewError, appMeta, decode, fromResult, refetch, fetchPaged, resultText };
+  return { KEY, OMITTED, ViewError, appMeta, decode, fromResult, refetch, resultText };
 })();
 
 export default envelope;

@@ -3,7 +3,7 @@ import test from "node:test";
 import assert from "node:assert/strict";
 import zlib from "node:zlib";
 import envelope from "./envelope.js";
-const { KEY, decode, fromResult, fetchPaged } = envelope;
+const { KEY, decode, fromResult } = envelope;
 
 const env = { v: 1, tool: "tomtom-geocode", data: { type: "FeatureCollection", features: [] }, fitted: null };
 const pack = (value) => zlib.gzipSync(Buffer.from(JSON.stringify(value))).toString("base64");
@@ -51,32 +51,6 @@ test("each way of having no data names its own reason", async () => {
   for (const [result, reason, message] of cases) {
     await assert.rejects(fromResult(result), (err) => err.reason === reason && message.test(err.message));
   }
-});
-
-test("paged app data is joined in order, with progress, then decoded", async () => {
-  const full = pack({ ...env, tool: "tomtom-data-viz" });
-  const size = Math.ceil(full.length / 3);
-  const calls = [];
-  const progress = [];
-  const callTool = async (name, args) => {
-    calls.push([name, args]);
-    const offset = args.offset || 0;
-    const chunk = full.slice(offset, offset + size);
-    return { content: [], _meta: { [KEY]: chunk, offset, total: full.length, has_more: offset + size < full.length } };
-  };
-  const out = await fetchPaged(callTool, { data_url: "http://x/y.geojson" }, (n, t) => progress.push([n, t]));
-  assert.equal(out.tool, "tomtom-data-viz");
-  assert.equal(calls.length, 3);
-  assert.deepEqual(calls[0], ["tomtom-get-app-data", { tool: "tomtom-data-viz", arguments: { data_url: "http://x/y.geojson" } }]);
-  assert.equal(calls[2][1].offset, 2 * size);
-  assert.deepEqual(progress.at(-1), [full.length, full.length]);
-});
-
-test("paging stops with a reason when pages do not line up or the fetch fails", async () => {
-  const skip = async () => ({ content: [], _meta: { [KEY]: "abc", offset: 5, total: 10, has_more: true } });
-  await assert.rejects(fetchPaged(skip, {}), (e) => e.reason === "fetch_failed" && /line up/.test(e.message));
-  const refuse = async () => ({ isError: true, content: [{ type: "text", text: "download refused" }] });
-  await assert.rejects(fetchPaged(refuse, {}), /download refused/);
 });
 
 /** A v2 gzip member: the envelope's JSON, a NUL byte, then the line section. */

@@ -15,8 +15,7 @@ import { directionsLink, placeLink } from "./links.js";
  * tile route with a short-lived token (never a key): `{tiles, offline, reason,
  * expiresIn, renew, refetch}`, `renew()` asking again for a fresh token,
  * `refetch` whether the server runs a tool again for a view whose host dropped
- * `_meta` (VIEW_REFETCH: `com.tomtom/refetch: true` in the reply's `_meta` or in
- * the configuration); `{tiles: {}, error}` when unavailable. `callTool(name,
+ * `_meta` (VIEW_REFETCH: `refetch: true` in the configuration); `{tiles: {}, error}` when unavailable. `callTool(name,
  * args)` (async) calls a server tool.
  */
 export function mapConfig(callTool, layers) {
@@ -31,7 +30,7 @@ export function mapConfig(callTool, layers) {
           reason: cfg.reason || "",
           expiresIn: Number.isFinite(cfg.expires_in) ? cfg.expires_in : 0,
           renew: ask,
-          refetch: cfg.refetch === true || r._meta[envelope.REFETCH] === true,
+          refetch: cfg.refetch === true,
         };
       })
       .catch((err) => ({ tiles: {}, error: err.message }));
@@ -53,6 +52,8 @@ export function mapSession(tileNames, layers, createMap = mapInFrame) {
     open(ctx) {
       pending ??= (async () => {
         const [map, config] = await Promise.all([createMap(ctx.theme()), mapConfig(ctx.callTool, layers)]);
+        if (map.fallback) ctx.engineFallback(map.fallback);
+        else ctx.status.set({ engine: "maplibre" });
         const scene = mapCore.createScene(map);
         const tiles = mapCore.addRaster(map, config, tileNames(ctx.theme(), config), {
           onFail: (msg, state) => ctx.tilesFailed(msg, state),

@@ -24,10 +24,8 @@ test("the map configuration gives the tile templates, and renew() asks the serve
   ]);
 });
 
-test("a server that runs tools again for views says so in the configuration or beside it", async () => {
+test("a server that runs tools again for views says so in the configuration", async () => {
   assert.equal((await mapConfig(answer({ tiles: {}, refetch: true }))).refetch, true);
-  const beside = async () => ({ content: [], _meta: { [CONFIG]: { tiles: {} }, "com.tomtom/refetch": true } });
-  assert.equal((await mapConfig(beside)).refetch, true);
   assert.equal((await mapConfig(answer({ tiles: {}, refetch: "yes" }))).refetch, false, "only true turns it on");
 });
 

@@ -1,10 +1,9 @@
 /**
  * Data-viz view: the caller's GeoJSON with the caller's layers. Inline app
  * data when the result carries it; otherwise the data in pages of features
- * (docs/adr/0087): the plan from the result's `_meta` (or asked of the server
+ * (docs/result.md): the plan from the result's `_meta` (or asked of the server
  * when the host dropped it), the pages fetched a few at a time with this
- * view's own tool input (pages.js) and drawn as they arrive, with progress. A
- * server of the release before pages is paged by offset, as it was
+ * view's own tool input (pages.js) and drawn as they arrive, with progress
  * (docs/architecture.md, rule 4). The drawing is draw.js's.
  */
 import e5 from "../core/e5.js";
@@ -76,7 +75,7 @@ function decorate(ctx, paged) {
     if (first.length >= MAX_ITEMS) break;
     first.push(...tagged({ type: "FeatureCollection", features: features.slice(0, MAX_ITEMS - first.length) }, start));
   }
-  ctx.setItems([{ title: l10n.t("features"), items: listItems(first, drawn.labelKeys, l10n, ctx.theme()) }]);
+  ctx.setItems([{ title: l10n.t("features"), items: listItems(first, drawn.labelKeys, l10n, ctx.theme(), drawn.colorOf) }]);
   mapCore.describe(session.opened.map, l10n.t("summary", { what: l10n.t("featuresN", { n }) }));
   mapCore.markIdle(session.opened.map, ctx.status);
 }
@@ -100,22 +99,9 @@ async function drawPaged(ctx, input, plan, stored) {
   return paged.drawn;
 }
 
-/**
- * The data when the result did not carry it: drawn page by page (resolves to null), or,
- * from a server of the release before pages, its envelope fetched by offset.
- */
+/** The data when the result did not carry it, drawn page by page. */
 async function fetched(ctx, input, plan, stored) {
-  try {
-    return { drawn: await drawPaged(ctx, input, plan ?? (await pages.askPlan(ctx.callTool, input)), stored) };
-  } catch (err) {
-    if (err.reason !== pages.LEGACY) throw err;
-  }
-  let count = 0;
-  const env = await envelope.fetchPaged(ctx.callTool, input, (got, total) => {
-    ctx.status.set({ pages: ++count });
-    ctx.showMessage("loading", ctx.t("loading"), `${Math.round((100 * got) / total)}% of ${(total / 1024).toFixed(0)} KB`, got / total);
-  });
-  return { env };
+  return drawPaged(ctx, input, plan ?? (await pages.askPlan(ctx.callTool, input)), stored);
 }
 
 /** Report what was drawn. */
@@ -142,13 +128,9 @@ async function onResult(result, ctx, stored) {
     }
     ctx.tool = "tomtom-data-viz";
     const plan = pages.planOf(result?._meta || window.openai?.toolResponseMetadata);
-    const got = await fetched(ctx, input, plan, stored);
+    const drawn = await fetched(ctx, input, plan, stored);
     ctx.status.set({ fetched: true });
-    if (got.drawn) {
-      const { drawn } = got;
-      return drawnOk(ctx, { ...drawn, drawnLayers: drawn.legend.length + (drawn.labels ? 1 : 0) });
-    }
-    env = got.env;
+    return drawnOk(ctx, { ...drawn, drawnLayers: drawn.legend.length + (drawn.labels ? 1 : 0) });
   }
   ctx.tool = "tomtom-data-viz";
   const data = env.data || {};

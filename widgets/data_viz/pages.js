@@ -1,11 +1,9 @@
 /**
- * The data-viz view's data in pages of features (docs/adr/0087): the plan
+ * The data-viz view's data in pages of features (docs/result.md): the plan
  * comes in the tool result's `_meta` (or, from a host that dropped it, from
  * `tomtom-get-app-data` with `plan`), and the pages from `tomtom-get-app-data`
  * with `page`, `PARALLEL` at a time, so that several replicas make them at
- * once; each page is handed on as it arrives, to be drawn. A server of the
- * release before pages answers with its envelope by offset instead: that is
- * `LEGACY`, and the view then pages the old way (`envelope.fetchPaged`).
+ * once; each page is handed on as it arrives, to be drawn.
  */
 import envelope from "../core/envelope.js";
 
@@ -16,8 +14,6 @@ export const PAGE_KEY = "com.tomtom/app-data-page";
 export const PARALLEL = 3;
 /** A page call that failed (not a tool error) is tried this many times in all. */
 const TRIES = 2;
-/** What `askPlan` and `fetchPages` throw when an older server answered by offset. */
-export const LEGACY = "legacy_server";
 
 /** The plan in `meta` (a result's `_meta`), or null when there is none that holds together. */
 export function planOf(meta) {
@@ -45,12 +41,6 @@ async function call(callTool, args) {
   throw new ViewError("fetch_failed", `Fetching the data failed: ${lastError.message}`);
 }
 
-function legacy(meta) {
-  const err = new ViewError(LEGACY, "The server answered by offset (the release before pages).");
-  err.meta = meta;
-  return err;
-}
-
 /** The plan, asked of the server for the data-viz of `input` (its tool input). */
 export async function askPlan(callTool, input) {
   const result = await call(callTool, { arguments: input, plan: true });
@@ -58,7 +48,6 @@ export async function askPlan(callTool, input) {
   const meta = result._meta || {};
   const plan = planOf(meta);
   if (plan) return plan;
-  if (typeof meta[KEY] === "string") throw legacy(meta);
   throw new ViewError("fetch_failed", "The server sent no plan of the data's pages.");
 }
 
@@ -68,10 +57,7 @@ async function fetchPage(callTool, input, plan, start, stop) {
   if (result.isError) throw new ViewError("fetch_failed", `Fetching the data failed: ${resultText(result).slice(0, 300)}`);
   const meta = result._meta || {};
   const place = meta[PAGE_KEY];
-  if (!place) {
-    if (typeof meta[KEY] === "string") throw legacy(meta);
-    throw new ViewError("fetch_failed", "The data answer carried no page.");
-  }
+  if (!place) throw new ViewError("fetch_failed", "The data answer carried no page.");
   if (place.from !== start || place.to !== stop || place.digest !== plan.digest || typeof meta[KEY] !== "string") {
     throw new ViewError("fetch_failed", `The data pages do not line up (asked for ${start} to ${stop}, got ${place.from} to ${place.to}).`);
   }

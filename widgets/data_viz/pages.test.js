@@ -2,7 +2,7 @@ import test from "node:test";
 import assert from "node:assert/strict";
 import zlib from "node:zlib";
 import envelope from "../core/envelope.js";
-import { LEGACY, PAGES_KEY, PAGE_KEY, PARALLEL, askPlan, fetchPages, planOf } from "./pages.js";
+import { PAGES_KEY, PAGE_KEY, PARALLEL, askPlan, fetchPages, planOf } from "./pages.js";
 
 const point = (i) => ({ type: "Feature", properties: { i }, geometry: { type: "Point", coordinates: [i, 2 * i] } });
 const FEATURES = Array.from({ length: 10 }, (_, i) => point(i));
@@ -63,12 +63,6 @@ test("the plan is asked of the server when the result lost it", async () => {
   const s = server();
   assert.deepEqual(await askPlan(s.callTool, { geojson: {} }), PLAN);
   assert.deepEqual(s.asked[0][1], { tool: "tomtom-data-viz", arguments: { geojson: {} }, plan: true });
-});
-
-test("a server of the release before pages, answering by offset, is told apart", async () => {
-  const old = server({ answer: () => ({ content: [], _meta: { [envelope.KEY]: "AAAA", offset: 0, total: 8, has_more: true } }) });
-  await assert.rejects(askPlan(old.callTool, {}), (e) => e.reason === LEGACY);
-  await assert.rejects(fetchPages(old.callTool, {}, PLAN), (e) => e.reason === LEGACY);
 });
 
 test("a tool error, a page out of line or of something else, and a call that keeps failing stop it with a reason", async () => {

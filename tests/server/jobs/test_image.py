@@ -246,5 +246,8 @@ def test_the_offline_basemap_draws_any_zoom_quickly(frame: tuple[float, ...]) ->
 
 def test_the_basemap_file_is_packaged_with_the_server() -> None:
     project = tomllib.loads((Path(widgets.__file__).parents[1] / "pyproject.toml").read_text())
-    assert "jobs/basemap.json" in project["tool"]["setuptools"]["package-data"]["tomtom_mcp_apps.server"]
+    assert (
+        "jobs/basemap.json"
+        in project["tool"]["setuptools"]["package-data"]["tomtom_mcp_apps.server"]
+    )
     assert DATA.is_file() and DATA.stat().st_size < 500_000

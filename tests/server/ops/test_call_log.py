@@ -44,7 +44,11 @@ async def test_a_failed_request_is_a_warning_of_its_own_and_the_call_line_says_t
         caplog.set_level(logging.INFO)
         outcome = await tools.call("tomtom-geocode", {"query": "Amsterdam"})
     assert outcome.is_error
-    lines = {r.getMessage()[:10]: r for r in caplog.records if r.name.startswith("tomtom_mcp_apps.server.")}
+    lines = {
+        r.getMessage()[:10]: r
+        for r in caplog.records
+        if r.name.startswith("tomtom_mcp_apps.server.")
+    }
     assert lines["tool call"].levelno == logging.WARNING
     assert lines["tool call"].outcome == "tool_error"
     assert "upstream_requests" not in vars(lines["tool call"])

@@ -74,8 +74,8 @@ BAD_ARGUMENTS = [
     ("tomtom-poi-categories", {"limit": 0}, "limit: must be greater than or equal to 1, got 0"),
     (
         "tomtom-get-app-data",
-        {"tool": "tomtom-data-viz", "arguments": {}, "offset": -1},
-        "offset: must be greater than or equal to 0, got -1",
+        {"tool": "tomtom-data-viz", "arguments": {}, "page": {"from": -1, "to": 2, "digest": "d"}},
+        "page.from: must be greater than or equal to 0, got -1",
     ),
     (
         "tomtom-get-app-data",

@@ -1,6 +1,5 @@
 """Data-viz: caller GeoJSON checked with exact fault paths, never altered, in pages of features
-when large (and by offset for views of the previous release); `tomtom-get-app-data` re-runs
-data-viz only."""
+when large; `tomtom-get-app-data` re-runs data-viz only."""
 
 from __future__ import annotations
 
@@ -68,7 +67,7 @@ def big_collection(points: int) -> dict[str, Any]:
 BIG = big_collection(5_000)
 BIG_BUDGET = 30_000
 """A quarter of the default budget for a quarter of the points, and pages as small: several
-pages of features (and several by offset, for views of the previous release)."""
+pages of features."""
 FILES = {"/places.geojson": orjson.dumps(PLACES), "/big.geojson": orjson.dumps(BIG)}
 
 
@@ -317,33 +316,14 @@ async def test_data_too_large_for_one_result_comes_in_pages_of_features_exactly_
     assert len(ranges) > 1 and features == BIG["features"]
 
 
-async def test_a_view_of_the_previous_release_still_pages_the_envelope_by_offset(
-    files_url: str,
-) -> None:
-    arguments = {"data_url": f"{files_url}/big.geojson", "title": "Many"}
+async def test_get_app_data_asks_for_a_plan_or_a_page_in_plain_words(files_url: str) -> None:
+    arguments = {"data_url": f"{files_url}/big.geojson"}
     async with tool_client(**BIG_SETTINGS) as tools:
-        await too_large(tools, arguments)
-        chunks: list[str] = []
-        offset, pages = 0, 0
-        while True:
-            page = await tools.call(
-                "tomtom-get-app-data",
-                {"tool": "tomtom-data-viz", "arguments": arguments, "offset": offset},
-            )
-            assert not page.is_error, page.text
-            meta = page.meta
-            assert meta["offset"] == offset
-            chunks.append(meta[APP_DATA_KEY])
-            offset += len(meta[APP_DATA_KEY])
-            pages += 1
-            assert wire_size(page.result) <= BIG_BUDGET
-            if not meta["has_more"]:
-                break
-            assert pages < 50
-    assert pages > 1 and offset == meta["total"]
-    envelope = fitting.decode("".join(chunks))
-    assert envelope["tool"] == "tomtom-data-viz"
-    assert envelope["data"]["geojson"] == BIG and envelope["data"]["title"] == "Many"
+        neither = await tools.call(
+            "tomtom-get-app-data", {"tool": "tomtom-data-viz", "arguments": arguments}
+        )
+    assert neither.is_error
+    assert "plan: true" in neither.text and "page:" in neither.text
 
 
 async def test_a_view_without_the_plan_gets_it_from_get_app_data(files_url: str) -> None:
@@ -393,13 +373,14 @@ async def test_get_app_data_validates_its_arguments_as_data_viz_does() -> None:
     async with tool_client() as tools:
         direct = await tools.call("tomtom-data-viz", bad)
         again = await tools.call(
-            "tomtom-get-app-data", {"tool": "tomtom-data-viz", "arguments": bad}
+            "tomtom-get-app-data", {"tool": "tomtom-data-viz", "arguments": bad, "plan": True}
         )
         layered = await tools.call(
             "tomtom-get-app-data",
             {
                 "tool": "tomtom-data-viz",
                 "arguments": {"geojson": PLACES, "layers": [{"type": "symbol"}]},
+                "plan": True,
             },
         )
     expected = "features[3].geometry.coordinates[1]: latitude 95 is outside [-90, 90]"

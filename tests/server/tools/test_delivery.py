@@ -11,11 +11,10 @@ import httpx
 import orjson
 import pytest
 
+from tests.fitting.support import synthetic_route
 from tomtom_mcp_apps import fitting
-from tomtom_mcp_apps.server import jobs
 from tomtom_mcp_apps.server.config import Settings
 from tomtom_mcp_apps.server.jobs import APP_DATA_KEY, DATA_SOURCE_KEY, OFFLINE_NOTE, OMITTED_KEY
-from tomtom_mcp_apps.server.offline.roads import route_with_points
 from tomtom_mcp_apps.server.pool import FitPool, Placement
 from tomtom_mcp_apps.server.runtime import Runtime
 from tomtom_mcp_apps.server.tools._delivery import deliver
@@ -37,7 +36,7 @@ async def runtime() -> AsyncIterator[Runtime]:
 
 
 def route_data(points: int, *, sections: int = 6) -> dict:
-    line = route_with_points(points, seed=7)
+    line = synthetic_route(points, seed=7)
     n = len(line)
     bounds = [round(i * (n - 1) / sections) for i in range(sections + 1)]
     return {
@@ -173,31 +172,3 @@ async def test_data_that_cannot_fit_is_omitted_with_a_reason_the_widget_can_show
     assert APP_DATA_KEY not in result.meta
     assert result.meta[OMITTED_KEY].startswith("too_large:")
     assert "not shown" in orjson.loads(result.content[0].text)["map"]
-
-
-def test_app_data_pages_reassemble_to_the_whole_envelope() -> None:
-    geojson = {
-        "type": "FeatureCollection",
-        "features": [
-            {
-                "type": "Feature",
-                "geometry": {"type": "Point", "coordinates": [i / 20, i / 40]},
-                "properties": {"name": f"p{i}", "noise": i * 7919 % 104729},
-            }
-            for i in range(3_000)
-        ],
-    }
-    text = orjson.dumps(geojson)
-    chunks, offset, total = [], 0, None
-    for _ in range(100):
-        page = jobs.data_viz_page("inline", text, [{"type": "circle"}], "points", offset, 10_000)
-        page = page.result()
-        assert wire_size(page) < 10_000
-        chunks.append(page.meta[APP_DATA_KEY])
-        total = page.meta["total"]
-        offset += len(chunks[-1])
-        if not page.meta["has_more"]:
-            break
-    assert len(chunks) > 1 and offset == total
-    envelope = fitting.decode("".join(chunks))
-    assert envelope["data"]["geojson"] == geojson

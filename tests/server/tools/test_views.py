@@ -39,7 +39,7 @@ async def test_an_earlier_builds_uri_is_answered_with_the_current_build(earlier:
         content = (await tools.client.read_resource(earlier)).contents[0]
     assert content.text == current.html
     assert content.mime_type == "text/html;profile=mcp-app"
-    assert content.meta["ui"]["csp"]["resourceDomains"] == [ORIGIN]
+    assert content.meta["ui"]["csp"]["connectDomains"] == [ORIGIN]
 
 
 @pytest.mark.parametrize("uri", ["ui://tomtom/atlas.html", "ui://tomtom/map-NOTHEX.html"])
@@ -49,12 +49,15 @@ async def test_a_uri_that_names_no_view_of_ours_is_refused(uri: str) -> None:
             await tools.client.read_resource(uri)
 
 
-async def test_the_csp_names_exactly_the_public_origin_when_tiles_are_served() -> None:
+async def test_the_csp_lets_views_fetch_from_the_public_origin_alone_and_load_nothing_by_url() -> (
+    None
+):
     async with tool_client(**HOSTED) as tools:
         content = (await tools.client.read_resource(widgets.MAP_URI)).contents[0]
     meta = content.meta
-    assert meta["ui"]["csp"] == {"connectDomains": [ORIGIN], "resourceDomains": [ORIGIN]}
-    assert meta["openai/widgetCSP"] == {"connect_domains": [ORIGIN], "resource_domains": [ORIGIN]}
+    # Tiles are fetched (connect-src) and decoded; nothing is an <img>, a script or a font.
+    assert meta["ui"]["csp"] == {"connectDomains": [ORIGIN], "resourceDomains": []}
+    assert meta["openai/widgetCSP"] == {"connect_domains": [ORIGIN], "resource_domains": []}
     assert meta["openai/widgetDomain"] == ORIGIN
     assert "domain" not in meta["ui"]
 
