@@ -47,6 +47,7 @@ def main(argv: list[str] | None = None) -> None:
         loop="uvloop",
         http="httptools",
         timeout_keep_alive=75,
+        proxy_headers=False,  # as serve: no address rewritten from X-Forwarded-For
     )
 
 

@@ -10,12 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ipaddress
 import logging
 import re
 from collections.abc import AsyncIterator
 from typing import Any
-from urllib.parse import urlsplit
 
 from mcp.server import MCPServer
 from mcp.server.apps import Apps
@@ -35,10 +33,10 @@ from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, R
 from starlette.routing import Route
 
 from tomtom_mcp_apps import fitting, widgets
-from tomtom_mcp_apps.server.auth import SignIn, build_sign_in, current_user, user_id_in
+from tomtom_mcp_apps.server.auth import SignIn, build_sign_in, current_user
 from tomtom_mcp_apps.server.config import Settings
 from tomtom_mcp_apps.server.errors import ToolCallError
-from tomtom_mcp_apps.server.http import DoorLimits, FrontDoor, SignedInShares
+from tomtom_mcp_apps.server.http import DoorLimits, FrontDoor, OriginCheck
 from tomtom_mcp_apps.server.ops import metrics
 from tomtom_mcp_apps.server.ops.call_log import ToolCallLog
 from tomtom_mcp_apps.server.ops.drain import CloseWhileDraining, Drain
@@ -179,10 +177,12 @@ def build_app(
         transport_security=_transport_security(settings),
     )
     mcp_endpoint: Any = StreamableHTTPASGIApp(mcp.session_manager)
+    if "*" in settings.allowed_hosts:  # Host unchecked: the Origin check stays
+        mcp_endpoint = OriginCheck(mcp_endpoint, _browser_origins(settings))
     door = DoorLimits.of(settings)
     sign_in = build_sign_in(settings)
     if sign_in is not None:
-        mcp_endpoint = sign_in.protect(SignedInShares(mcp_endpoint, door, user_id_in))
+        mcp_endpoint = sign_in.behind_door(mcp_endpoint)
 
     loop_kernels = asyncio.Event()
     """Set once this process has loaded the kernels of the jobs it runs on its loop."""
@@ -261,7 +261,8 @@ def build_app(
     if settings.traces_exporter != "none":
         middleware.insert(0, _traced())
     middleware.append(_cors(settings))  # outside the front door: its refusals carry CORS too
-    middleware.append(Middleware(FrontDoor, limits=door, signed_in=sign_in is not None))
+    gate = sign_in.door() if sign_in is not None else None
+    middleware.append(Middleware(FrontDoor, limits=door, sign_in=gate))
     app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
     app.state.drain = drain
     return app
@@ -282,8 +283,8 @@ def _traced() -> Middleware:
 
 
 def _log_modes(settings: Settings, sign_in: SignIn | None) -> None:
-    """Say at start-up, loudly, who gets offline demo data, who gets no tiles, who signs
-    users in, and when anyone at all spends the operator's key."""
+    """Say at start-up, loudly, who gets offline demo data, who gets no tiles and who signs
+    users in (an open key is `serve`'s to refuse or call out: it knows the bind)."""
     if settings.offline_mode == "always":
         log.warning(
             "OFFLINE=always: every request is answered by the built-in OFFLINE upstream "
@@ -319,25 +320,6 @@ def _log_modes(settings: Settings, sign_in: SignIn | None) -> None:
             f" with scopes {' '.join(sign_in.scopes)}" if sign_in.scopes else "",
             extra={"event": "sign_in"},
         )
-    elif settings.api_key is not None and settings.serves_keyed and _public(settings):
-        log.warning(
-            "TOMTOM_API_KEY is set, sign-in is off (no OAUTH_ISSUER) and PUBLIC_URL %s is not "
-            "a loopback address: anyone who reaches this server spends that key, on every call "
-            "and every tile. Set OAUTH_ISSUER to sign users in (deploy/README.md).",
-            settings.public_url,
-            extra={"event": "open_key"},
-        )
-
-
-def _public(settings: Settings) -> bool:
-    """Whether `PUBLIC_URL` names something other than this machine's loopback."""
-    host = urlsplit(settings.public_url or "").hostname or ""
-    if host == "localhost" or host.endswith(".localhost"):
-        return False
-    try:
-        return not ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return bool(host)
 
 
 def _browser_origins(settings: Settings) -> list[str]:
@@ -348,7 +330,8 @@ def _browser_origins(settings: Settings) -> list[str]:
 
 
 def _transport_security(settings: Settings) -> TransportSecuritySettings:
-    """Host/Origin checks against DNS rebinding; `ALLOWED_HOSTS=*` turns them off."""
+    """Host/Origin checks against DNS rebinding; `ALLOWED_HOSTS=*` turns the SDK's off, and
+    `OriginCheck` keeps the Origin half (`build_app`)."""
     if "*" in settings.allowed_hosts:
         return TransportSecuritySettings(enable_dns_rebinding_protection=False)
     return TransportSecuritySettings(

@@ -80,6 +80,12 @@ SIGNING_ALGORITHMS = (
 `none`, never HMAC, whose secret a resource server would share with the issuer)."""
 Introspection = Literal["off", "opaque", "all"]
 QuotaStoreDown = Literal["local", "refuse"]
+OpenKey = Literal["refuse", "accept"]
+DEFAULT_USER_QUOTA_PER_MIN = 300
+"""With sign-in on and `USER_QUOTA_PER_MIN` unset: a few view openings (about 80 tiles each)
+and their calls in one minute."""
+DEFAULT_USER_QUOTA_PER_DAY = 5000
+"""With sign-in on and `USER_QUOTA_PER_DAY` unset: about 60 maps opened a day."""
 TracesExporter = Literal["console", "none", "otlp"]
 TRACES_EXPORTERS: tuple[TracesExporter, ...] = get_args(TracesExporter)
 MIB = 1024 * 1024
@@ -248,8 +254,15 @@ class Settings(BaseSettings):
     oauth_introspection_cache_s: int = Field(
         60, ge=0, validation_alias="OAUTH_INTROSPECTION_CACHE_S"
     )
-    user_quota_per_min: int = Field(0, ge=0, validation_alias="USER_QUOTA_PER_MIN")
-    user_quota_per_day: int = Field(0, ge=0, validation_alias="USER_QUOTA_PER_DAY")
+    oauth_trusted_origins: _CommaList = Field((), validation_alias="OAUTH_TRUSTED_ORIGINS")
+    """Origins besides the issuer's where its metadata may put `jwks_uri` and
+    `introspection_endpoint` (https, or http on loopback)."""
+    user_quota_per_min: int | None = Field(None, ge=0, validation_alias="USER_QUOTA_PER_MIN")
+    user_quota_per_day: int | None = Field(None, ge=0, validation_alias="USER_QUOTA_PER_DAY")
+    """The budgets as set (None: unset); `minute_budget` and `day_budget` are in force."""
+    open_key: OpenKey = Field("refuse", validation_alias="OPEN_KEY")
+    """`accept`: the operator means to let anyone who reaches this server spend
+    `TOMTOM_API_KEY` (no sign-in, a non-loopback bind); `refuse` stops such a server."""
     quota_store: str | None = Field(None, validation_alias="QUOTA_STORE")
     """`redis://...`: budgets exact across replicas; unset: per replica."""
     quota_store_timeout_s: _Positive = Field(0.25, validation_alias="QUOTA_STORE_TIMEOUT_S")
@@ -287,9 +300,20 @@ class Settings(BaseSettings):
         return self.oauth_audience or self.public_url
 
     @property
+    def minute_budget(self) -> int:
+        """The budget per user per minute in force: as set, else with sign-in on its default
+        (`DEFAULT_USER_QUOTA_PER_MIN`); 0 is none."""
+        return _budget(self.user_quota_per_min, DEFAULT_USER_QUOTA_PER_MIN, self.sign_in)
+
+    @property
+    def day_budget(self) -> int:
+        """The budget per user per UTC day in force (as `minute_budget`)."""
+        return _budget(self.user_quota_per_day, DEFAULT_USER_QUOTA_PER_DAY, self.sign_in)
+
+    @property
     def user_quotas(self) -> bool:
         """Whether signed-in users' TomTom requests are budgeted."""
-        return bool(self.user_quota_per_min or self.user_quota_per_day)
+        return bool(self.minute_budget or self.day_budget)
 
     @property
     def public_origin(self) -> str | None:
@@ -368,7 +392,9 @@ class Settings(BaseSettings):
     def _upper(cls, value: Any) -> Any:
         return value.upper() if isinstance(value, str) else value
 
-    @field_validator("fit_order", "oauth_introspection", "quota_store_down", mode="before")
+    @field_validator(
+        "fit_order", "oauth_introspection", "quota_store_down", "open_key", mode="before"
+    )
     @classmethod
     def _lower(cls, value: Any) -> Any:
         return value.lower() if isinstance(value, str) else value
@@ -449,6 +475,20 @@ class Settings(BaseSettings):
             raise ConfigError(f"OAUTH_ISSUER={url!r}: an issuer URL has no query or fragment")
         return url
 
+    @field_validator("oauth_trusted_origins")
+    @classmethod
+    def _origins(cls, origins: tuple[str, ...]) -> tuple[str, ...]:
+        for origin in origins:
+            parts = urlsplit(origin)
+            loopback = parts.hostname in ("localhost", "127.0.0.1", "::1")
+            secure = parts.scheme == "https" or (parts.scheme == "http" and loopback)
+            if not secure or not parts.hostname or parts.path.strip("/") or parts.query:
+                raise ConfigError(
+                    f"OAUTH_TRUSTED_ORIGINS: {origin!r} is not an https origin (scheme, host "
+                    "and port only, e.g. https://www.googleapis.com; http only on loopback)"
+                )
+        return origins
+
     @field_validator("oauth_algorithms")
     @classmethod
     def _asymmetric(cls, algorithms: tuple[str, ...]) -> tuple[str, ...]:
@@ -497,7 +537,7 @@ class Settings(BaseSettings):
 
     def _consistent_sign_in(self) -> None:
         """Sign-in's settings that only make sense together."""
-        if self.user_quotas and not self.sign_in:
+        if (self.user_quota_per_min or self.user_quota_per_day) and not self.sign_in:
             raise ConfigError(
                 "USER_QUOTA_PER_MIN/USER_QUOTA_PER_DAY need OAUTH_ISSUER: budgets are kept per "
                 "signed-in user, and without sign-in there are no users"
@@ -525,6 +565,12 @@ class Settings(BaseSettings):
                 f"least {TILE_SECRET_MIN_CHARS} characters (python3 -c 'import secrets; "
                 "print(secrets.token_urlsafe(32))')."
             )
+
+
+def _budget(given: int | None, default: int, sign_in: bool) -> int:
+    if given is not None:
+        return given
+    return default if sign_in else 0
 
 
 def claude_ui_domain(connector_url: str) -> str:

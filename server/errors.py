@@ -36,6 +36,8 @@ brackets, the built-in class each also is::
      │                                           the data-viz job reports it as a JobError
      ├── TokenError (ValueError)                 a tile token cannot be used (the 403's reason)
      ├── TokenRefused (ValueError)               a bearer token is refused (the 401's reason)
+     ├── TokensRefusedTooOften (ValueError)      a client's opaque tokens were refused too often
+     │                                           to ask the issuer again yet (a 429; retry_after)
      ├── IssuerUnavailable (RuntimeError)        the authorization server's metadata, keys or
      │                                           introspection cannot be had (a 503)
      ├── QuotaStoreError (RuntimeError)          the shared budget store did not answer
@@ -176,6 +178,15 @@ class TokenRefused(ValueError):
     def __init__(self, reason: str, message: str) -> None:
         super().__init__(message)
         self.reason = reason
+
+
+class TokensRefusedTooOften(ValueError):
+    """A client whose opaque tokens the issuer refused too often lately: its next one is not
+    sent to the issuer until `retry_after` seconds have passed (a 429)."""
+
+    def __init__(self, message: str, *, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
 
 
 class IssuerUnavailable(RuntimeError):

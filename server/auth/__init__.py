@@ -7,12 +7,13 @@ token on its own, with the issuer's keys cached.
 - `_issuer.py`: `AuthorizationServer`, the issuer's metadata and keys, fetched and cached;
 - `_verifier.py`: `TokenCheck` (the SDK's `TokenVerifier`): JWTs verified by PyJWT,
   opaque tokens by introspection (RFC 7662) when `OAUTH_INTROSPECTION` says so;
-- `_gate.py`: the middleware in front of `POST /mcp` (401/403/503 with MCP's challenges);
+- `_gate.py`: the check in front of `POST /mcp` (401/403/503 with MCP's challenges), run
+  by the front door from the headers (`Gate`), or whole as one middleware (`gate`);
 - `_metadata.py`: Protected Resource Metadata (RFC 9728) routes;
 - `_user.py`: `User`, a token's (`iss`, `sub`), and `User.id`, its hash, which is all
   the rest of the server sees (budgets, pacing, tile tokens, logs).
 
-Decisions: docs/adr/0074-sign-in.md, 0075-token-verification.md.
+Decisions: docs/sign-in.md.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp
 
 from tomtom_mcp_apps.server import outbound
-from tomtom_mcp_apps.server.auth._gate import bearer_token, gate
+from tomtom_mcp_apps.server.auth._gate import Gate, bearer_token, gate, signed_in_only
 from tomtom_mcp_apps.server.auth._issuer import AuthorizationServer
 from tomtom_mcp_apps.server.auth._metadata import metadata_routes, metadata_url
 from tomtom_mcp_apps.server.auth._user import User, current_user, user_id_in, user_in
@@ -36,6 +37,7 @@ from tomtom_mcp_apps.server.errors import ConfigError
 from tomtom_mcp_apps.server.product import user_agent
 
 __all__ = [
+    "Gate",
     "SignIn",
     "User",
     "bearer_token",
@@ -64,8 +66,18 @@ class SignIn:
         return metadata_routes(self.resource, self.issuer.issuer, self.scopes)
 
     def protect(self, app: ASGIApp) -> ASGIApp:
-        """`app` (the MCP endpoint) answering only requests with a verified token."""
+        """`app` (the MCP endpoint) answering only requests with a verified token: the whole
+        gate in one middleware, for an app without the front door."""
         return gate(app, self.check, self.scopes, metadata_url(self.resource))
+
+    def door(self) -> Gate:
+        """The check the front door runs from the headers, before the body is read."""
+        return Gate(self.check, self.scopes, metadata_url(self.resource))
+
+    def behind_door(self, app: ASGIApp) -> ASGIApp:
+        """`app` (the MCP endpoint) behind a front door that runs `door()`: the verified
+        token kept for the request."""
+        return signed_in_only(app, self.scopes, metadata_url(self.resource))
 
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
@@ -94,6 +106,7 @@ def build_sign_in(settings: Settings, *, transport: object = None) -> SignIn | N
         http,
         cache_s=settings.oauth_jwks_cache_s,
         refetch_s=settings.oauth_jwks_refetch_s,
+        trusted_origins=settings.oauth_trusted_origins,
     )
     jwts = JwtCheck(
         issuer,

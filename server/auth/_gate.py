@@ -2,7 +2,9 @@
 
 Built from the SDK's `mcp.server.auth` pieces, whose `AuthContextMiddleware` keeps the
 verified token for the whole request; `BearerBackend` and `RequireSignIn` answer as MCP's
-authorization specification asks (docs/sign-in.md, What is gated).
+authorization specification asks (docs/sign-in.md, What is gated). On a replica the front
+door runs the check (`Gate`) from the headers, before the body is read, and the route
+keeps the token for the request (`signed_in_only`); `gate` is the whole in one middleware.
 """
 
 from __future__ import annotations
@@ -18,15 +20,16 @@ from mcp.server.auth.middleware.bearer_auth import (
     RequireAuthMiddleware,
 )
 from pydantic import AnyHttpUrl
-from starlette.authentication import AuthCredentials, AuthenticationError
+from starlette.authentication import AuthCredentials, AuthenticationError, UnauthenticatedUser
 from starlette.middleware.authentication import AuthenticationMiddleware
 from starlette.requests import HTTPConnection
-from starlette.responses import JSONResponse, Response
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from tomtom_mcp_apps.server.auth._user import user_of
 from tomtom_mcp_apps.server.auth._verifier import TokenCheck
-from tomtom_mcp_apps.server.errors import IssuerUnavailable, TokenRefused
+from tomtom_mcp_apps.server.errors import IssuerUnavailable, TokenRefused, TokensRefusedTooOften
+from tomtom_mcp_apps.server.http import client_in
 from tomtom_mcp_apps.server.ops import metrics
 
 log = logging.getLogger(__name__)
@@ -47,6 +50,8 @@ REASONS = frozenset(
         "unknown_key",
         "malformed",
         "inactive",
+        "token_type",
+        "refused_too_often",
     }
 )
 """The `reason` label's values for refused tokens (`TokenRefused.reason`)."""
@@ -67,11 +72,14 @@ class BearerBackend(BearerAuthBackend):
     async def authenticate(
         self, conn: HTTPConnection
     ) -> tuple[AuthCredentials, AuthenticatedUser] | None:
+        user = conn.scope.get("user")
+        if isinstance(user, AuthenticatedUser):  # verified already, at the front door
+            return conn.scope["auth"], user
         token = bearer_token(conn.scope)
         if token is None:
             return None
         try:
-            access = await self._check.verify_token(token)
+            access = await self._check.verify_token(token, client_in(conn.scope))
         except TokenRefused as exc:
             conn.scope[REFUSAL] = exc
             return None
@@ -88,13 +96,18 @@ class RequireSignIn(RequireAuthMiddleware):
         self._metadata_url = resource_metadata_url
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if await self.admitted(scope, send):
+            await self.app(scope, receive, send)
+
+    async def admitted(self, scope: Scope, send: Send) -> bool:
+        """True for a verified token with the scopes required; else the challenge is sent."""
         user = scope.get("user")
         if not isinstance(user, AuthenticatedUser):
             refused: TokenRefused | None = scope.get(REFUSAL)
             if refused is None:
                 _count("no_token")
                 await self._challenge(send, 401)
-                return
+                return False
             reason = refused.reason if refused.reason in REASONS else "malformed"
             _count("invalid_token", reason)
             log.info(
@@ -103,7 +116,7 @@ class RequireSignIn(RequireAuthMiddleware):
                 extra={"event": "token_refused", "reason": reason},
             )
             await self._challenge(send, 401, "invalid_token", str(refused))
-            return
+            return False
         granted = set(user.scopes)
         if not set(self.required_scopes) <= granted:
             _count("insufficient_scope")
@@ -119,9 +132,9 @@ class RequireSignIn(RequireAuthMiddleware):
             await self._challenge(
                 send, 403, "insufficient_scope", "the token lacks a scope this server requires"
             )
-            return
+            return False
         _count("ok")
-        await self.app(scope, receive, send)
+        return True
 
     async def _challenge(
         self, send: Send, status: int, error: str | None = None, description: str | None = None
@@ -173,6 +186,78 @@ def unavailable(_: HTTPConnection, exc: AuthenticationError) -> Response:
         },
         status_code=503,
         headers={"retry-after": str(RETRY_AFTER_S), "cache-control": "no-store"},
+    )
+
+
+class Gate:
+    """The sign-in check as the front door runs it (`server.http.FrontDoor`'s `Admission`):
+    from the request's headers alone, before its body is read."""
+
+    def __init__(self, check: TokenCheck, scopes: Sequence[str], resource_metadata_url: str):
+        self._check = check
+        self._backend = BearerBackend(check)
+        self._required = RequireSignIn(_unreachable, scopes, resource_metadata_url)
+
+    def remembered(self, scope: Scope) -> bool:
+        """Whether the request's token was verified already (checking it costs nothing)."""
+        token = bearer_token(scope)
+        return token is not None and self._check.remembered(token)
+
+    async def admit(self, scope: Scope, send: Send) -> bool:
+        """True when the token is verified and has the scopes required (the scope then holds
+        its user, as Starlette's `AuthenticationMiddleware` leaves it); else the answer (401,
+        403, 429 or 503) is sent."""
+        conn = HTTPConnection(scope)
+        try:
+            verified = await self._backend.authenticate(conn)
+        except AuthenticationError as exc:
+            await unavailable(conn, exc)(scope, _no_body, send)
+            return False
+        except TokensRefusedTooOften as exc:
+            _count("invalid_token", "refused_too_often")
+            await too_often(exc)(scope, _no_body, send)
+            return False
+        scope["auth"], scope["user"] = verified or (AuthCredentials(), UnauthenticatedUser())
+        return await self._required.admitted(scope, send)
+
+    def user_id(self, scope: Scope) -> str | None:
+        """The verified user's id (`User.id`), what the door keys a signed-in call by."""
+        user = scope.get("user")
+        signed_in = user_of(user.access_token) if isinstance(user, AuthenticatedUser) else None
+        return signed_in.id if signed_in is not None else None
+
+
+def signed_in_only(app: ASGIApp, scopes: Sequence[str], resource_metadata_url: str) -> ASGIApp:
+    """`app` behind a door that ran `Gate.admit`: the verified token kept for the request
+    (tool calls read it); a request that reached here unverified gets the challenge."""
+    return AuthContextMiddleware(_Verified(app, scopes, resource_metadata_url))
+
+
+class _Verified(RequireSignIn):
+    """Lets through what the door admitted; anything else is challenged, uncounted (the door
+    counted it)."""
+
+    async def admitted(self, scope: Scope, send: Send) -> bool:
+        if isinstance(scope.get("user"), AuthenticatedUser):
+            return True
+        await self._challenge(send, 401)
+        return False
+
+
+async def _unreachable(scope: Scope, receive: Receive, send: Send) -> None:
+    raise AssertionError("the door's gate only answers; the route serves")
+
+
+async def _no_body() -> Message:
+    raise AssertionError("an answer of the gate reads no body")
+
+
+def too_often(exc: TokensRefusedTooOften) -> Response:
+    """429 for a client whose opaque tokens the issuer refused too often of late."""
+    return PlainTextResponse(
+        f"{exc}\n",
+        status_code=429,
+        headers={"retry-after": str(exc.retry_after), "cache-control": "no-store"},
     )
 
 

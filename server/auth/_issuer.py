@@ -8,6 +8,11 @@ again, at most once every `refetch_s` (a rotation is picked up at once, a flood 
 key ids costs one fetch per interval). While the server cannot be reached, the keys
 last fetched keep serving; with none, tokens cannot be checked (`IssuerUnavailable`).
 
+The endpoints the metadata names (`jwks_uri`, `introspection_endpoint`) are used only on
+the issuer's own origin, or on an origin the operator trusts (`OAUTH_TRUSTED_ORIGINS`),
+and over https (http only on loopback, as the issuer): metadata cannot send this
+server's client secret, or its trust in keys, anywhere else.
+
 The keys are parsed by PyJWT (`jwt.PyJWK`); no JOSE is written here. Only public keys
 for signatures are kept: symmetric (`oct`) keys and keys marked for encryption are
 dropped when the set is read.
@@ -40,6 +45,32 @@ NO_KEYS_RETRY_S = 5.0
 before the issuer is asked again (a replica does not hammer an issuer that is down)."""
 
 
+LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
+
+
+def origin_of(url: str) -> str:
+    """`scheme://host[:port]` of `url`, scheme and host in lower case, default ports left
+    out: what two URLs must share to be on one origin."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    host = (parts.hostname or "").lower()
+    host = f"[{host}]" if ":" in host else host
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    default = {"https": 443, "http": 80}.get(scheme)
+    return f"{scheme}://{host}" + (f":{port}" if port and port != default else "")
+
+
+def secure(url: str) -> bool:
+    """https, or http on loopback (what `OAUTH_ISSUER` itself may be)."""
+    parts = urlsplit(url)
+    return parts.scheme.lower() == "https" or (
+        parts.scheme.lower() == "http" and (parts.hostname or "") in LOOPBACK_HOSTS
+    )
+
+
 def metadata_urls(issuer: str) -> list[str]:
     """Where an issuer's metadata may be, in the order MCP clients try them: RFC 8414 and
     OpenID Connect with the well-known part inserted before the issuer's path, then
@@ -69,9 +100,11 @@ class AuthorizationServer:
         *,
         cache_s: float,
         refetch_s: float,
+        trusted_origins: Iterable[str] = (),
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.issuer = issuer
+        self._origins = frozenset({origin_of(issuer), *map(origin_of, trusted_origins)})
         self._http = http
         self._cache_s = cache_s
         self._refetch_s = refetch_s
@@ -181,7 +214,24 @@ class AuthorizationServer:
             raise IssuerUnavailable(
                 f"{self.issuer} publishes no jwks_uri: its JWTs cannot be checked"
             )
-        return uri
+        return self.endpoint("jwks_uri", uri)
+
+    def endpoint(self, name: str, url: str) -> str:
+        """`url`, the metadata's `name`, when it may be used: https (http on loopback only)
+        on the issuer's origin or one of `OAUTH_TRUSTED_ORIGINS`; else `IssuerUnavailable`
+        naming the setting."""
+        if not secure(url):
+            raise IssuerUnavailable(
+                f"the metadata of {self.issuer} names {name} {url[:200]!r}, not https: "
+                "refused (http only on loopback)"
+            )
+        if origin_of(url) not in self._origins:
+            raise IssuerUnavailable(
+                f"the metadata of {self.issuer} names {name} on {origin_of(url)[:200]!r}, "
+                "another origin than the issuer's: refused unless OAUTH_TRUSTED_ORIGINS "
+                "names it"
+            )
+        return url
 
     async def _discover(self) -> dict[str, Any]:
         for url in metadata_urls(self.issuer):

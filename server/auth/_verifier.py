@@ -11,7 +11,11 @@ token with every call), and verified again when the issuer's keys change. With
 `OAUTH_INTROSPECTION` a token is sent to the issuer's introspection endpoint (RFC
 7662) instead: for tokens that are not JWTs (`opaque`) or for every one (`all`); an
 active answer is checked for the same issuer, audience and times, and kept for a
-short while so that a conversation's calls do not each cost a round trip.
+short while so that a conversation's calls do not each cost a round trip; a refused one
+is kept a short while too, and a client whose tokens the issuer refused too often waits
+before its next one is sent (made-up tokens cost the issuer a bounded number of calls).
+Where the issuer marks a token's type (RFC 9068's `typ: at+jwt`, Keycloak's `typ`
+claim), an ID token is refused as an access token.
 """
 
 from __future__ import annotations
@@ -28,13 +32,32 @@ from mcp.server.auth.provider import AccessToken
 
 from tomtom_mcp_apps.server import outbound
 from tomtom_mcp_apps.server.auth._issuer import AuthorizationServer, bounded
-from tomtom_mcp_apps.server.errors import IssuerUnavailable, TokenRefused, TransportError
+from tomtom_mcp_apps.server.errors import (
+    IssuerUnavailable,
+    TokenRefused,
+    TokensRefusedTooOften,
+    TransportError,
+)
+from tomtom_mcp_apps.server.http import RateLimiter
 
 REQUIRED_CLAIMS = ("exp", "iss", "aud", "sub")
 REMEMBERED_TOKENS = 10_000
 """Verified tokens each check remembers (by hash), the least recently used forgotten first."""
 MAX_TOKEN_CHARS = 16_384
 """Longer bearer tokens are refused unread (real ones are a few kilobytes at most)."""
+REFUSED_KEPT_S = 30.0
+"""How long an introspection's refusal is kept: the same made-up token sent again costs
+the issuer nothing."""
+REFUSALS_PER_MIN = 20
+"""Opaque tokens of one client the issuer may refuse per minute (in bursts of as many):
+then its next opaque token waits, unsent. A user's own token is refused once an hour or
+so, when it expires; a client guessing tokens is refused every time."""
+ACCESS_TOKEN_TYPES = frozenset({"at+jwt", "application/at+jwt"})
+"""The JOSE `typ` of an access token (RFC 9068 §2.1)."""
+PLAIN_TYPES = frozenset({"jwt", "application/jwt"})
+"""A `typ` that says nothing of the token's use (most issuers' access tokens, and ID tokens)."""
+ID_TOKEN_CLAIMS = ("at_hash", "c_hash")
+"""Claims only an ID token carries (OpenID Connect Core §3.1.3.6, §3.3.2.11)."""
 _PYJWT_REASONS: tuple[tuple[type[jwt.PyJWTError], str, str], ...] = (
     (jwt.ExpiredSignatureError, "expired", "the token has expired"),
     (jwt.ImmatureSignatureError, "not_yet_valid", "the token is not valid yet"),
@@ -83,6 +106,15 @@ class JwtCheck:
         self._verified: OrderedDict[bytes, tuple[int, dict[str, Any]]] = OrderedDict()
         """Token hash -> (the keys' generation, its claims)."""
 
+    def remembered(self, token: str) -> bool:
+        """Whether `token` was verified already and still holds: checking it costs nothing."""
+        seen = self._verified.get(hashlib.sha256(token.encode()).digest())
+        return (
+            seen is not None
+            and seen[0] == self._server.generation
+            and seen[1]["exp"] + self._leeway > time.time()
+        )
+
     async def verify_token(self, token: str) -> AccessToken:
         digest = hashlib.sha256(token.encode()).digest()  # never the token itself
         seen = self._verified.get(digest)
@@ -122,6 +154,7 @@ class JwtCheck:
             )
         except jwt.PyJWTError as exc:
             raise _refusal(exc) from None
+        _an_access_token(header, claims)
         return {name: claims[name] for name in _KEPT if name in claims}
 
 
@@ -150,14 +183,43 @@ class IntrospectionCheck:
         self._max_cached = max_cached
         self._clock = clock
         self._cache: OrderedDict[bytes, tuple[float, dict[str, Any]]] = OrderedDict()
+        self._refused: OrderedDict[bytes, tuple[float, TokenRefused]] = OrderedDict()
+        """Token hash -> (until when, why the issuer's answer refused it)."""
+        self._refusals = RateLimiter(REFUSALS_PER_MIN / 60, REFUSALS_PER_MIN, max_ids=max_cached)
+        """Refused opaque tokens per client: each refusal takes one."""
 
-    async def verify_token(self, token: str) -> AccessToken:
+    def remembered(self, token: str) -> bool:
+        """Whether an active answer for `token` is kept: checking it costs nothing."""
+        cached = self._cache.get(hashlib.sha256(token.encode()).digest())
+        return cached is not None and cached[0] > self._clock()
+
+    async def verify_token(self, token: str, client: str | None = None) -> AccessToken:
+        """`token`'s `AccessToken` from the issuer's answer (kept briefly, either way);
+        `TokensRefusedTooOften` when `client`'s tokens were refused too often of late."""
         digest = hashlib.sha256(token.encode()).digest()  # the cache never holds a token
         now = self._clock()
         cached = self._cache.get(digest)
         if cached is not None and cached[0] > now:
             return _access_token(token, cached[1], self._audiences[0])
-        claims = self._checked(await self._introspect(token), now)
+        refused = self._refused.get(digest)
+        if refused is not None and refused[0] > now:
+            raise refused[1]
+        if client is not None:
+            wait = self._refusals.wait(client)
+            if wait is not None:
+                raise TokensRefusedTooOften(
+                    f"too many refused tokens from this client; retry in {wait} s",
+                    retry_after=wait,
+                )
+        try:
+            claims = self._checked(await self._introspect(token), now)
+        except TokenRefused as exc:
+            self._refused[digest] = (now + REFUSED_KEPT_S, exc)
+            while len(self._refused) > self._max_cached:
+                self._refused.popitem(last=False)
+            if client is not None:
+                self._refusals.take(client)
+            raise
         if self._cache_s > 0:
             self._cache[digest] = (min(now + self._cache_s, float(claims["exp"])), claims)
             while len(self._cache) > self._max_cached:
@@ -168,6 +230,8 @@ class IntrospectionCheck:
         endpoint = (await self._server.metadata()).get("introspection_endpoint")
         if not isinstance(endpoint, str):
             raise IssuerUnavailable(f"{self._server.issuer} publishes no introspection_endpoint")
+        # The client secret goes to the issuer's origin (or one trusted) only.
+        endpoint = self._server.endpoint("introspection_endpoint", endpoint)
         body, content_type = outbound.form({"token": token, "token_type_hint": "access_token"})
         headers = {
             "accept": "application/json",
@@ -221,13 +285,27 @@ class TokenCheck:
         self._introspection = introspection
         self._mode = mode
 
-    async def verify_token(self, token: str) -> AccessToken:
+    def _introspected(self, token: str) -> bool:
+        return self._introspection is not None and (
+            self._mode == "all" or not looks_like_jwt(token)
+        )
+
+    def remembered(self, token: str) -> bool:
+        """Whether `token` was verified already and still holds (no work to check it)."""
+        if not token or len(token) > MAX_TOKEN_CHARS or not token.isascii():
+            return False
+        if self._introspection is not None and self._introspected(token):
+            return self._introspection.remembered(token)
+        return self._jwts.remembered(token)
+
+    async def verify_token(self, token: str, client: str | None = None) -> AccessToken:
         """The token's `AccessToken`; `TokenRefused` saying why not, `IssuerUnavailable`
-        when the authorization server is needed and does not answer."""
+        when the authorization server is needed and does not answer,
+        `TokensRefusedTooOften` when `client` (the front door's) guessed too often."""
         if not token or len(token) > MAX_TOKEN_CHARS or not token.isascii():
             raise TokenRefused("malformed", "the token is empty, too long or not ASCII")
-        if self._introspection is not None and (self._mode == "all" or not looks_like_jwt(token)):
-            return await self._introspection.verify_token(token)
+        if self._introspection is not None and self._introspected(token):
+            return await self._introspection.verify_token(token, client)
         return await self._jwts.verify_token(token)
 
 
@@ -240,6 +318,22 @@ def _spellings(audience: str) -> list[str]:
     resource identifiers are compared as strings; hosts differ on that slash)."""
     bare = audience.rstrip("/")
     return list(dict.fromkeys([audience, bare, bare + "/"]))
+
+
+def _an_access_token(header: dict[str, Any], claims: dict[str, Any]) -> None:
+    """`TokenRefused` for a JWT its issuer marks as something other than an access token:
+    a JOSE `typ` other than RFC 9068's `at+jwt` or a plain `JWT`, Keycloak's `typ` claim
+    saying `ID`, or, unmarked, the claims only an ID token carries."""
+    typ = str(header.get("typ", "jwt")).lower()
+    if typ in ACCESS_TOKEN_TYPES:
+        return
+    if typ not in PLAIN_TYPES:
+        raise TokenRefused("token_type", f"the token is a {typ[:20]!r}, not an access token")
+    marked = claims.get("typ")
+    if isinstance(marked, str) and marked.lower() in ("id", "id_token"):
+        raise TokenRefused("token_type", "the token is an ID token, not an access token")
+    if marked is None and any(name in claims for name in ID_TOKEN_CLAIMS):
+        raise TokenRefused("token_type", "the token is an ID token, not an access token")
 
 
 def _refusal(exc: jwt.PyJWTError) -> TokenRefused:

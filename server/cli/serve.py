@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import sys
 
+from tomtom_mcp_apps.server.cli._open_key import open_key_refusal, warn_open_key
 from tomtom_mcp_apps.server.cli._settings import settings_of
 from tomtom_mcp_apps.server.ops.logs import configure_logging
 
@@ -27,11 +29,16 @@ def run(args: argparse.Namespace) -> int:
     settings = settings_of(args, preview=args.preview or None)
     if settings is None:
         return 2
+    refusal = open_key_refusal(settings, args.host)
+    if refusal is not None:
+        print(f"tomtom-mcp-apps: {refusal}", file=sys.stderr)
+        return 2
     if settings.public_url is None:  # a local server: its own address (README, PUBLIC_URL)
         host = "127.0.0.1" if args.host in ("0.0.0.0", "::", "") else args.host
         host = f"[{host}]" if ":" in host else host
         settings = settings.model_copy(update={"public_url": f"http://{host}:{args.port}/mcp"})
     configure_logging(settings.log_level, settings.log_json)
+    warn_open_key(settings, args.host)
     # Imported here, as every subcommand's server: the command line itself stays light, for
     # the other subcommands and for fitting workers, which import it again when it runs as
     # the `tomtom-mcp-apps` script.
@@ -61,6 +68,9 @@ def run(args: argparse.Namespace) -> int:
         # Longer than a balancer's idle timeout (nginx here: 4 s), so the balancer, not the
         # replica, closes idle connections and never sends on one being closed.
         timeout_keep_alive=settings.http_idle_timeout_s,
+        # Who a client is, TRUSTED_PROXIES alone decides (server.http.client_of): uvicorn
+        # rewrites no address from X-Forwarded-For, for loopback or anyone.
+        proxy_headers=False,
     )
     server = DrainingServer(
         config, drain, delay_s=settings.drain_delay_s, timeout_s=settings.drain_timeout_s

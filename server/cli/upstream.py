@@ -38,5 +38,6 @@ def run(args: argparse.Namespace) -> int:
         log_level="info",
         timeout_graceful_shutdown=2,
         timeout_keep_alive=30,  # longer than the server's client keeps idle connections
+        proxy_headers=False,  # no address is rewritten from X-Forwarded-For
     )
     return 0

@@ -15,6 +15,9 @@ from starlette.types import Scope
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 
+CLIENT_KEY = "tomtom.client"
+"""Where the front door leaves its `client_of` in the ASGI scope, for whatever counts per
+client behind it (`client_in`)."""
 MAX_HOPS = 16
 """`X-Forwarded-For` entries looked at, from the right: no deployment has more proxies."""
 
@@ -34,6 +37,12 @@ def client_of(scope: Scope, trusted: Sequence[Network]) -> str:
         if not _trusted(address, trusted):
             break
     return _identity(client)
+
+
+def client_in(scope: Scope) -> str | None:
+    """The client the front door named for this request (None where no door ran: stdio)."""
+    client = scope.get(CLIENT_KEY)
+    return client if isinstance(client, str) else None
 
 
 def _forwarded_for(scope: Scope) -> list[str]:

@@ -3,22 +3,25 @@
 ASGI middleware in front of every route but the probes: a rate per client (429), a share
 per client of the calls in flight (429), a ceiling on calls in flight (503 before the body
 is read: nothing was billed, so a balancer or client may retry), and the body within a
-deadline (408) and a size (413). A refusal is the status and a line of text, never a
-JSON-RPC error: no request id has been read. Refusals are counted by reason, never logged
-one by one (docs/front-door.md).
+deadline (408) and a size (413). With sign-in on, a call's token is checked from its
+headers before its body is read; until it is verified the call counts against its
+address, once verified against its user. A refusal is the status and a line of text,
+never a JSON-RPC error: no request id has been read. Refusals are counted by reason,
+never logged one by one (docs/front-door.md).
 """
 
 from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from tomtom_mcp_apps.server.config import Settings
-from tomtom_mcp_apps.server.http._clients import Network, client_of
+from tomtom_mcp_apps.server.http._clients import CLIENT_KEY, Network, client_of
 from tomtom_mcp_apps.server.http._rate import RateLimiter
 from tomtom_mcp_apps.server.ops import metrics
 
@@ -87,18 +90,38 @@ class _Shares:
             self._in_flight[client] = left
 
 
+class Admission(Protocol):
+    """Sign-in as the door runs it (`server.auth.Gate`): from the headers alone."""
+
+    def remembered(self, scope: Scope) -> bool:
+        """Whether the request's token was verified already (it costs nothing to check)."""
+        ...
+
+    async def admit(self, scope: Scope, send: Send) -> bool:
+        """True for a verified token; else the answer (401, 403, 429, 503) is sent."""
+        ...
+
+    def user_id(self, scope: Scope) -> str | None:
+        """The verified user's id, once admitted."""
+        ...
+
+
 class FrontDoor:
-    """ASGI middleware: the rate per client, the calls in flight, the body's bounds.
+    """ASGI middleware: the rate per client, the calls in flight, sign-in, the body's bounds.
 
-    With sign-in on (`signed_in`), a call's client is its user, known only once the gate
-    has verified the token: `SignedInShares`, inside the gate, keeps those calls' rates
-    and shares, so the users a hosted host sends from one address are not one client."""
+    With sign-in on (`sign_in`), a call is checked from its headers before its body is
+    read. A call whose token is not already known to be good is first limited by its
+    address (rate and share of calls in flight, held while its token is checked), so
+    strangers without a token meet the same limits as without sign-in; once verified, the
+    call's rate and share are its user's, so the users a hosted host sends from one
+    address are not one client."""
 
-    def __init__(self, app: ASGIApp, limits: DoorLimits, signed_in: bool = False) -> None:
+    def __init__(self, app: ASGIApp, limits: DoorLimits, sign_in: Admission | None = None) -> None:
         self.app = app
         self._limits = limits
-        self._signed_in = signed_in
+        self._sign_in = sign_in
         self._shares = _Shares(limits)
+        self._users = _Shares(limits)
         self._in_flight = 0
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -106,30 +129,56 @@ class FrontDoor:
             await self.app(scope, receive, send)
             return
         call = scope["path"] == "/mcp" and scope["method"] == "POST"
-        by_address = not (call and self._signed_in)
         client = client_of(scope, self._limits.trusted_proxies)
-        if by_address and await self._shares.refused(send, call, client):
-            return
+        scope[CLIENT_KEY] = client
         if not call:
-            await self.app(scope, receive, send)
+            if not await self._shares.refused(send, False, client):
+                await self.app(scope, receive, send)
+            return
+        by_address = self._sign_in is None or not self._sign_in.remembered(scope)
+        if by_address and await self._shares.refused(send, True, client):
             return
         if self._in_flight >= self._limits.max_calls_in_flight:
             why = f"this server is busy (too many calls in flight); retry in {BUSY_RETRY_S} s"
             await _refuse(send, call, 503, "calls_in_flight", why, BUSY_RETRY_S)
             return
         self._in_flight += 1
+        metrics.CALLS_IN_FLIGHT.set(self._in_flight)
+        held: list[tuple[_Shares, str]] = []
         if by_address:
             self._shares.enter(client)
-        metrics.CALLS_IN_FLIGHT.set(self._in_flight)
+            held.append((self._shares, client))
         try:
-            body = await self._body(scope, receive, send)
-            if body is not None:
-                await self.app(scope, _replaying(body, receive), send)
+            if await self._signed_in(scope, send, client, held):
+                body = await self._body(scope, receive, send)
+                if body is not None:
+                    await self.app(scope, _replaying(body, receive), send)
         finally:
             self._in_flight -= 1
-            if by_address:
-                self._shares.leave(client)
+            for shares, who in held:
+                shares.leave(who)
             metrics.CALLS_IN_FLIGHT.set(self._in_flight)
+
+    async def _signed_in(
+        self, scope: Scope, send: Send, client: str, held: list[tuple[_Shares, str]]
+    ) -> bool:
+        """Without sign-in, True; with it, a verified token past its user's rate and share
+        (the address's share, `held` while the token was checked, is left for the user's).
+        False when the refusal has been sent."""
+        sign_in = self._sign_in
+        if sign_in is None:
+            return True
+        if not await sign_in.admit(scope, _closing(send)):
+            return False
+        for shares, who in held:  # verified: from here the call is its user's
+            shares.leave(who)
+        held.clear()
+        user = f"user:{sign_in.user_id(scope)}"
+        if await self._users.refused(send, True, user):
+            return False
+        self._users.enter(user)
+        held.append((self._users, user))
+        return True
 
     async def _body(self, scope: Scope, receive: Receive, send: Send) -> bytes | None:
         """The whole request body, or None when the client left or was refused."""
@@ -162,26 +211,17 @@ class FrontDoor:
             return None
 
 
-class SignedInShares:
-    """ASGI middleware inside the sign-in gate: each verified user's rate per client and
-    share of the calls in flight (`FrontDoor` keeps the rest), keyed by `user_of(scope)`."""
+def _closing(send: Send) -> Send:
+    """`send` adding `Connection: close` to the answer: its body, unread, would follow on a
+    kept-alive connection, as slowly as it likes."""
 
-    def __init__(
-        self, app: ASGIApp, limits: DoorLimits, user_of: Callable[[Scope], str | None]
-    ) -> None:
-        self.app = app
-        self._shares = _Shares(limits)
-        self._user_of = user_of
+    async def closing(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            headers = [(k, v) for k, v in message.get("headers", ()) if k.lower() != b"connection"]
+            message = {**message, "headers": [*headers, (b"connection", b"close")]}
+        await send(message)
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        client = f"user:{self._user_of(scope)}"
-        if await self._shares.refused(send, True, client):
-            return
-        self._shares.enter(client)
-        try:
-            await self.app(scope, receive, send)
-        finally:
-            self._shares.leave(client)
+    return closing
 
 
 def _replaying(body: bytes, receive: Receive) -> Receive:

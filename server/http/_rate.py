@@ -35,12 +35,20 @@ class RateLimiter:
     def take(self, ident: Hashable) -> int | None:
         """None when `ident` may make a request now (one is spent), else the whole
         seconds to wait before asking again (for `Retry-After`)."""
+        return self._bucket(ident, spend=True)
+
+    def wait(self, ident: Hashable) -> int | None:
+        """What `take` would answer, spending nothing: for a rate that counts failures,
+        asked before the attempt and taken only when it fails."""
+        return self._bucket(ident, spend=False)
+
+    def _bucket(self, ident: Hashable, *, spend: bool) -> int | None:
         now = self._clock()
         tokens, last = self._buckets.pop(ident, (self._burst, now))
         tokens = min(self._burst, tokens + (now - last) * self._rate)
         wait = None
         if tokens >= 1.0:
-            tokens -= 1.0
+            tokens -= 1.0 if spend else 0.0
         else:
             wait = max(1, math.ceil((1.0 - tokens) / self._rate))
         self._buckets[ident] = (tokens, now)

@@ -18,14 +18,14 @@ __all__ = ["Budgets", "Window", "build_budgets"]
 
 
 def build_budgets(settings: Settings) -> Budgets | None:
-    """The replica's budgets, or None when no `USER_QUOTA_*` is set."""
+    """The replica's budgets, or None without sign-in or with both `USER_QUOTA_*` at 0."""
     if not settings.user_quotas:
         return None
     store = None
     if settings.quota_store is not None:
         store = RedisCounts(settings.quota_store, settings.quota_store_timeout_s)
     return Budgets(
-        windows(settings.user_quota_per_min, settings.user_quota_per_day),
+        windows(settings.minute_budget, settings.day_budget),
         store=store,
         store_timeout_s=settings.quota_store_timeout_s,
         refuse_when_down=settings.quota_store_down == "refuse",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hmac
 import os
 import re
 import struct
@@ -27,6 +28,7 @@ from tomtom_mcp_apps.server.errors import TokenError
 from tomtom_mcp_apps.server.tiles._layers import LAYER_NAMES
 
 _INFO = b"tomtom-mcp-apps/tile-token/v1"
+_NONCE_INFO = b"tomtom-mcp-apps/tile-token/nonce"
 _AAD = b"tile-token-v2"
 _V1_AAD = b"tile-token-v1"  # the layout without a user: such tokens still open, with none
 _NONCE = 12
@@ -64,18 +66,30 @@ class TileTokens:
         if not secrets:
             raise ValueError("tile tokens need at least one secret")
         self._ciphers = [AESGCM(_derive(secret)) for secret in secrets]
+        self._nonce_key = _derive(secrets[0], _NONCE_INFO)
         self.ttl_s = ttl_s
         self._clock = clock
 
     def seal(self, key: str, layers: Iterable[str], user: str | None = None) -> tuple[str, int]:
-        """A token for `key`, `layers` and `user` (32 hex digits), and when it expires."""
-        expires = int(self._clock()) + self.ttl_s
+        """A token for `key`, `layers` and `user` (32 hex digits), and when it expires.
+
+        A signed-in user's token is the same on every replica for a while: its expiry is
+        the end of the next half-lifetime on the clock and its nonce a keyed hash of what it
+        seals, so asking again within half a lifetime gives back the same grant (and its
+        rate), never a fresh one. Anyone else's is new each time."""
+        now = int(self._clock())
         mask = sum(1 << LAYER_NAMES.index(name) for name in set(layers))
-        who = bytes.fromhex(user) if user is not None else _NO_USER
-        nonce = os.urandom(_NONCE)
-        sealed = self._ciphers[0].encrypt(
-            nonce, _HEADER.pack(expires, mask, who) + key.encode("utf-8"), _AAD
-        )
+        if user is None:
+            expires, who = now + self.ttl_s, _NO_USER
+        else:
+            half = max(1, self.ttl_s // 2)
+            expires, who = (now // half + 2) * half, bytes.fromhex(user)
+        plain = _HEADER.pack(expires, mask, who) + key.encode("utf-8")
+        if user is None:
+            nonce = os.urandom(_NONCE)
+        else:  # the same plain text, the same nonce: nothing else is ever sealed under it
+            nonce = hmac.digest(self._nonce_key, plain, "sha256")[:_NONCE]
+        sealed = self._ciphers[0].encrypt(nonce, plain, _AAD)
         return base64.urlsafe_b64encode(nonce + sealed).rstrip(b"=").decode("ascii"), expires
 
     def open(self, token: str) -> Grant:
@@ -120,7 +134,7 @@ class TileTokens:
         return None
 
 
-def _derive(secret: str) -> bytes:
-    return HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=_INFO).derive(
+def _derive(secret: str, info: bytes = _INFO) -> bytes:
+    return HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=info).derive(
         secret.encode("utf-8")
     )

@@ -15,6 +15,7 @@ from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 
 from tomtom_mcp_apps.server.auth import User, current_user
+from tomtom_mcp_apps.server.http import client_in
 from tomtom_mcp_apps.server.runtime import Runtime
 from tomtom_mcp_apps.server.tomtom import TomTomClient
 
@@ -31,15 +32,16 @@ def runtime_of(ctx: Context[Any, Any]) -> Runtime:
 
 def caller_identity(ctx: Context[Any, Any]) -> str:
     """Whom a per-user allowance counts against (the view refetch cap), the one seam for
-    identity: the signed-in user (`server.auth`), else the client's address over HTTP
-    (behind a proxy, the address it forwards), else `stdio` for the one local host of a
-    stdio server."""
+    identity: the signed-in user (`server.auth`), else the client as the front door named
+    it over HTTP (`server.http.client_of`: `TRUSTED_PROXIES` alone decides), else `stdio`
+    for the one local host of a stdio server."""
     user = current_user()
     if user is not None:
         return f"user:{user.id}"
-    client = getattr(ctx.request_context.request, "client", None)
-    host = getattr(client, "host", None)
-    return f"client:{host}" if host else "stdio"
+    request = ctx.request_context.request
+    scope = getattr(request, "scope", None)
+    client = client_in(scope) if isinstance(scope, dict) else None
+    return f"client:{client}" if client else "stdio"
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,9 @@
 - `tomtom-get-map-config` gives the widget URL templates on this server's tile
   route (`server.tiles`) with a sealed, short-lived token; the TomTom key never
   leaves the server (docs/front-door.md). With sign-in it answers signed-in callers only,
-  and the token carries the user, whose budget the tiles spend (docs/sign-in.md). It
+  each call spends one request of the user's budget, the token carries the user, whose
+  budget the tiles spend, and asked again it gives the same grant while it holds
+  (docs/sign-in.md). It
   also tells the view whether `tomtom-refetch-app-data` serves here (`refetch`).
 - `tomtom-refetch-app-data`, with `VIEW_REFETCH=on` only, runs a TomTom tool again from
   its tool input for a view whose host dropped the result's `_meta`: the operator's
@@ -19,6 +21,7 @@
 from __future__ import annotations
 
 import logging
+import time
 from typing import Annotated, Any, Literal
 
 import orjson
@@ -153,10 +156,12 @@ async def get_map_config(
         effective = caller.tomtom.key_for(caller.key)
         assert effective is not None  # serves_offline is false only with a key
         user = caller.user.id if caller.user is not None else None
+        if user is not None and caller.runtime.budgets is not None:
+            await caller.runtime.budgets.spend(user)  # a grant is worth a request
         granted = tiles.map_tiles(effective, layers or LAYER_NAMES, user)
         config["tiles"] = granted.templates
         config["expires_at"] = granted.expires
-        config["expires_in"] = tiles.tokens.ttl_s
+        config["expires_in"] = max(1, granted.expires - int(time.time()))
     said = {
         "map_config": "in _meta",
         "tiles": sorted(config["tiles"]),

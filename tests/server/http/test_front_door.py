@@ -13,9 +13,9 @@ from starlette.types import Message, Receive, Scope, Send
 
 from tests.server.auth.support import Issuer, SigningKey, claims
 from tests.server.harness import app_client
-from tomtom_mcp_apps.server.auth import build_sign_in, user_id_in
+from tomtom_mcp_apps.server.auth import SignIn, build_sign_in
 from tomtom_mcp_apps.server.config import Settings
-from tomtom_mcp_apps.server.http import DoorLimits, FrontDoor, RateLimiter, SignedInShares
+from tomtom_mcp_apps.server.http import DoorLimits, FrontDoor, RateLimiter
 from tomtom_mcp_apps.server.ops import metrics
 
 HEADERS = {
@@ -222,36 +222,109 @@ async def test_probes_pass_the_door_even_past_every_limit(path: str) -> None:
     assert 429 not in statuses
 
 
+ISSUER_URL, MCP_URL = "https://as.example.test", "https://maps.example.test/mcp"
+SIGNING_KEY = SigningKey.new("k1")
+
+
+def signed_in_door(app: object, limits: DoorLimits, issuer: Issuer | None = None) -> FrontDoor:
+    """A replica's front door with sign-in on, in front of `app` as `build_app` puts it."""
+    sign_in = build_sign_in(
+        Settings(oauth_issuer=ISSUER_URL, public_url=MCP_URL),
+        transport=(issuer or Issuer(ISSUER_URL, [SIGNING_KEY])).transport(),
+    )
+    assert isinstance(sign_in, SignIn)
+    return FrontDoor(sign_in.behind_door(app), limits, sign_in.door())  # type: ignore[arg-type]
+
+
+async def answered(scope: Scope, receive: Receive, send: Send) -> None:
+    await receive()
+    await send({"type": "http.response.start", "status": 200, "headers": []})
+    await send({"type": "http.response.body", "body": b"{}"})
+
+
+def as_user(sub: str) -> dict[str, str]:
+    token = SIGNING_KEY.sign(claims(ISSUER_URL, MCP_URL, sub=sub))
+    return {"authorization": f"Bearer {token}"}
+
+
+def signed_in_client(app: FrontDoor) -> httpx.AsyncClient:
+    transport = httpx.ASGITransport(app=app, client=("203.0.113.7", 50000))
+    return httpx.AsyncClient(transport=transport, base_url="https://maps.example.test")
+
+
 async def test_with_sign_in_each_user_behind_one_address_has_their_own_rate() -> None:
     """A hosted host (claude.ai, ChatGPT) sends every user's calls from its own few
-    addresses: with sign-in on, a call's rate is its user's, not the address's."""
-    limits = DoorLimits(client_rate_per_s=0.5, client_burst=1)
-    issuer_url, mcp_url = "https://as.example.test", "https://maps.example.test/mcp"
-    key = SigningKey.new("k1")
-    sign_in = build_sign_in(
-        Settings(oauth_issuer=issuer_url, public_url=mcp_url),
-        transport=Issuer(issuer_url, [key]).transport(),
-    )
-    assert sign_in is not None
+    addresses: with sign-in on, a verified call's rate is its user's, not the address's."""
+    limits = DoorLimits(client_rate_per_s=0.5, client_burst=2)
+    async with signed_in_client(signed_in_door(answered, limits)) as client:
+        alice = [await client.post("/mcp", content=b"{}", headers=as_user("alice")) for _ in "123"]
+        bob = [await client.post("/mcp", content=b"{}", headers=as_user("bob")) for _ in "12"]
+    assert [a.status_code for a in alice] == [200, 200, 429], "a user past their rate"
+    assert_plain_refusal(alice[2], 429, "too many requests from this client; retry in 2 s")
+    assert [b.status_code for b in bob] == [200, 200], "another user of the address is served"
 
-    async def answered(scope: Scope, receive: Receive, send: Send) -> None:
-        await send({"type": "http.response.start", "status": 200, "headers": []})
-        await send({"type": "http.response.body", "body": b"{}"})
 
-    inner = sign_in.protect(SignedInShares(answered, limits, user_id_in))
-    app = FrontDoor(inner, limits, signed_in=True)
-    transport = httpx.ASGITransport(app=app, client=("203.0.113.7", 50000))
+async def test_with_sign_in_requests_without_a_good_token_are_rated_by_their_address() -> None:
+    """Until a token is verified, the call counts against its address: strangers without a
+    token (or with made-up ones) meet the same rate as without sign-in."""
+    before = refusals("client_rate")
+    limits = DoorLimits(client_rate_per_s=0.5, client_burst=3)
+    async with signed_in_client(signed_in_door(answered, limits)) as client:
+        nobody = [await client.post("/mcp", content=b"{}") for _ in range(3)]
+        made_up = await client.post("/mcp", content=b"{}", headers={"authorization": "Bearer x"})
+        alice = await client.post("/mcp", content=b"{}", headers=as_user("alice"))
+    assert [a.status_code for a in nobody] == [401, 401, 401]
+    assert made_up.status_code == 429, "the address is past its rate: not a 401, a rate"
+    assert_plain_refusal(made_up, 429, "too many requests from this client; retry in 2 s")
+    assert alice.status_code == 429, "a new token from that address waits for its rate too"
+    assert refusals("client_rate") == before + 2
 
-    def as_user(sub: str) -> dict[str, str]:
-        return {"authorization": f"Bearer {key.sign(claims(issuer_url, mcp_url, sub=sub))}"}
 
-    async with httpx.AsyncClient(
-        transport=transport, base_url="https://maps.example.test"
-    ) as client:
-        alice = [await client.post("/mcp", content=b"{}", headers=as_user("alice")) for _ in "12"]
-        bob = await client.post("/mcp", content=b"{}", headers=as_user("bob"))
-        nobody = await client.post("/mcp", content=b"{}")
-    assert [a.status_code for a in alice] == [200, 429], "a user past their rate"
-    assert_plain_refusal(alice[1], 429, "too many requests from this client; retry in 2 s")
-    assert bob.status_code == 200, "another user from the same address is served"
-    assert nobody.status_code == 401, "no token: the gate's challenge, not a rate"
+async def test_a_remembered_token_is_served_while_its_address_is_past_its_rate() -> None:
+    limits = DoorLimits(client_rate_per_s=0.5, client_burst=2)
+    async with signed_in_client(signed_in_door(answered, limits)) as client:
+        alice = as_user("alice")
+        first = await client.post("/mcp", content=b"{}", headers=alice)  # the address's first
+        nobody = [await client.post("/mcp", content=b"{}") for _ in "12"]
+        again = await client.post("/mcp", content=b"{}", headers=alice)
+    assert [first.status_code, *(n.status_code for n in nobody)] == [200, 401, 429]
+    assert again.status_code == 200, "a verified token counts against its user alone"
+
+
+async def test_with_sign_in_the_token_is_checked_before_the_body_is_read() -> None:
+    """Calls without a good token whose bodies never come are answered 401 at once from
+    their headers: they hold no slot while a body dribbles in, and a signed-in user's call
+    is served beside them."""
+    limits = DoorLimits(client_rate_per_s=0, max_calls_in_flight=4, body_timeout_s=30)
+    door = signed_in_door(answered, limits)
+    sent: list[list[Message]] = []
+
+    async def never() -> Message:
+        await asyncio.Event().wait()
+        raise AssertionError("unreachable")
+
+    async def slow_call(headers: list[tuple[bytes, bytes]]) -> None:
+        messages: list[Message] = []
+        sent.append(messages)
+
+        async def send(message: Message) -> None:
+            messages.append(message)
+
+        scope = {
+            "type": "http",
+            "method": "POST",
+            "path": "/mcp",
+            "headers": [(b"content-length", b"1000"), *headers],
+            "client": ("203.0.113.9", 4000),
+        }
+        await door(scope, never, send)
+
+    bad = [(b"authorization", b"Bearer made-up")]
+    await asyncio.wait_for(asyncio.gather(*(slow_call(h) for h in ([], [], bad, bad))), 5)
+    statuses = [messages[0]["status"] for messages in sent]
+    assert statuses == [401, 401, 401, 401]
+    for messages in sent:
+        assert (b"connection", b"close") in messages[0]["headers"], "its body is never read"
+    async with signed_in_client(door) as client:
+        served = await client.post("/mcp", content=b"{}", headers=as_user("alice"))
+    assert served.status_code == 200

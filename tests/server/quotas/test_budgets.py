@@ -82,9 +82,24 @@ async def test_a_refused_request_spends_nothing_in_any_window() -> None:
 
 def test_budgets_exist_only_with_a_limit() -> None:
     assert build_budgets(Settings()) is None
-    settings = Settings(oauth_issuer="https://as.example.test", user_quota_per_day=10)
+    settings = Settings(
+        oauth_issuer="https://as.example.test", user_quota_per_min=0, user_quota_per_day=10
+    )
     budgets = build_budgets(settings)
     assert budgets is not None and [w.name for w in budgets._windows] == ["day"]
+
+
+def test_with_sign_in_every_user_has_a_budget_unless_the_operator_sets_0() -> None:
+    """Where strangers come in (sign-in on, any account the issuer lets anyone create),
+    budgets are on by default; `0` turns them off on purpose."""
+    issuer = {"OAUTH_ISSUER": "https://as.example.test", "PUBLIC_URL": "https://m.example/mcp"}
+    defaults = Settings.from_env(issuer, tiles=False)
+    budgets = build_budgets(defaults)
+    assert budgets is not None
+    assert [(w.name, w.limit) for w in budgets._windows] == [("minute", 300), ("day", 5000)]
+    off = {**issuer, "USER_QUOTA_PER_MIN": "0", "USER_QUOTA_PER_DAY": "0"}
+    assert build_budgets(Settings.from_env(off, tiles=False)) is None
+    assert build_budgets(Settings.from_env({}, tiles=False)) is None, "no users, no budgets"
 
 
 # --- shared through Redis -------------------------------------------------------------------
