@@ -42,4 +42,6 @@ EXPOSE 8000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=60s --retries=3 \
     CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/health', timeout=2)"]
 
+# Bound to every interface: with TOMTOM_API_KEY and no OAUTH_ISSUER the replica refuses to
+# start unless OPEN_KEY=accept says anyone who reaches it may spend the key (README).
 CMD ["tomtom-mcp-apps", "serve", "--host", "0.0.0.0", "--port", "8000"]

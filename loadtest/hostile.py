@@ -9,7 +9,10 @@ caller's `data_url` host: it answers hostile bodies on request by key, `server.o
 HOSTILE_KEYS) and one replica with its defaults but for what an attack needs (a
 per-key quota of `QUOTA_PER_MIN`, a small tile burst, private `data_url`s allowed, this
 suite trusted as a proxy so that `X-Forwarded-For` names a client; `--quick` also cuts
-slow clients after 2 s instead of the defaults' 10 s and 30 s).
+slow clients after 2 s instead of the defaults' 10 s and 30 s). The attacks on sign-in
+then run against a second replica with sign-in on (`loadtest.issuer` as its
+authorization server, opaque tokens introspected, `ALLOWED_HOSTS=*`, no trusted proxy,
+the client rate on with a burst of `SIGNED_IN_BURST`), the probe signed in.
 Callers with a `tomtom-api-key` header reach the hostile upstream; the probe, a
 keyless geocode sent again and again throughout (as a client of its own), is answered
 by the replica's built-in offline upstream, so it measures the replica and nothing else.
@@ -44,8 +47,12 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import jwt
 import orjson
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
 
+from loadtest.issuer import KID
 from loadtest.stats import format_table
 from loadtest.topology import (
     PeakRss,
@@ -55,6 +62,7 @@ from loadtest.topology import (
     replica_env,
     start,
     stop,
+    wait_listening,
     wait_ready,
 )
 from loadtest.wire import CallFailed, ToolError, call_tool, result_text
@@ -81,6 +89,39 @@ MCP_HEADERS = {
     "mcp-protocol-version": "2025-11-25",
 }
 PROBE_CALL = ("tomtom-geocode", {"query": "Damrak 1, Amsterdam", "show_ui": False})
+SIGNED_IN_BURST = 50
+"""The sign-in replica's `CLIENT_BURST`: small enough for a flood to reach the rate soon."""
+OPAQUE = "the-one-active-opaque-token"
+CLIENT = ("hostile-rs", "hostile-rs-secret")
+MAX_STARTUP_S = 60
+
+
+@dataclass
+class SignIn:
+    """The authorization server of the sign-in replica, and tokens signed by its key."""
+
+    issuer: Service
+    key: rsa.RSAPrivateKey
+    audience: str
+
+    def token(self, sub: str, **more: Any) -> str:
+        """A valid access token of `sub` for the replica (with `more` claims)."""
+        now = int(time.time())
+        claims = {
+            "iss": self.issuer.url,
+            "sub": sub,
+            "aud": self.audience,
+            "iat": now,
+            "exp": now + 3600,
+            **more,
+        }
+        return jwt.encode(claims, self.key, algorithm="RS256", headers={"kid": KID})
+
+    def bearer(self, sub: str) -> dict[str, str]:
+        return {"authorization": f"Bearer {self.token(sub)}"}
+
+    async def asked(self, http: httpx.AsyncClient) -> dict[str, int]:
+        return (await http.get(f"{self.issuer.url}/_asked")).json()
 
 
 @dataclass
@@ -91,14 +132,21 @@ class Target:
     upstream: Service
     http: httpx.AsyncClient
     quick: bool
+    sign_in: SignIn | None = None
 
     @property
     def mcp_url(self) -> str:
         return f"{self.replica.url}/mcp"
 
-    async def call(self, tool: str, arguments: dict[str, Any], key: str | None = None) -> str:
+    async def call(
+        self,
+        tool: str,
+        arguments: dict[str, Any],
+        key: str | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> str:
         """What the caller got, in a few words: "ok", "tool error: ...", "HTTP 4xx: ..."."""
-        headers = {"tomtom-api-key": key} if key else {}
+        headers = {**({"tomtom-api-key": key} if key else {}), **(headers or {})}
         try:
             result = await call_tool(self.http, self.mcp_url, tool, arguments, headers)
         except (ToolError, CallFailed) as exc:
@@ -353,12 +401,231 @@ async def slow_clients(t: Target) -> str:
     )
 
 
+async def open_key(t: Target) -> str:
+    """`serve --host 0.0.0.0` with an operator's key and no sign-in, as the shipped image
+    runs it: does it start and spend the key for anyone who reaches it?"""
+    port = free_port()
+    env = {**replica_env(None), "TOMTOM_API_KEY": "operators-key", "OPEN_KEY": ""}
+    env["TILE_TOKEN_SECRET"] = "hostile-suite-tile-secret-0123456789abcdef"
+    command = cli(["serve"], port)
+    command[command.index("127.0.0.1")] = "0.0.0.0"
+    process = await asyncio.create_subprocess_exec(
+        *command, env=env, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE
+    )
+    try:
+        async with asyncio.timeout(MAX_STARTUP_S):
+            _, err = await process.communicate()
+    except TimeoutError:
+        process.kill()
+        await process.wait()
+        return "started (listening on 0.0.0.0)"
+    said = err.decode().strip()
+    named = "refused, naming OPEN_KEY=accept" if "OPEN_KEY=accept" in said else said[-100:]
+    return f"exit {process.returncode}: {named}"
+
+
+# --- with sign-in on --------------------------------------------------------------------------
+
+
+def _signed(t: Target) -> SignIn:
+    assert t.sign_in is not None, "an attack on sign-in runs against the sign-in replica"
+    return t.sign_in
+
+
+async def _ping(t: Target, headers: dict[str, str] | None = None) -> int:
+    body = orjson.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"})
+    response = await t.http.post(
+        t.mcp_url, content=body, headers={**MCP_HEADERS, **(headers or {})}
+    )
+    return response.status_code
+
+
+async def anonymous_flood(t: Target) -> str:
+    """400 token-less calls at once from one address while a signed-in user of the same
+    address (a hosted host's egress) makes 20 calls: the strangers meet the address's rate,
+    the user is served."""
+    user = _signed(t).bearer("hosted-user")
+    await t.call(*PROBE_CALL, headers=user)  # the conversation's token, verified once
+
+    async def users_calls() -> int:
+        outcomes = [await t.call(*PROBE_CALL, headers=user) for _ in range(20)]
+        return outcomes.count("ok")
+
+    statuses, served = await asyncio.gather(
+        asyncio.gather(*(_ping(t) for _ in range(400))), users_calls()
+    )
+    counted = {status: statuses.count(status) for status in sorted(set(statuses))}
+    said = ", ".join(f"{n} {status}" for status, n in counted.items())
+    return f"{said} of 400 token-less {sorted(counted)}; signed-in user: {served} of 20 served"
+
+
+async def slow_bodies_without_a_token(t: Target) -> str:
+    """64 calls without a token whose bodies never come: answered from their headers at
+    once, none held until the body deadline; a signed-in call is served meanwhile."""
+    host, port = t.replica.url.removeprefix("http://").rsplit(":", 1)
+    start = (
+        f"POST /mcp HTTP/1.1\r\nhost: {host}\r\ncontent-type: application/json\r\n"
+        "content-length: 1000\r\n\r\n{"
+    ).encode()
+
+    async def held() -> tuple[str, float]:
+        begun = time.monotonic()
+        reader, writer = await asyncio.open_connection(host, int(port))
+        try:
+            writer.write(start)
+            async with asyncio.timeout(SLOW_CLIENT_GIVE_UP_S):
+                line = await reader.readline()
+            status = line.decode("latin-1").split(" ")[1] if line else "closed"
+        except TimeoutError:
+            status = "never answered"
+        finally:
+            writer.close()
+        return status, time.monotonic() - begun
+
+    answers = await asyncio.gather(*(held() for _ in range(64)))
+    served = await t.call(*PROBE_CALL, headers=_signed(t).bearer("patient-user"))
+    statuses = sorted({status for status, _ in answers})
+    longest = max(took for _, took in answers)
+    return f"{statuses} within {longest:.1f} s (64 held bodies); signed-in call: {served}"
+
+
+async def made_up_opaque_tokens(t: Target) -> str:
+    """40 made-up opaque tokens from one address (introspection on): how many reach the
+    issuer?"""
+    before = (await _signed(t).asked(t.http)).get("introspect", 0)
+    statuses = []
+    for _ in range(40):
+        token = "".join(random.choices(string.ascii_letters + string.digits, k=40))
+        statuses.append(await _ping(t, {"authorization": f"Bearer {token}"}))
+        await asyncio.sleep(0.06)  # within the address's rate: the issuer's bound, not its
+    asked = (await _signed(t).asked(t.http)).get("introspect", 0) - before
+    return f"issuer asked {asked} times for 40 tokens; answers {sorted(set(statuses))}"
+
+
+def _fuzzed_authorization(signed: SignIn) -> str:
+    good = signed.token("fuzz")
+    header, payload, signature = good.split(".")
+    choices = [
+        lambda: "Bearer " + "".join(random.choices(string.printable[:94], k=random.randint(0, 64))),
+        lambda: "Bearer " + "A" * random.randint(16_000, 20_000),
+        lambda: "Bearer " + ".".join(random.choices([header, payload, signature, "e30", ""], k=3)),
+        lambda: f"Bearer {header}.{payload[::-1]}.{signature}",
+        lambda: f"Bearer {good}.{good}",
+        lambda: random.choice(["Basic dXNlcjpwYXNz", "bearer", "Bearer", "Token x", "Bearer  "]),
+        lambda: "Bearer é" + "x" * 10,
+        lambda: "Bearer " + jwt.encode({"sub": "x"}, "", algorithm="none").rstrip("."),
+    ]
+    return random.choice(choices)()
+
+
+async def fuzz_the_gate(t: Target) -> str:
+    """300 calls with made-up `Authorization` headers, the client rate on: every answer a
+    refusal (401, 403 or the rate's 429), never a 5xx, the replica up."""
+    signed = _signed(t)
+
+    async def one() -> int:
+        value = _fuzzed_authorization(signed)
+        try:
+            return await _ping(t, {"authorization": value.encode("utf-8").decode("latin-1")})
+        except httpx.HTTPError:
+            return 0
+
+    statuses = await asyncio.gather(*(one() for _ in range(300)))
+    counted = {status: statuses.count(status) for status in sorted(set(statuses))}
+    failed = sum(n for status, n in counted.items() if status >= 500 or status == 0)
+    return f"{counted}; {failed} 5xx or dropped"
+
+
+async def id_token(t: Target) -> str:
+    """An ID token of the issuer (OpenID Connect's `at_hash`, `nonce`) as an access token."""
+    token = _signed(t).token("id-user", at_hash="x1y2", nonce="n")
+    response = await t.http.post(
+        t.mcp_url,
+        content=orjson.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}),
+        headers={**MCP_HEADERS, "authorization": f"Bearer {token}"},
+    )
+    said = response.json().get("error_description", "")
+    return f"HTTP {response.status_code}: {said}"
+
+
+async def map_config_again_and_again(t: Target) -> str:
+    """One signed-in user asks for the map config 10 times: a fresh grant (and tile bucket)
+    each time, or the one they hold?"""
+    user = _signed(t).bearer("mapper")
+    tokens = set()
+    for _ in range(10):
+        result = await call_tool(
+            t.http,
+            t.mcp_url,
+            "tomtom-get-map-config",
+            {"layers": ["basemap"]},
+            {"tomtom-api-key": "mapper-key", **user},
+        )
+        tokens.add(token_of(result["_meta"]["com.tomtom/map-config"]["tiles"]["basemap"]))
+    return f"{len(tokens)} grant(s) for 10 calls"
+
+
+async def default_budget(t: Target) -> str:
+    """A signed-in user with the budgets left at their defaults (no USER_QUOTA_*) asks for
+    map configs, each worth a TomTom request, until refused (within one minute window)."""
+    for attempt in range(2):
+        window = int(time.time() // 60)
+        user = _signed(t).bearer(f"budget-user-{attempt}-{time.monotonic_ns()}")
+        served, refusal = 0, ""
+        while served < 400 and not refusal:
+            try:
+                result = await call_tool(
+                    t.http,
+                    t.mcp_url,
+                    "tomtom-get-map-config",
+                    {"layers": ["basemap"]},
+                    {"tomtom-api-key": "budget-key", **user},
+                )
+            except ToolError as exc:
+                if "HTTP 429" in str(exc):  # the user's own rate: wait for it
+                    await asyncio.sleep(1)
+                    continue
+                raise
+            if result.get("isError"):
+                refusal = result_text(result)[:90]
+            else:
+                served += 1
+        if int(time.time() // 60) == window:
+            return f"{served} served, then: {refusal}"
+    return "two runs straddled a minute's end"
+
+
+async def forwarded_for_tiles(t: Target) -> str:
+    """80 tile requests from one peer, each naming another client in `X-Forwarded-For`,
+    with no trusted proxy: one client (its peer) whatever the header says."""
+    statuses = []
+    for n in range(80):
+        url = f"{t.replica.url}/tiles/basemap/1/0/0.png?t=x"
+        forwarded = {"x-forwarded-for": f"198.18.{n // 250}.{n % 250 + 1}"}
+        statuses.append((await t.http.get(url, headers=forwarded)).status_code)
+    counted = {status: statuses.count(status) for status in sorted(set(statuses))}
+    return f"{counted} of 80"
+
+
+async def rebinding_page(t: Target) -> str:
+    """`ALLOWED_HOSTS=*`: a page on a rebound name (its own Host and Origin) drives `/mcp`
+    with a signed-in user's token; and the same call with no Origin (no browser)."""
+    headers = {**MCP_HEADERS, **_signed(t).bearer("rebound-user")}
+    body = orjson.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"})
+    page = {"host": "rebound.attacker.example", "origin": "http://rebound.attacker.example"}
+    rebound = await t.http.post(t.mcp_url, content=body, headers={**headers, **page})
+    plain = await t.http.post(t.mcp_url, content=body, headers={**headers, "host": page["host"]})
+    return f"rebound page: HTTP {rebound.status_code}; no Origin: HTTP {plain.status_code}"
+
+
 @dataclass(frozen=True)
 class Attack:
     name: str
     run: Callable[[Target], Awaitable[str]]
     expected: str
     """A regular expression the answer matches once the replica holds against it."""
+    signed_in: bool = False
+    """Run against the replica with sign-in on."""
 
 
 ATTACKS: tuple[Attack, ...] = (
@@ -393,6 +660,56 @@ ATTACKS: tuple[Attack, ...] = (
         slow_clients,
         r"headers closed after \d+ s, slow bodies after \d+ s",
     ),
+    Attack("open key: serve --host 0.0.0.0", open_key, r"^exit 2: .*OPEN_KEY=accept"),
+    Attack(
+        "sign-in: 400 token-less calls at once",
+        anonymous_flood,
+        r"\[401, 429\]; signed-in user: 20 of 20 served$",
+        signed_in=True,
+    ),
+    Attack(
+        "sign-in: 64 bodies held, no token",
+        slow_bodies_without_a_token,
+        r"^\['(401|429)'(, '(401|429)')?\] within [0-4]\.\d s .*signed-in call: ok$",
+        signed_in=True,
+    ),
+    Attack(
+        "sign-in: 40 made-up opaque tokens",
+        made_up_opaque_tokens,
+        r"^issuer asked ([0-9]|1[0-9]|20) times",
+        signed_in=True,
+    ),
+    Attack(
+        "sign-in: 300 fuzzed Authorization",
+        fuzz_the_gate,
+        r"; 0 5xx or dropped$",
+        signed_in=True,
+    ),
+    Attack("sign-in: an ID token", id_token, r"^HTTP 401: .*ID token", signed_in=True),
+    Attack(
+        "map config: 10 calls of one user",
+        map_config_again_and_again,
+        r"^1 grant",
+        signed_in=True,
+    ),
+    Attack(
+        "budget: a user at the defaults",
+        default_budget,
+        r"^300 served, then: .*300 TomTom requests per minute",
+        signed_in=True,
+    ),
+    Attack(
+        "X-Forwarded-For: 80 tiles, untrusted",
+        forwarded_for_tiles,
+        r"429",
+        signed_in=True,
+    ),
+    Attack(
+        "ALLOWED_HOSTS=*: a rebound page",
+        rebinding_page,
+        r"^rebound page: HTTP 403; no Origin: HTTP 200$",
+        signed_in=True,
+    ),
 )
 
 
@@ -424,11 +741,12 @@ class Probe:
     does can delay them), for as long as it runs: the slowest of those in flight while
     an attack ran is the attack's figure."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, headers: dict[str, str] | None = None) -> None:
         spawn = multiprocessing.get_context("spawn")
         self._stopping = spawn.Event()
         self._out: Queue = spawn.Queue()
-        self._process = spawn.Process(target=_probe, args=(url, self._stopping, self._out))
+        args = (url, self._stopping, self._out, headers or {})
+        self._process = spawn.Process(target=_probe, args=args)
         self._samples: list[tuple[float, float]] = []
 
     def __enter__(self) -> Probe:
@@ -464,10 +782,11 @@ class Probe:
         return answer, max(during, default=float("nan")), len(during)
 
 
-def _probe(url: str, stopping: Event, out: Queue) -> None:
+def _probe(url: str, stopping: Event, out: Queue, signed_in: dict[str, str]) -> None:
     async def run() -> None:
-        # A client of its own for the rate per client (the others are 127.0.0.1 itself).
-        headers = {"x-forwarded-for": PROBE_CLIENT}
+        # A client of its own for the rate per client (the others are 127.0.0.1 itself);
+        # with sign-in on, a signed-in user, counted as such.
+        headers = {"x-forwarded-for": PROBE_CLIENT, **signed_in}
         async with httpx.AsyncClient(timeout=60.0, headers=headers) as client:
             while not stopping.is_set():
                 started = time.monotonic()
@@ -560,30 +879,105 @@ def services(workdir: Path, extra: dict[str, str]) -> Iterator[tuple[Service, Se
         stop(running)
 
 
-@contextlib.asynccontextmanager
-async def target(
-    workdir: Path, *, quick: bool, extra: dict[str, str] | None = None
-) -> AsyncIterator[Target]:
-    with services(workdir, extra or {}) as (upstream, replica):
-        async with httpx.AsyncClient(timeout=120.0) as http:
-            yield Target(replica, upstream, http, quick)
+@contextlib.contextmanager
+def signed_in_services(
+    workdir: Path, extra: dict[str, str]
+) -> Iterator[tuple[Service, Service, SignIn]]:
+    """The hostile upstream, an authorization server and a replica with sign-in on."""
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    pem = workdir / "issuer-key.pem"
+    pem.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    replica_port = free_port()
+    audience = f"http://127.0.0.1:{replica_port}/mcp"
+    issuer_port = free_port()
+    command = [
+        sys.executable,
+        "-m",
+        "loadtest.issuer",
+        "--port",
+        str(issuer_port),
+        "--key",
+        str(pem),
+        "--client",
+        ":".join(CLIENT),
+        "--opaque",
+        OPAQUE,
+        "--audience",
+        audience,
+    ]
+    running: list[Service] = []
+    try:
+        issuer = start("issuer", command, issuer_port, workdir, dict(os.environ))
+        running.append(issuer)
+        wait_listening(issuer, 60)
+        port = free_port()
+        upstream = start("upstream", cli(["upstream"], port), port, workdir, dict(os.environ))
+        running.append(upstream)
+        wait_ready(upstream, 60)
+        sign_in = {
+            "OAUTH_ISSUER": issuer.url,
+            "OAUTH_INTROSPECTION": "opaque",
+            "OAUTH_CLIENT_ID": CLIENT[0],
+            "OAUTH_CLIENT_SECRET": CLIENT[1],
+            "ALLOWED_HOSTS": "*",
+            "TRUSTED_PROXIES": "",  # every request is its peer, whatever X-Forwarded-For says
+            "CLIENT_BURST": str(SIGNED_IN_BURST),
+            "TOMTOM_KEY_QUOTA_PER_MIN": "0",
+        }
+        env = replica_environment(upstream, replica_port, {**extra, **sign_in})
+        replica = start(
+            "replica-signed-in", cli(["serve"], replica_port), replica_port, workdir, env
+        )
+        running.append(replica)
+        wait_ready(replica, 240)
+        yield upstream, replica, SignIn(issuer, key, audience)
+    finally:
+        stop(running)
 
 
 async def run_suite(
     attacks: Sequence[Attack], *, quick: bool, workdir: Path, extra: dict[str, str] | None = None
 ) -> list[Row]:
-    rows = []
+    """Every attack, those without sign-in against one replica, then those on sign-in
+    against a replica with sign-in on; the rows in the order of `attacks`."""
     extra = {**(QUICK if quick else {}), **(extra or {})}
-    async with target(workdir, quick=quick, extra=extra) as t:
-        await call_tool(t.http, t.mcp_url, *PROBE_CALL)  # warm
-        with Probe(t.mcp_url) as probe:
-            for attack in attacks:
-                row = await run_attack(t, attack, probe)
-                print(f"{row.attack.name}: {row.answer[:110]}", file=sys.stderr, flush=True)
-                rows.append(row)
-                if not row.alive:
-                    break
-    return rows
+    rows: dict[str, Row] = {}
+    plain = [a for a in attacks if not a.signed_in]
+    signed = [a for a in attacks if a.signed_in]
+    if plain:
+        with services(workdir, extra) as (upstream, replica):
+            async with httpx.AsyncClient(timeout=120.0) as http:
+                t = Target(replica, upstream, http, quick)
+                await call_tool(t.http, t.mcp_url, *PROBE_CALL)  # warm
+                with Probe(t.mcp_url) as probe:
+                    if not await _run(t, plain, probe, rows):
+                        return list(rows.values())
+    if signed:
+        with signed_in_services(workdir, extra) as (upstream, replica, sign_in):
+            async with httpx.AsyncClient(timeout=120.0) as http:
+                t = Target(replica, upstream, http, quick, sign_in)
+                probe_user = sign_in.bearer("probe")
+                await call_tool(t.http, t.mcp_url, *PROBE_CALL, probe_user)  # warm
+                with Probe(t.mcp_url, probe_user) as probe:
+                    await _run(t, signed, probe, rows)
+    return [rows[a.name] for a in attacks if a.name in rows]
+
+
+async def _run(t: Target, attacks: Sequence[Attack], probe: Probe, rows: dict[str, Row]) -> bool:
+    """Each attack in turn, its row added; False once the replica is down."""
+    for attack in attacks:
+        row = await run_attack(t, attack, probe)
+        print(f"{row.attack.name}: {row.answer[:110]}", file=sys.stderr, flush=True)
+        rows[attack.name] = row
+        if not row.alive:
+            return False
+    return True
 
 
 def main(argv: Sequence[str] | None = None) -> int:

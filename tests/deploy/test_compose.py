@@ -83,8 +83,9 @@ def test_replicas_take_the_sign_in_and_budget_variables_off_by_default() -> None
         env = services[name]["environment"]
         for variable in ("OAUTH_ISSUER", "OAUTH_AUDIENCE", "OAUTH_SCOPES", "QUOTA_STORE"):
             assert env[variable] == f"${{{variable}:-}}", (name, variable)
-        assert env["USER_QUOTA_PER_MIN"] == "${USER_QUOTA_PER_MIN:-0}"
-        assert env["USER_QUOTA_PER_DAY"] == "${USER_QUOTA_PER_DAY:-0}"
+        assert env["USER_QUOTA_PER_MIN"] == "${USER_QUOTA_PER_MIN:-}", "unset: the defaults"
+        assert env["USER_QUOTA_PER_DAY"] == "${USER_QUOTA_PER_DAY:-}"
+        assert env["OPEN_KEY"] == "${OPEN_KEY:-accept}", "the demo's replicas bind 0.0.0.0"
     off = {v: "" for v in ("OAUTH_ISSUER", "OAUTH_AUDIENCE", "OAUTH_SCOPES", "QUOTA_STORE")}
     assert not Settings.from_env({**off, "USER_QUOTA_PER_MIN": "0"}).sign_in
 

@@ -99,9 +99,13 @@ def test_sign_in_and_budgets_are_variables_of_the_deployment_off_by_default() ->
     given = {name: value for name, value in env.items() if value is not None}
     sign_in = ("OAUTH_ISSUER", "OAUTH_AUDIENCE", "OAUTH_SCOPES", "QUOTA_STORE")
     assert {name: given[name] for name in sign_in} == dict.fromkeys(sign_in, "")
-    assert (given["USER_QUOTA_PER_MIN"], given["USER_QUOTA_PER_DAY"]) == ("0", "0")
+    assert (given["USER_QUOTA_PER_MIN"], given["USER_QUOTA_PER_DAY"]) == ("", "")
+    assert given["OPEN_KEY"] == "accept", "pods bind 0.0.0.0: the example says it means it"
     settings = Settings.from_env({**given, "TILE_TOKEN_SECRET": "s" * 40})
     assert not settings.sign_in and not settings.user_quotas
+    signed_in = {**given, "OAUTH_ISSUER": "https://kc.example.com/realms/maps"}
+    with_sign_in = Settings.from_env({**signed_in, "TILE_TOKEN_SECRET": "s" * 40})
+    assert (with_sign_in.minute_budget, with_sign_in.day_budget) == (300, 5000)
 
 
 def test_the_optional_redis_is_apart_from_the_server_and_named_in_the_deployment() -> None:

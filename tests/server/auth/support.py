@@ -227,6 +227,10 @@ class Issuer:
         self.down = False
         self.hits: dict[str, int] = {}
         self.basic_auth: list[str] = []
+        self.named: dict[str, str] = {}
+        """Endpoints the metadata names elsewhere (`jwks_uri`, `introspection_endpoint`)."""
+        self.hosts: list[str] = []
+        """The host of every request received, in order."""
 
     @property
     def metadata(self) -> dict[str, Any]:
@@ -236,11 +240,13 @@ class Issuer:
             "introspection_endpoint": f"{self.url}/introspect",
             "authorization_endpoint": f"{self.url}/auth",
             "token_endpoint": f"{self.url}/token",
+            **self.named,
         }
 
     def __call__(self, request: httpx.Request) -> httpx.Response:
         path = request.url.path
         self.hits[path] = self.hits.get(path, 0) + 1
+        self.hosts.append(request.url.host)
         if self.down:
             return httpx.Response(503)
         if path.endswith("/.well-known/oauth-authorization-server") or path.startswith(

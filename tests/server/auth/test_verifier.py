@@ -12,6 +12,7 @@ import hashlib
 import hmac
 import time
 from typing import Any
+from urllib.parse import urlsplit
 
 import orjson
 import pytest
@@ -22,7 +23,7 @@ from tomtom_mcp_apps.server.auth import build_sign_in
 from tomtom_mcp_apps.server.auth._issuer import metadata_urls
 from tomtom_mcp_apps.server.auth._verifier import TokenCheck
 from tomtom_mcp_apps.server.config import Settings
-from tomtom_mcp_apps.server.errors import IssuerUnavailable, TokenRefused
+from tomtom_mcp_apps.server.errors import IssuerUnavailable, TokenRefused, TokensRefusedTooOften
 
 ISSUER = "https://as.example.test"
 MCP = "https://maps.example.test/mcp"
@@ -300,3 +301,98 @@ async def test_with_the_issuer_down_and_no_keys_it_is_asked_once_per_interval(
         with pytest.raises(IssuerUnavailable):
             await verifier.verify_token(KEY.sign(claims(ISSUER, MCP)))
     assert sum(issuer.hits.values()) == 2, "the two metadata locations, once"
+
+
+INTROSPECTING = {
+    "oauth_introspection": "opaque",
+    "oauth_client_id": "rs",
+    "oauth_client_secret": "rs-secret",
+}
+
+
+async def test_a_refused_opaque_token_is_kept_and_asked_of_the_issuer_once(
+    issuer: Issuer,
+) -> None:
+    verifier = check(issuer, **INTROSPECTING)
+    for _ in range(5):
+        with pytest.raises(TokenRefused):
+            await verifier.verify_token("made-up-token", "192.0.2.1")
+    assert issuer.hits["/introspect"] == 1
+
+
+async def test_a_client_guessing_tokens_costs_the_issuer_a_bounded_number_of_calls(
+    issuer: Issuer,
+) -> None:
+    """40 made-up opaque tokens from one client: the issuer is asked for the first 20
+    (REFUSALS_PER_MIN); the rest wait, unsent, and another client is still asked."""
+    verifier = check(issuer, **INTROSPECTING)
+    waits = 0
+    for n in range(40):
+        try:
+            await verifier.verify_token(f"made-up-{n}", "192.0.2.1")
+        except TokensRefusedTooOften as exc:
+            waits += 1
+            assert exc.retry_after >= 1
+        except TokenRefused:
+            pass
+    assert issuer.hits["/introspect"] == 20 and waits == 20
+    issuer.introspected["good-token"] = active(sub="dave")
+    assert (await verifier.verify_token("good-token", "192.0.2.2")).subject == "dave"
+
+
+@pytest.mark.parametrize(
+    ("name", "url"),
+    [
+        ("jwks_uri", "https://elsewhere.example.test/jwks"),
+        ("jwks_uri", "http://as.example.test/jwks"),
+        ("introspection_endpoint", "https://collector.example.test/introspect"),
+        ("introspection_endpoint", "http://as.example.test/introspect"),
+    ],
+)
+async def test_issuer_endpoints_off_its_origin_or_not_https_are_never_used(
+    issuer: Issuer, name: str, url: str
+) -> None:
+    """The metadata cannot send the client secret, or this server's trust in keys, to
+    another origin or over plain http."""
+    issuer.named[name] = url
+    verifier = check(issuer, **INTROSPECTING)
+    token = "opaque-token" if name == "introspection_endpoint" else KEY.sign(claims(ISSUER, MCP))
+    with pytest.raises(IssuerUnavailable) as caught:
+        await verifier.verify_token(token)
+    assert name in str(caught.value)
+    assert set(issuer.hosts) == {"as.example.test"}, "nothing sent anywhere else"
+    assert urlsplit(url).path not in issuer.hits, "nor over http"
+
+
+async def test_an_origin_the_operator_trusts_may_serve_the_keys(issuer: Issuer) -> None:
+    issuer.named["jwks_uri"] = "https://keys.example.test/jwks"
+    verifier = check(issuer, oauth_trusted_origins=("https://keys.example.test",))
+    access = await verifier.verify_token(KEY.sign(claims(ISSUER, MCP)))
+    assert access.subject == "alice" and "keys.example.test" in issuer.hosts
+
+
+@pytest.mark.parametrize(
+    ("header", "more"),
+    [
+        ({}, {"at_hash": "x1", "nonce": "n"}),  # an OpenID Connect ID token, unmarked
+        ({}, {"typ": "ID"}),  # Keycloak's ID token
+        ({"typ": "id+jwt"}, {}),
+        ({"typ": "logout+jwt"}, {}),
+    ],
+)
+async def test_an_id_token_is_refused_as_an_access_token(
+    issuer: Issuer, header: dict[str, str], more: dict[str, str]
+) -> None:
+    token = KEY.sign(claims(ISSUER, MCP, **more), **header)
+    assert (await refused(issuer, token)).reason == "token_type"
+
+
+@pytest.mark.parametrize(
+    ("header", "more"),
+    [({"typ": "at+jwt"}, {}), ({"typ": "JWT"}, {"typ": "Bearer"}), ({}, {})],
+)
+async def test_access_tokens_as_issuers_mark_them_are_accepted(
+    issuer: Issuer, header: dict[str, str], more: dict[str, str]
+) -> None:
+    token = KEY.sign(claims(ISSUER, MCP, **more), **header)
+    assert (await check(issuer).verify_token(token)).subject == "alice"

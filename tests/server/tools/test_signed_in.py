@@ -53,3 +53,37 @@ async def test_a_user_over_budget_gets_a_tool_error_with_the_retry_time_and_is_l
     calls = [r for r in caplog.records if getattr(r, "event", "") == "tool_call"]
     assert [getattr(r, "user", None) for r in calls] == [alice.id, alice.id]
     assert "alice" not in caplog.text and "opaque-test-token" not in caplog.text
+
+
+async def test_a_signed_in_user_asking_again_gets_the_same_grant_not_a_fresh_one() -> None:
+    """A new grant would be a fresh tile bucket: a user calling the map config again and
+    again, on any replica, gets the grant they hold while it lasts."""
+    layers = {"layers": ["basemap"]}
+    with signed_in_as("alice"):
+        async with tool_client(key="configured-key-123", **SIGNED_IN) as tools:
+            configs = [
+                (await tools.call("tomtom-get-map-config", layers)).meta[MAP_CONFIG_KEY]
+                for _ in range(3)
+            ]
+        async with tool_client(key="configured-key-123", **SIGNED_IN) as other_replica:
+            there = (await other_replica.call("tomtom-get-map-config", layers)).meta
+    with signed_in_as("bob"):
+        async with tool_client(key="configured-key-123", **SIGNED_IN) as tools:
+            his = (await tools.call("tomtom-get-map-config", layers)).meta[MAP_CONFIG_KEY]
+    tokens = {config["tiles"]["basemap"] for config in configs}
+    assert len(tokens) == 1 and there[MAP_CONFIG_KEY]["tiles"]["basemap"] in tokens
+    assert his["tiles"]["basemap"] not in tokens, "another user's grant is their own"
+    ttl = 3600
+    assert ttl // 2 <= configs[0]["expires_in"] <= ttl, "the view renews before it expires"
+
+
+async def test_each_map_config_of_a_signed_in_user_spends_their_budget(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    with signed_in_as("alice"):
+        async with tool_client(key="configured-key-123", user_quota_per_min=2, **SIGNED_IN) as t:
+            assert t.runtime.budgets is not None
+            monkeypatch.setattr(t.runtime.budgets, "_clock", lambda: 1_000_050.0)
+            outcomes = [await t.call("tomtom-get-map-config", {}) for _ in range(3)]
+    assert [o.is_error for o in outcomes] == [False, False, True]
+    assert "You have used your 2 TomTom requests per minute" in outcomes[2].text
