@@ -21,11 +21,15 @@ EV_SEARCH = "tomtom-ev-search"
 EV_ROUTING = "tomtom-ev-routing"
 AREA_SEARCH = "tomtom-area-search"
 POI_CATEGORIES = "tomtom-poi-categories"
+BATCH_GEOCODE = "tomtom-batch-geocode"
+SNAP_TO_ROADS = "tomtom-snap-to-roads"
+JOB_RESULT = "tomtom-job-result"
 
 GET_APP_DATA = "tomtom-get-app-data"
 REPORT_APP_STATUS = "tomtom-report-app-status"
 GET_MAP_CONFIG = "tomtom-get-map-config"
 REFETCH_APP_DATA = "tomtom-refetch-app-data"
+RESUME_JOB = "tomtom-resume-job"
 
 MODEL_TOOLS = (
     GEOCODE,
@@ -43,13 +47,21 @@ MODEL_TOOLS = (
     EV_ROUTING,
     AREA_SEARCH,
     POI_CATEGORIES,
+    BATCH_GEOCODE,
+    SNAP_TO_ROADS,
+    JOB_RESULT,
 )
 """The tools the model sees; all but `POI_CATEGORIES` have a view, whose status reports
 are counted per tool."""
 
-APP_TOOLS = (GET_APP_DATA, REPORT_APP_STATUS, GET_MAP_CONFIG, REFETCH_APP_DATA)
+APP_TOOLS = (GET_APP_DATA, REPORT_APP_STATUS, GET_MAP_CONFIG, REFETCH_APP_DATA, RESUME_JOB)
 """The tools only views call (`_meta.ui.visibility: ["app"]`)."""
 
-REFETCHABLE = tuple(name for name in MODEL_TOOLS if name not in (DATA_VIZ, POI_CATEGORIES))
-"""The TomTom tools with a view: what `REFETCH_APP_DATA` may run again (with
-`VIEW_REFETCH=on`); data-viz has its own `GET_APP_DATA`."""
+REFETCHABLE = tuple(
+    name
+    for name in MODEL_TOOLS
+    if name not in (DATA_VIZ, POI_CATEGORIES, BATCH_GEOCODE, SNAP_TO_ROADS, JOB_RESULT)
+)
+"""The TomTom tools with a view that `REFETCH_APP_DATA` may run again (with
+`VIEW_REFETCH=on`): data-viz has its own `GET_APP_DATA`; a batch (billed per query), a
+trace (per part) and a job's result (its view resumes the job) are never run again."""

@@ -14,6 +14,7 @@ import re
 from tomtom_mcp_apps.widgets._document import MissingBuild, View, built, pinned_versions
 
 __all__ = [
+    "BATCH_URI",
     "DATA_VIZ_URI",
     "MAP_URI",
     "TRAFFIC_URI",
@@ -35,10 +36,12 @@ _VIEWS = (
      "The caller's GeoJSON drawn with the caller's layers.", "data-viz.html"),
     ("traffic", "tomtom-traffic", "TomTom traffic",
      "Traffic incidents for an area over live traffic flow.", "traffic.html"),
+    ("batch", "tomtom-batch", "TomTom batch map",
+     "Many geocoded addresses, clustered, and GPS traces snapped to roads.", "batch.html"),
 )
 # fmt: on
 _DOCUMENTS = {stem: document for stem, _, _, _, document in _VIEWS}
-_EARLIER = re.compile(r"ui://tomtom/(?P<stem>map|data-viz|traffic)(-[0-9a-f]{4,32})?\.html")
+_EARLIER = re.compile(r"ui://tomtom/(?P<stem>map|data-viz|traffic|batch)(-[0-9a-f]{4,32})?\.html")
 
 
 def _versioned_uri(stem: str) -> str:
@@ -49,10 +52,11 @@ def _versioned_uri(stem: str) -> str:
 MAP_URI = _versioned_uri("map")
 DATA_VIZ_URI = _versioned_uri("data-viz")
 TRAFFIC_URI = _versioned_uri("traffic")
+BATCH_URI = _versioned_uri("batch")
 
 
 def views(tiles_origin: str | None = None) -> list[View]:
-    """The map, data-viz and traffic views; each CSP names only `tiles_origin` (the server's
+    """The map, data-viz, traffic and batch views; each CSP names only `tiles_origin` (the server's
     public origin, where the tile route is), or nothing when the server serves no tiles."""
     origins = (tiles_origin,) if tiles_origin else ()
     return [

@@ -11,7 +11,11 @@ or on the event loop, wherever `server.pool.Placement` puts them.
   bytes, validated but never altered, inline or in pages of features the view fetches;
 - `_ev.py`: EV stations with their live availability, and Long Distance EV routes
   with their charging stops;
-- `_image.py`, `_basemap.py`: the PNG of a map for hosts without views.
+- `_image.py`, `_basemap.py`: the PNG of a map for hosts without views;
+- `_batch_geocode.py`: a Batch Search answer as every input row, matched or not, and
+  the pages of rows a view asks for;
+- `_traces.py`, `_snap.py`: GPS traces read from points, GeoJSON or GPX, split into
+  Snap to Roads requests, and the answers joined and read (distance, roads, speeding).
 
 TomTom's bodies reach the jobs as received and are read through `server.bodies`
 (decoded, parsed, checked). Nothing here imports the MCP SDK (beyond its protocol
@@ -20,6 +24,13 @@ types), httpx or Starlette: fitting workers import this package, and stay small.
 
 from __future__ import annotations
 
+from tomtom_mcp_apps.server.jobs._batch_geocode import (
+    BATCH_PAGE_KEY,
+    JOB_KEY,
+    RowsPlan,
+    batch_page,
+    batch_result,
+)
 from tomtom_mcp_apps.server.jobs._data_viz import (
     answer_and_data,
     data_viz,
@@ -57,6 +68,7 @@ from tomtom_mcp_apps.server.jobs._result import (
     OMITTED_KEY,
     REFETCHED_KEY,
     Prepared,
+    base_meta,
     call_tool_result,
     prepare,
     wire_size,
@@ -71,36 +83,52 @@ from tomtom_mcp_apps.server.jobs._routes import (
     routing,
     visiting_order,
 )
+from tomtom_mcp_apps.server.jobs._snap import FIELDS as SNAP_FIELDS
+from tomtom_mcp_apps.server.jobs._snap import Chunk, chunks_of, snap_result
+from tomtom_mcp_apps.server.jobs._snap import request_body as snap_request_body
+from tomtom_mcp_apps.server.jobs._traces import MAX_POINTS as MAX_TRACE_POINTS
+from tomtom_mcp_apps.server.jobs._traces import Trace, trace_of_points, trace_of_text
 from tomtom_mcp_apps.server.jobs._traffic import CATEGORIES as INCIDENT_CATEGORIES
 from tomtom_mcp_apps.server.jobs._traffic import incident_collection, incidents_of
 
 __all__ = [
     "APP_DATA_KEY",
+    "BATCH_PAGE_KEY",
     "DATA_SOURCE_KEY",
     "IMAGE_MAX_BYTES",
     "INCIDENT_CATEGORIES",
+    "JOB_KEY",
     "MAX_RESULT_CHARS",
     "MAX_RESULT_CHARS_KEY",
+    "MAX_TRACE_POINTS",
     "OFFLINE_NOTE",
     "OMITTED_KEY",
     "PAGES_KEY",
     "PAGE_KEY",
     "REFETCHED_KEY",
+    "SNAP_FIELDS",
+    "Chunk",
     "DrawnRoute",
     "ImageRequest",
     "Prepared",
     "Rendered",
+    "RowsPlan",
     "Summary",
+    "Trace",
     "along_route",
     "along_route_request",
     "answer_and_data",
     "area_points",
     "availability_id",
+    "base_meta",
     "basemap_frame",
+    "batch_page",
+    "batch_result",
     "bbox_of",
     "call_tool_result",
     "checked_route",
     "checked_routes",
+    "chunks_of",
     "collection",
     "data_viz",
     "data_viz_features",
@@ -119,7 +147,11 @@ __all__ = [
     "routes_of",
     "routing",
     "search_results",
+    "snap_request_body",
+    "snap_result",
     "stations",
+    "trace_of_points",
+    "trace_of_text",
     "validate_geojson",
     "visiting_order",
     "waypoint_features",

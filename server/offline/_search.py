@@ -54,12 +54,17 @@ _BY_ID = {c.id: c for c in (*CATEGORIES, _ATTRACTION)}
 
 def geocode(text: str, q: Query) -> dict[str, Any]:
     """A place name resolves to a gazetteer city (or a street in it), else to a stable
-    position derived from the name, near the `lat`/`lon` bias when one is given."""
+    position derived from the name, near the `lat`/`lon` bias when one is given. As TomTom
+    answers, some queries are not clear: a street with no town is found with low
+    confidence, a bare name that is no known city has several candidates, and text with
+    no place in it (fewer than two letters) has none."""
     _require_query(text)
     limit = q.integer("limit", low=1, high=_MAX_LIMIT, default=10)
     bias = _bias(q)
     countries = q.countries()
     q.language()
+    if sum(ch.isalpha() for ch in text) < 2:
+        return _search_answer(text, [], bias, "NON_NEAR")
     rng = _geo.rng_for("geocode", _geo.fold(text))
     city = _geo.city_named_in(text)
     rest = _without(text, city.name) if city else text.strip()
@@ -75,11 +80,34 @@ def geocode(text: str, q: Query) -> dict[str, Any]:
         country = _geo.country_of(lon, lat)
         if any(ch.isdigit() for ch in rest) or city is not None:
             results = [_street_result(rest, lon, lat, country, rng, city)]
+            if city is None:  # no town said: the street is a guess
+                results[0]["score"] = 6.0
+                results[0]["matchConfidence"] = {"score": 0.6}
         else:
             results = [_geography(rest.title(), lon, lat, country, rng)]
+            if not countries and bias is None:  # a name found in several places
+                results[0]["matchConfidence"] = {"score": 0.62}
+                results[0]["address"]["freeformAddress"] = f"{rest.title()}, {country.name}"
+                results += _namesakes(rest, rng)
     results = [r for r in results if _in_countries(r, countries)][:limit]
     _add_dist(results, bias)
     return _search_answer(text, results, bias, "NON_NEAR")
+
+
+def _namesakes(name: str, rng: np.random.Generator) -> list[dict[str, Any]]:
+    """Other places of the same name, elsewhere, each about as likely as the first (whose
+    confidence drops with theirs): an ambiguous query."""
+    found = []
+    for k in (2, 3):
+        lon, lat = _geo.position_for(f"{name} ({k})")
+        country = _geo.country_of(lon, lat)
+        result = _geography(name.title(), lon, lat, country, rng)
+        result["address"]["freeformAddress"] = f"{name.title()}, {country.name}"
+        result["score"] = round(10.0 - 0.4 * k, 2)
+        result["matchConfidence"] = {"score": round(0.6 - 0.04 * k, 2)}
+        result["id"] = _id("geo", name, k, lon, lat)
+        found.append(result)
+    return found
 
 
 def reverse_geocode(position: str, q: Query) -> dict[str, Any]:

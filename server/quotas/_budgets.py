@@ -51,17 +51,19 @@ class Budgets:
         self._local = MemoryCounts()
         self._store_down_until = -float("inf")
 
-    async def spend(self, user: str) -> None:
-        """One TomTom request for `user` (a `User.id`); `UserQuotaError` when over budget."""
+    async def spend(self, user: str, count: int = 1, keep: int = 0) -> None:
+        """`count` TomTom requests for `user` (a `User.id`): one, or a batch's queries, which
+        TomTom bills one by one, when `keep` more still fit after them (the request's own,
+        spent as it is sent); `UserQuotaError` when over budget, and nothing spent."""
         now = self._clock()
         if self._store is None:
-            full = self._local.take(user, self._windows, now)
+            full = self._local.take(user, self._windows, now, count, keep)
         elif now < self._store_down_until:
-            full = self._without_store(user, now)
+            full = self._without_store(user, now, count, keep)
         else:
             try:
                 async with asyncio.timeout(self._timeout_s):
-                    full = await self._store.take(user, self._windows, now)
+                    full = await self._store.take(user, self._windows, now, count, keep)
             except (QuotaStoreError, TimeoutError) as exc:
                 self._store_down_until = now + STORE_RETRY_S
                 metrics.QUOTA_STORE_FAILURES.inc()
@@ -72,13 +74,13 @@ class Budgets:
                     STORE_RETRY_S,
                     extra={"event": "quota_store_down"},
                 )
-                full = self._without_store(user, now)
+                full = self._without_store(user, now, count, keep)
         if full is not None:
-            raise self._over(full, now)
+            raise self._over(full, now, count + keep)
 
-    def _without_store(self, user: str, now: float) -> Window | None:
+    def _without_store(self, user: str, now: float, count: int, keep: int) -> Window | None:
         if not self._refuse_when_down:
-            return self._local.take(user, self._windows, now)
+            return self._local.take(user, self._windows, now, count, keep)
         metrics.USER_QUOTA_REFUSALS.labels("store_down").inc()
         retry = max(1, round(self._store_down_until - now))
         raise UserQuotaError(
@@ -91,8 +93,18 @@ class Budgets:
         if self._store is not None:
             await self._store.aclose()
 
-    def _over(self, window: Window, now: float) -> UserQuotaError:
+    def _over(self, window: Window, now: float, count: int = 1) -> UserQuotaError:
         metrics.USER_QUOTA_REFUSALS.labels(window.name).inc()
+        if count > window.limit:
+            log.info(
+                "batch over the user's whole budget",
+                extra={"event": "user_quota", "window": window.name, "requests": count},
+            )
+            return UserQuotaError(
+                f"This asks TomTom for {count:,} requests at once (a batch is billed per "
+                f"query), more than your whole budget of {window.limit:,} per {window.name} "
+                f"on this server; send at most {window.limit:,} at a time."
+            )
         retry = window.retry_in(now)
         when = (
             f"retry in {retry} s" if retry < 120 else f"retry in {_readable(retry)} (at 00:00 UTC)"
@@ -101,6 +113,13 @@ class Budgets:
             "user over budget",
             extra={"event": "user_quota", "window": window.name, "retry_after": retry},
         )
+        if count > 1:
+            return UserQuotaError(
+                f"Your budget of {window.limit:,} TomTom requests per {window.name} on this "
+                f"server has less room left than this batch's {count:,} queries (a batch is "
+                f"billed per query); {when}.",
+                retry_after=retry,
+            )
         return UserQuotaError(
             f"You have used your {window.limit} TomTom requests per {window.name} on this "
             f"server (a budget per signed-in user, map tiles included); {when}.",

@@ -6,6 +6,8 @@
   interface; `tomtom_connector`, the pool's connector, which the tiles' pool shares;
 - `error_for` and `scrub` (`_errors.py`): TomTom's failed answers as `TomTomError`s
   (`server.errors`), scrubbed of the key;
+- `Submitted`, `SYNC_MAX_ITEMS`, `ASYNC_MAX_ITEMS`, `wait_seconds` (`_batches.py`): what
+  TomTom's asynchronous Batch Search answers mean, and its limits;
 - `family_of` (`_families.py`): the API family, and so the rate limit, of a request;
 - `Pacer` (`_pacing.py`): TomTom's rate limits kept per key and family, fair between calls;
 - every request's User-Agent is `server.product.user_agent`'s, marked on a view's refetch.
@@ -16,6 +18,14 @@ Fitting workers never import this package: what they need of a TomTom answer is
 
 from __future__ import annotations
 
+from tomtom_mcp_apps.server.tomtom._batches import (
+    ASYNC_MAX_ITEMS,
+    SYNC_MAX_ITEMS,
+    WAIT_SECONDS,
+    Submitted,
+    batch_id_in,
+    wait_seconds,
+)
 from tomtom_mcp_apps.server.tomtom._client import Bounds, Params, TomTomClient, coordinate
 from tomtom_mcp_apps.server.tomtom._errors import retry_after_s, scrub
 from tomtom_mcp_apps.server.tomtom._families import FAMILIES, Family, family_of
@@ -23,16 +33,22 @@ from tomtom_mcp_apps.server.tomtom._pacing import Pacer
 from tomtom_mcp_apps.server.tomtom._transport import AiohttpTransport, tomtom_connector
 
 __all__ = [
+    "ASYNC_MAX_ITEMS",
     "FAMILIES",
+    "SYNC_MAX_ITEMS",
+    "WAIT_SECONDS",
     "AiohttpTransport",
     "Bounds",
     "Family",
     "Pacer",
     "Params",
+    "Submitted",
     "TomTomClient",
+    "batch_id_in",
     "coordinate",
     "family_of",
     "retry_after_s",
     "scrub",
     "tomtom_connector",
+    "wait_seconds",
 ]

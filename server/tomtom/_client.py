@@ -71,6 +71,7 @@ from tomtom_mcp_apps.server.ops import call_scope, metrics, tracing
 from tomtom_mcp_apps.server.pool import INLINE, Placement
 from tomtom_mcp_apps.server.product import user_agent
 from tomtom_mcp_apps.server.quotas import Budgets
+from tomtom_mcp_apps.server.tomtom import _batches
 from tomtom_mcp_apps.server.tomtom._errors import OUTCOMES, error_for, scrub
 from tomtom_mcp_apps.server.tomtom._families import Family, family_of
 from tomtom_mcp_apps.server.tomtom._pacing import Pacer
@@ -558,10 +559,75 @@ class TomTomClient:
         encoding = "" if decoded else response.headers.get("content-encoding", "")
         try:
             return self._placement.settled(
-                RawBody.received(body, encoding, bounds.max_decoded_bytes)
+                RawBody.received(
+                    body,
+                    encoding,
+                    bounds.max_decoded_bytes,
+                    status=response.status_code,
+                    location=response.headers.get("location", ""),
+                )
             )
         except BodyError as exc:
             raise UpstreamUnavailableError(str(exc)) from None
+
+    # --- many places at once: Batch Search and Snap to Roads (docs/upstream.md) -----------
+
+    async def batch_search_raw(self, queries: list[str], *, key: str | None) -> RawBody:
+        """`POST /search/2/batch/sync.json`: up to 100 Search queries (each a path under
+        `/search/2` with its query, e.g. `/geocode/Damrak%201.json?limit=3`) answered in one
+        body, as received: `batchItems` in the queries' order, each with its own
+        `statusCode`. TomTom bills each query, and so do the key's quota and the user's
+        budget (`_charge`)."""
+        path = "/search/2/batch/sync.json"
+        await self._charge(path, key, len(queries))
+        body = _batches.batch_body(queries)
+        return await self._fetch("search/batchSync", "POST", path, (), key, body)
+
+    async def batch_submit(self, queries: list[str], *, key: str | None) -> _batches.Submitted:
+        """`POST /search/2/batch.json?redirectMode=manual`: up to 10,000 queries as an
+        asynchronous batch, kept by TomTom for 14 days. TomTom answers 202 (303 in its
+        default mode) with the download's `Location`, whose batch id this returns; billed,
+        and counted, per query."""
+        path = "/search/2/batch.json"
+        await self._charge(path, key, len(queries))
+        body = _batches.batch_body(queries)
+        query: Params = [("redirectMode", "manual")]
+        raw = await self._fetch("search/batchSubmit", "POST", path, query, key, body)
+        return _batches.submitted(raw)
+
+    async def batch_download(
+        self, batch_id: str, *, key: str | None, wait_s: int
+    ) -> RawBody | None:
+        """`GET /search/2/batch/{batchId}?waitTimeSeconds=`: TomTom's long poll of an
+        asynchronous batch: its results as received (200) once done, or None when TomTom
+        is still at work after `wait_s` seconds (202). A batch past its 14 days, or of
+        another key, is TomTom's 404 (`BadRequestError`)."""
+        path = f"/search/2/batch/{_batches.checked_batch_id(batch_id)}"
+        query: Params = [("waitTimeSeconds", wait_s)]
+        raw = await self._fetch("search/batchDownload", "GET", path, query, key)
+        return raw if raw.status == 200 else None
+
+    async def snap_to_roads_raw(
+        self, points: RawBody, *, key: str | None, params: Params = ()
+    ) -> RawBody:
+        """`POST /snapToRoads/1` with `{"points": [...]}` (GeoJSON Point features, with
+        `timestamp` and `heading` properties where known): one trace of at most 5,000
+        points and 100 km of road matched to the roads driven, as received; `fields` in
+        `params` says what the answer holds."""
+        return await self._fetch("snap/snapToRoads", "POST", "/snapToRoads/1", params, key, points)
+
+    async def _charge(self, path: str, key: str | None, billed: int) -> None:
+        """Before a request TomTom bills as `billed` requests (a batch: each query), count
+        the `billed - 1` beyond the one `_fetch` counts, against the signed-in user's budget
+        and the key's quota; refused, nothing is sent. Offline answers cost nothing."""
+        if billed <= 1 or self.serves_offline(key):
+            return
+        scope = call_scope.current(self._bounds.call_deadline_s)
+        if scope.user is not None and self._budgets is not None:
+            await self._budgets.spend(scope.user, billed - 1, keep=1)
+        used = self.key_for(key)
+        if used is not None:
+            self._pacer.charge(used, family_of(path), billed - 1)
 
 
 async def _bounded_body(response: httpx.Response, limit: int) -> bytes:

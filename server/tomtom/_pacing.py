@@ -163,6 +163,36 @@ class Pacer:
             self._used.setdefault(who, deque()).append(time.monotonic())
         return waited
 
+    def charge(self, key: str, family: Family, count: int) -> None:
+        """Count `count` requests more against the key's quota, for a request TomTom bills
+        as `count + 1` (a batch, billed per query: docs/upstream.md), before it is admitted:
+        `QuotaError` unless the quota has room for all of them. Pacing is not charged: it
+        spaces the requests sent, which TomTom's rate limits count."""
+        if not self._quota or count <= 0:
+            return
+        now = time.monotonic()
+        who = key_id(key)
+        if count + 1 > self._quota:
+            metrics.RATE_LIMIT_REFUSALS.labels(family.name, "quota").inc()
+            raise QuotaError(
+                f"This batch counts {count + 1:,} TomTom requests (TomTom bills each query), "
+                f"more than this API key's {self._quota:,} per minute on this server (an "
+                f"operator's quota); send at most {self._quota:,} at a time."
+            )
+        used = self._used.setdefault(who, deque())
+        while used and used[0] <= now - QUOTA_WINDOW_S:
+            used.popleft()
+        if len(used) + count + 1 > self._quota:
+            retry_in = math.ceil(used[0] + QUOTA_WINDOW_S - now) if used else 1
+            metrics.RATE_LIMIT_REFUSALS.labels(family.name, "quota").inc()
+            raise QuotaError(
+                f"This API key's quota of {self._quota:,} TomTom requests per minute on this "
+                f"server has less room left than this batch's {count + 1:,} queries; retry "
+                f"in {retry_in} s.",
+                retry_after=retry_in,
+            )
+        used.extend([now] * count)
+
     def hold(self, key: str, family: Family, seconds: float) -> None:
         """TomTom refused this key's `family` for `seconds`: nothing goes until then."""
         self._bucket(key_id(key), family).hold(seconds)

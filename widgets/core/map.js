@@ -136,8 +136,9 @@ export function createScene(map, addMarker = htmlMarker) {
   const handlers = [];
   return {
     map,
-    source(id, features) {
-      map.addSource(id, { type: "geojson", data: { type: "FeatureCollection", features } });
+    /** A GeoJSON source of `features`; `options` are MapLibre's (clustering). */
+    source(id, features, options = {}) {
+      map.addSource(id, { type: "geojson", data: { type: "FeatureCollection", features }, ...options });
       sources.push(id);
     },
     layer(spec, group) {
