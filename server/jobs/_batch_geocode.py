@@ -376,13 +376,24 @@ def plan_pages(rows: Rows, page_chars: int) -> list[int]:
     while bounds[-1] < n:
         start = bounds[-1]
         stop = min(n, start + max(1, int(room * 0.95 / per_row)))
-        while True:
+        fits: int | None = None
+        for _ in range(6):  # each try aimed by the size the last one measured
             chars = _rows_member(rows, start, stop, True, {}).chars()
             per_row = chars / (stop - start)
-            if chars <= room or stop - start == 1:
+            if chars <= room:
+                fits = stop
+                grown = min(n, start + int(room * 0.95 / per_row))
+                if stop == n or chars >= 0.9 * room or grown <= stop:
+                    break
+                stop = grown
+            elif stop - start == 1:
+                fits = stop  # one row larger than a page travels alone
                 break
-            stop = start + max(1, int((stop - start) * room * 0.95 / chars))
-        bounds.append(stop)
+            elif fits is not None:
+                break  # grown too far: the last size that fitted
+            else:
+                stop = start + max(1, int((stop - start) * room * 0.95 / chars))
+        bounds.append(fits if fits is not None else stop)
     return bounds
 
 

@@ -550,7 +550,7 @@ Column = Annotated[
         description=(
             "With a CSV data_url: the column holding the address (header name, or number "
             "from 1), or several to join with ', ' (e.g. ['street', 'city', 'postcode']). "
-            "Default: the only column, or the one whose header says address."
+            "Default: the column whose header says address, else one address per line."
         ),
     ),
 ]

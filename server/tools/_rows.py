@@ -1,12 +1,13 @@
 """A batch's input rows: the `addresses` given, or the lines or a column of a file.
 
-A file (`data_url`) is plain text, one address a line, or CSV (comma, semicolon, tab or
-bar, the one its first line uses most). `column` names which column holds the address
-(its header name, or its number from 1), or several, joined with ", " (street, town and
-postcode in separate columns); `header` says whether the first line names the columns
-(by default: when `column` is a name). A file of several columns and no `column` uses
-the one whose header says address. Every row is kept, empty ones too, so row numbers are
-the file's; refusals name the row or the column and say what to change.
+A file (`data_url`) is one address a line (commas are part of addresses), or CSV
+(comma, semicolon, tab or bar, the one its first line uses most) when `column` names
+which column holds the address (its header name, or its number from 1) or several,
+joined with ", " (street, town and postcode in separate columns), or when the first line
+is a header naming an address column. `header` says whether the first line names the
+columns (by default: when `column` is a name, or the first line names an address
+column). Every row is kept, empty ones too, so row numbers are the file's; refusals name
+the row or the column and say what to change.
 """
 
 from __future__ import annotations
@@ -41,11 +42,13 @@ def rows_of_file(
     if not lines:
         raise ToolError("data_url: the file is empty.")
     wanted = [column] if isinstance(column, str | int) else list(column or ())
-    if header is None:
-        header = any(isinstance(c, str) and not c.isdigit() for c in wanted)
     delimiter = max(_DELIMITERS, key=lines[0].count)
-    if lines[0].count(delimiter) == 0 and not wanted:
-        return [line.strip() for line in (lines[1:] if header else lines)]
+    first = [cell.strip().lower().replace(" ", "_") for cell in lines[0].split(delimiter)]
+    named = lines[0].count(delimiter) > 0 and any(c in _ADDRESS_HEADERS for c in first)
+    if header is None:
+        header = named or any(isinstance(c, str) and not c.isdigit() for c in wanted)
+    if not wanted and not named and not header:
+        return [line.strip() for line in lines]
     table = list(csv.reader(io.StringIO("\n".join(lines)), delimiter=delimiter))
     names = [name.strip() for name in table[0]] if header else []
     body = table[1:] if header else table
