@@ -43,8 +43,14 @@ def test_a_gap_between_fixes_splits_the_trace_into_parts_snapped_on_their_own() 
 
 def trace(times: list[float] | None = None) -> Trace:
     lonlat = np.array(
-        [[4.61049, 52.37577], [4.61163, 52.37803], [4.61343, 52.38185], [4.6201, 52.3821], [4.6141, 52.38341]]
-    )  # fmt: skip
+        [
+            [4.61049, 52.37577],
+            [4.61163, 52.37803],
+            [4.61343, 52.38185],
+            [4.6201, 52.3821],
+            [4.6141, 52.38341],
+        ]
+    )
     stamps = np.array(times if times is not None else [np.nan] * 5, dtype=float)
     return Trace(lonlat, stamps, np.full(5, np.nan))
 

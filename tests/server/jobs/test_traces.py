@@ -15,7 +15,9 @@ GPX = b"""<?xml version="1.0" encoding="UTF-8"?>
 <gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1">
   <rte><rtept lat="1" lon="1"/><rtept lat="2" lon="2"/></rte>
   <trk><name>Ride</name><trkseg>
-    <trkpt lat="52.3700" lon="4.8900"><ele>2</ele><time>2024-05-01T08:30:00Z</time><course>45</course></trkpt>
+    <trkpt lat="52.3700" lon="4.8900">
+      <ele>2</ele><time>2024-05-01T08:30:00Z</time><course>45</course>
+    </trkpt>
     <trkpt lat="52.3705" lon="4.8910"><time>2024-05-01T08:30:05Z</time></trkpt>
   </trkseg><trkseg>
     <trkpt lat="52.3710" lon="4.8920"><time>2024-05-01T08:30:10Z</time></trkpt>
@@ -54,11 +56,13 @@ def test_geojson_points_and_a_line_with_coord_times_are_traces() -> None:
     }  # fmt: skip
     trace = trace_of_text(orjson.dumps(points), "geojson")
     assert trace.times.tolist() == [1714552200.0, 1714552205.0] and trace.headings[0] == 90
+    coordinates = [[4.89, 52.37], [4.891, 52.37], [4.892, 52.37]]
+    times = ["2024-05-01T08:30:00Z", "2024-05-01T08:30:01Z", "2024-05-01T08:30:03Z"]
     line = {
         "type": "Feature",
-        "geometry": {"type": "LineString", "coordinates": [[4.89, 52.37], [4.891, 52.37], [4.892, 52.37]]},
-        "properties": {"coordTimes": ["2024-05-01T08:30:00Z", "2024-05-01T08:30:01Z", "2024-05-01T08:30:03Z"]},
-    }  # fmt: skip
+        "geometry": {"type": "LineString", "coordinates": coordinates},
+        "properties": {"coordTimes": times},
+    }
     assert np.diff(trace_of_text(orjson.dumps(line), "geojson").times).tolist() == [1.0, 2.0]
 
 
