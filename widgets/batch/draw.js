@@ -225,7 +225,8 @@ export function drawTrace(scene, fc, { theme, l10n, select, hover = () => {} }) 
   if (over.length) legend.push({ label: t("batch.overLimit"), color: pick(OVER, theme), shape: "line", dash: "dash", group: "over" });
   const items = over.map((f) => {
     const p = f.properties;
-    const text = t("batch.over", { max: `${p.max} km/h`, limit: `${p.limit} km/h`, d: l10n.duration(p.seconds) });
+    const lasted = p.seconds < 60 ? `${l10n.number(p.seconds)} s` : l10n.duration(p.seconds);
+    const text = t("batch.over", { max: `${p.max} km/h`, limit: `${p.limit} km/h`, d: lasted });
     return {
       id: p.item,
       kind: "speeding",
