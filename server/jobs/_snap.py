@@ -380,6 +380,7 @@ def snap_result(
     if joined.dropped:
         answer["tomtom_entries_dropped"] = {"route": joined.dropped}
     data = _view_data(trace, joined, lines, stretches)
+    data["summary"] = {k: answer[k] for k in ("distance_km", "matched_share")}
     return prepare(SNAP_TO_ROADS, answer, data, show_ui, budget)
 
 

@@ -1417,5 +1417,8 @@ def test_a_snapped_trace_is_drawn_by_speed_limit_over_the_recorded_trace(
     assert drawn["parts"] == "1"
     legend = frame.inner_text("#legend")
     assert "GPS trace" in legend and "Limit" in legend
+    assert "driven" in frame.inner_text("#title") and "of the points on roads" in frame.inner_text(
+        "#title"
+    )
     assert frame.evaluate(INK) > 0.002, "the road should put ink on the canvas"
     shoot(page, "snap-to-roads")

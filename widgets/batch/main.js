@@ -169,7 +169,11 @@ function drawSnapped(ctx, fc, stored) {
   scene.clear();
   ctx.clearNotes();
   const drawn = drawTrace(scene, fc, { theme: ctx.theme(), l10n: ctx.l10n, select: (id) => ctx.select(id, "map"), hover: (text) => hovered(ctx, text) });
-  ctx.setTitle(ctx.t("batch.traceTitle"), "");
+  const sum = fc.summary || {};
+  const said = [];
+  if (Number.isFinite(sum.distance_km)) said.push(ctx.t("batch.driven", { d: ctx.l10n.distance(sum.distance_km * 1000) }));
+  if (Number.isFinite(sum.matched_share)) said.push(ctx.t("batch.onRoads", { p: new Intl.NumberFormat(ctx.l10n.locale, { style: "percent" }).format(sum.matched_share) }));
+  ctx.setTitle(ctx.t("batch.traceTitle"), said.join(" · "));
   ctx.setLegend(drawn.legend);
   ctx.setItems(drawn.groups);
   for (const group of ["trace", "snapped", "over"]) if (ctx.isHidden(group)) scene.setVisible(group, false);
