@@ -16,10 +16,11 @@ from tomtom_mcp_apps.widgets import _document
 WIDGETS = ROOT / "widgets"
 
 
-def test_there_are_three_views_with_the_uris_the_tools_link_to() -> None:
+def test_there_are_four_views_with_the_uris_the_tools_link_to() -> None:
     views = widgets.views()
-    assert [v.uri for v in views] == [widgets.MAP_URI, widgets.DATA_VIZ_URI, widgets.TRAFFIC_URI]
-    assert len({v.name for v in views}) == 3
+    uris = [widgets.MAP_URI, widgets.DATA_VIZ_URI, widgets.TRAFFIC_URI, widgets.BATCH_URI]
+    assert [v.uri for v in views] == uris
+    assert len({v.name for v in views}) == 4
     assert all(v.title and v.description for v in views)
 
 

@@ -3,12 +3,13 @@ statuses and Location, never followed blindly, and a batch counted by its querie
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import httpx
 import orjson
 import pytest
 
 from tests.fixtures.tomtom import documented
-from tests.server.tomtom.test_client import BASE, SECRET, client_for
 from tomtom_mcp_apps.server.errors import (
     BadRequestError,
     QuotaError,
@@ -18,6 +19,23 @@ from tomtom_mcp_apps.server.errors import (
 from tomtom_mcp_apps.server.ops import call_scope
 from tomtom_mcp_apps.server.quotas import Budgets, Window
 from tomtom_mcp_apps.server.tomtom import Pacer, TomTomClient, batch_id_in, wait_seconds
+
+SECRET = "s3cr3t-key-0123456789"
+BASE = "https://api.example.test"
+
+
+def client_for(
+    handler: Callable[[httpx.Request], httpx.Response],
+) -> tuple[TomTomClient, list[httpx.Request]]:
+    """A client over a mock transport that records every request it sends."""
+    seen: list[httpx.Request] = []
+
+    def record(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return handler(request)
+
+    return TomTomClient(httpx.MockTransport(record), BASE, default_key=SECRET), seen
+
 
 BATCH = "45e0909c-625a-4822-a060-8f7f88498c0e"
 

@@ -22,7 +22,12 @@ HOSTED = {"public_url": PUBLIC, "tile_token_secrets": (SECRET,), "key": "k"}
 async def test_views_are_listed_under_uris_that_carry_a_hash_of_the_built_document() -> None:
     async with tool_client() as tools:
         listed = {str(r.uri) for r in (await tools.client.list_resources()).resources}
-    assert listed == {widgets.MAP_URI, widgets.DATA_VIZ_URI, widgets.TRAFFIC_URI}
+    assert listed == {
+        widgets.MAP_URI,
+        widgets.DATA_VIZ_URI,
+        widgets.TRAFFIC_URI,
+        widgets.BATCH_URI,
+    }
     for view in widgets.views():
         digest = hashlib.sha256(view.html.encode()).hexdigest()[:12]
         assert view.uri.endswith(f"-{digest}.html")
