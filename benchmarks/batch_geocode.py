@@ -263,11 +263,15 @@ def _batch_id(upstream: str) -> str | None:
 
 def report(run: Run) -> str:
     mib = 1024 * 1024
-    latency = (
-        f"TomTom stand-in: a batch takes {run.start_s:g} s plus one second per "
-        f"{run.items_per_s:g} queries ({run.start_s + run.rows / run.items_per_s:.0f} s for "
-        f"{run.rows:,} rows; assumed: TomTom documents no processing time)"
-    )
+    if run.start_s == 0 and run.items_per_s == 0:
+        latency = "TomTom stand-in: the offline upstream as is (a batch done at once)"
+    else:
+        takes = run.start_s + (run.rows / run.items_per_s if run.items_per_s else 0.0)
+        latency = (
+            f"TomTom stand-in: a batch takes {run.start_s:g} s plus one second per "
+            f"{run.items_per_s:g} queries ({takes:.0f} s for {run.rows:,} rows; assumed: "
+            "TomTom documents no processing time)"
+        )
     timeline = [
         ["first call answered", f"{run.first_call_s:.1f}", run.first_state],
         [
@@ -308,7 +312,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=10_000)
     parser.add_argument("--start-s", type=float, default=5.0, help="a batch's start-up time")
-    parser.add_argument("--items-per-s", type=float, default=150.0, help="queries a second")
+    parser.add_argument(
+        "--items-per-s", type=float, default=150.0, help="queries a second (0: at once)"
+    )
     parser.add_argument(
         "--quick", action="store_true", help="400 rows, 1 s + 100 a second, calls of 14 s"
     )
