@@ -1005,6 +1005,11 @@ PROFILE_VIEWS = [
     ("routing", "tomtom-routing", {"locations": [AMSTERDAM, [5.1214, 52.0907]]}),
     ("traffic", "tomtom-traffic", {"bbox": [4.82, 52.33, 4.96, 52.41]}),
     ("data-viz", "tomtom-data-viz", {"geojson": CANAL_WALK}),
+    (
+        "batch",
+        "tomtom-batch-geocode",
+        {"addresses": ["Damrak 1, Amsterdam", "Coolsingel 40, Rotterdam"]},
+    ),
 ]
 
 
