@@ -6,7 +6,7 @@ FROM python:3.11-slim
 
 # NUMBA_CPU_NAME=generic compiles the kernels for any x86-64, so the cache built
 # here is used on whatever node runs the image instead of being recompiled at
-# start-up (ADR 0051).
+# start-up (docs/operations.md).
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \

@@ -6,7 +6,7 @@ Bodies, gzipped at level 1 as TomTom's servers and the offline upstream send the
 calculateRoute Lisbon-Warsaw (42,447 points, about 1.9 MiB decoded) and the same
 with five alternatives (about 11 MiB), from the offline upstream in process; and a
 gzip bomb of 256 MiB of zeros (about 265 KB). Each body is decoded `--repeats` times
-by `RawBody.decoded()` (64 MiB cap, docs/adr/0054-upstream-answer-bounds.md) and by
+by `RawBody.decoded()` (64 MiB cap) and by
 `igzip.decompress` (no cap, the reference), alternating; medians and their ratio are
 printed. For the bomb the bounded decode stops at the cap with an error: its time is
 that of the refusal.

@@ -32,7 +32,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 BEFORE = "b087c95"
-"""Main at the start of issue 23's round."""
+"""The earlier release profiled by default."""
 CALLS = {
     "geocode": ("tomtom-geocode", {"query": "Amsterdam"}),
     "route": ("tomtom-routing", {"locations": [[4.48, 51.92], [6.96, 50.94]]}),
@@ -108,7 +108,7 @@ def child(case: str, calls: int, standin: str) -> dict[str, float | None]:
     Settings = ours("server.config").Settings
     try:
         configure_logging = ours("server.ops.logs").configure_logging
-    except ModuleNotFoundError:  # before the package layout of ADR 0053
+    except ModuleNotFoundError:  # a checkout with the older package layout
         configure_logging = ours("server.logs").configure
 
     spent: dict[str, float | None] = {}

@@ -1,4 +1,4 @@
-"""Data-viz of a large `data_url`: pages of features beside today's paging, in one run.
+"""Data-viz of a large `data_url`: pages of features beside an older checkout's paging, in one run.
 
     .venv/bin/python -m benchmarks.data_viz [--sizes 2,20,50] [--kinds lines,points,polygons]
                                             [--old lines:2,points:2,polygons:2,lines:20]
@@ -6,13 +6,13 @@
 
 Seeded GeoJSON files (`loadtest.geojson_site`, served from a process of its own
 on this machine, which counts its downloads): lines (GPS-like traces of 250
-vertices, 6 decimals: the issue's file is the 20 MB one, 3,700 of them),
+vertices, 6 decimals: the reference file is the 20 MB one, 3,700 of them),
 points (with a name and a value, 5 decimals) and polygons (rings of 500
 vertices, 6 decimals), of about 2, 20 and 50 MB; `DATA_VIZ_MAX_BYTES` is raised
 to 64 MB for the largest.
 
 Two replicas, FIT_WORKERS=2 each, default budget and page size: this tree's,
-and today's (the release before pages, `--old-ref`, checked out in a git
+and an older checkout's (`--old-ref`, one that pages by offset, checked out in a git
 directory of its own and run with the same interpreter). For each file and replica, a
 view is played by node with the view's own code (`benchmarks/data_viz_view.mjs`:
 `widgets/data_viz/pages.js` and `widgets/core/envelope.js`): the tool call,
@@ -20,9 +20,9 @@ then the data fetched and decoded as the view does it, page by page. Printed
 per run: downloads of the `data_url`, pages, the replica's CPU seconds (its
 process group: the event loop and the fitting workers), the seconds until the
 tool result and until the view decoded the last page, and the characters on
-the wire. Today's paging costs the square of the file's size (every page
-downloads and encodes the whole file again), so by default it runs for the
-2 MB files and the issue's 20 MB one only (`--old all` for every file).
+the wire. Paging by offset costs the square of the file's size (every page
+downloads and encodes the whole file again), so by default the older checkout runs
+for the 2 MB files and the 20 MB one only (`--old all` for every file).
 Targets on this machine for the 20 MB file: drawn within 10 s of the tool
 input, at most 12 downloads.
 """
@@ -167,8 +167,8 @@ def measure(site: str, service: Service, label: str, kind: str, size: int) -> Ru
 def run(
     kinds: Sequence[str], sizes: Sequence[int], old_files: set[tuple[str, int]] | None, old_ref: str
 ) -> tuple[list[Run], list[str]]:
-    """Every file on this tree's replica, and on today's those of `old_files` (every one
-    when None); notes of what was not run."""
+    """Every file on this tree's replica, and on the older checkout's those of `old_files`
+    (every one when None); notes of what was not run."""
     runs: list[Run] = []
     notes: list[str] = []
     with contextlib.ExitStack() as stack:
@@ -178,14 +178,14 @@ def run(
         old = None
         if old_files is None or old_files:
             tree = stack.enter_context(old_tree(old_ref))
-            old = stack.enter_context(replica("today", tree, workdir))
+            old = stack.enter_context(replica("old", tree, workdir))
         for size in sizes:
             for kind in kinds:
                 runs.append(measure(site, new, "pages", kind, size))
                 if old is None or (old_files is not None and (kind, size) not in old_files):
-                    notes.append(f"today's paging not run for {kind} {size} MB (see --old)")
+                    notes.append(f"the old checkout not run for {kind} {size} MB (see --old)")
                     continue
-                runs.append(measure(site, old, "today", kind, size))
+                runs.append(measure(site, old, "old", kind, size))
     return runs, notes
 
 

@@ -12,13 +12,13 @@ process, no server.
 
 Encoding: each file planned in pages of `APP_DATA_PAGE_CHARS` (default) as
 `tomtom-data-viz` plans them, twice: with the coordinates as exact decimal
-varints where they can be (envelope v3's section, ADR 0088, what is sent) and
+varints where they can be (envelope v3's section, what is sent) and
 with every coordinate as the caller's JSON text (the features read the
 ordinary way). Printed: pages and characters on the wire (gzip, base64) of
 each, and the first as a share of the second.
 
 Reading: the median of `--repeats` reads of the file by `read_geojson` then
-`check_arrays` (the arrays path, ADR 0089) and by `orjson.loads` then
+`check_arrays` (the arrays path) and by `orjson.loads` then
 `validate_geojson` (the ordinary path), the collector paused for both as the
 job pauses it.
 """

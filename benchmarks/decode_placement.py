@@ -8,7 +8,7 @@ level 6: about 9.6 MB as received). Each way inflates it with the one bounded de
 printed per way: the median wall time and the median of the loop's longest stall
 (the longest gap between ticks). The loop's own inflation is the reference. The
 process is a warm spawn worker (the fitting pool's start method): its time includes
-the body's and the result's pickling both ways. docs/adr/0080 reads the figures.
+the body's and the result's pickling both ways. docs/upstream.md reads the figures.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ apart (`basemap load`).
 
     .venv/bin/python -m benchmarks.image_bench [--repeats 15] [--png /tmp/route.png]
 
-Target (issue 14): render under 100 ms.
+Target: render under 100 ms.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ Lisbon-Warsaw routes (42,447 points, fitted in the pool) one after another
 and times them. The same caller first times them with no maps, for
 reference. With first-in-first-out a route waits for every map queued
 before it; least work first lets it pass maps that arrived less than their
-own expected run time before it (docs/adr/0008-pool-admission-order.md).
+own expected run time before it (docs/runtime.md, Admission order).
 """
 
 from __future__ import annotations

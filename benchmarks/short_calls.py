@@ -20,15 +20,15 @@ One process tree, started here and stopped at the end:
 Calls, one at a time over a kept-alive connection per process, as a host sends them
 (`loadtest.wire`): the floor's tool; `tomtom-geocode` of "Amsterdam" on the keyless
 replica (a short answer from the offline upstream); `tomtom-routing` from Rotterdam to
-Cologne on the keyed one (4,342 points, 233 KB decoded, the map data inline: the issue's
+Cologne on the keyed one (4,342 points, 233 KB decoded, the map data inline: a
 short route, decoded and encoded on the event loop). Each round calls, call by call, every
 server of a comparison in turn, in an order that rotates from round to round, so a shared
-machine's drift falls on all alike (ADR 0052): the floor's tool with the geocodes it is
+machine's drift falls on all alike: the floor's tool with the geocodes it is
 the floor of, then the short routes. A call so finds the caches of the machine as the
 calls it is compared with find them: the floor called back to back, alone, would run
 with its code and data still in the caches, the geocodes after one another's, which on
-some machines is most of the difference (ADR 0103). The table pools the rounds and gives
-each round's p50 beside.
+some machines is most of the difference (docs/testing.md, Benchmarks). The table pools
+the rounds and gives each round's p50 beside.
 
 Beside each server's wall times, its CPU per call: the answering process and its
 children (`/proc`), less what they spend idle (measured for `IDLE_S` before the rounds),
@@ -39,7 +39,7 @@ Then, in this process and in CPU time (so other processes on the machine do not 
 the route job of this checkout as the replica runs it and its answer checks alone, on the
 stand-in's very body.
 
-Targets (issue 23), ratios from this run: short route p50 <= 0.7x b087c95's and <= 1.0x
+Targets, ratios from this run: short route p50 <= 0.7x b087c95's and <= 1.0x
 4eabb7b's; geocode p50 <= 1.5x the bare tool's; answer checks <= 15% of the route job.
 """
 
@@ -85,13 +85,13 @@ from tomtom_mcp_apps.server.tools._route_options import DEFAULT_SECTIONS, route_
 
 ROOT = Path(__file__).resolve().parent.parent
 RELEASES = ("4eabb7b", "b087c95")
-"""The release before the last round, and main at the start of this round (issue 23)."""
+"""The earlier releases compared by default, newest first."""
 RELEASES_DIR = Path.home() / ".cache" / "tomtom-mcp-apps" / "releases"
 CLOCK = "2026-12-01T12:00:00+00:00"
 """The stand-in's fixed moment: its answers never change, so all come from its cache."""
 
 ROUTE = [[4.48, 51.92], [6.96, 50.94]]
-"""Rotterdam to Cologne: 4,342 points from the offline upstream, the issue's size."""
+"""Rotterdam to Cologne: 4,342 points from the offline upstream, a short route."""
 CASES: dict[str, Call] = {
     "tool": (bare_server.TOOL, {"query": "Amsterdam"}),
     "geocode": (GEOCODE, {"query": "Amsterdam"}),
@@ -403,10 +403,13 @@ def report(servers: list[Server], shapes: dict[str, str], split: tuple[float, fl
         bound = f"{limit:.0%}" if unit == "%" else f"{limit:.2f}x"
         print(f"  {what:<44} {shown:>7}  (target <= {bound}): {'met' if met else 'MISSED'}")
 
-    print("ratios of p50s from this run, and the targets (issue 23):")
+    print("ratios of p50s from this run, and the targets:")
     if ours is not None:
         route, geocode = ours.p50("short route"), ours.p50("geocode")
-        for commit, limit in (("b087c95", TARGET_ROUTE_VS_START), ("4eabb7b", 1.0)):
+        for commit, limit in (
+            ("b087c95", TARGET_ROUTE_VS_START),
+            ("4eabb7b", TARGET_ROUTE_VS_BEFORE),
+        ):
             if commit in by_label:
                 target(
                     f"short route: this checkout / {commit}",

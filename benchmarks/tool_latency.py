@@ -6,9 +6,9 @@ One replica (FIT_WORKERS=2) against the separate offline upstream process,
 on the same machine, over real HTTP. Each case runs `--runs` sequential calls
 after two warm-up calls, twice in alternation: with `show_ui: true` (app
 data inline, fitted when needed) and with `show_ui: false` (no widget data at
-all, the reference: what a server without widgets would do). Routing sizes
-are the issue's: about 4,000 points (targets p50 <= 15 ms) and about 95,000
-points (p50 <= 150 ms). The upstream's own time is included in both columns.
+all, the reference: what a server without widgets would do). Routing sizes: about
+4,000 points (target p50 <= 15 ms) and about 95,000 points (p50 <= 150 ms). The
+upstream's own time is included in both columns.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""Pure, CPU-bound fitting of widget app data under a character budget.
+"""Fitting a view's map data under a character budget: pure, CPU-bound, no I/O.
 
-No MCP, no I/O: every input and output pickles, so the server runs `fit` in
-a process pool. See docs/architecture.md ("The tool result") and ADR 0001.
+Every input and output pickles, so the server runs `fit` in a process pool
+(docs/fitting.md; the envelope is docs/result.md).
 """
 
 from __future__ import annotations

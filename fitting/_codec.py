@@ -1,27 +1,8 @@
-"""The wire form of an envelope: JSON and its line section, then gzip, then base64.
+"""The wire form of an envelope: its JSON, then a NUL and a binary section, gzipped, then base64.
 
-Envelope v2 (ADR 0015): the gzip member holds the envelope's JSON, then,
-when it has lines or rings, one NUL byte (never part of JSON text) and the
-line section, the vertices of every line and ring as zigzag varint deltas
-(`_varint`). A geometry names its bytes there with `"e5v"` (`[start, end]`
-per part, nested like coordinates) and, when its vertices are multiples of
-q > 1 e5 steps, `"q"`. Version 1 (no line section, `"e5"` integer arrays
-in the JSON) is still read, as replicas may send it during a rolling update.
-
-Gzip is ISA-L at level 2 (ADR 0011): about ten times faster than zlib's
-default level for a few percent more bytes, and the budget search encodes
-several candidates per fit. The line section is not LZ77-compressed: it is
-coded as deflate blocks of literals with Huffman codes fitted to them
-(`_huffman`, ADR 0018), whose size is known before they are written. The
-JSON and the section are two deflate streams of one gzip member (`Member`):
-the JSON's ends in a sync flush (byte-aligned, not final) and the section's
-follows, so a fit re-deflates only the small JSON when its report changes.
-Output is standard gzip (RFC 1952) that any inflater, including the
-browser's DecompressionStream, reads.
-
-Envelope v3 (ADR 0088) is data-viz's page: the same member, whose section
-holds the caller's coordinates as exact decimal varints (`_decimals`), read
-in order by the geometries that name `"dv"` instead of `"coordinates"`.
+Writes envelopes v2 (line section, `_varint`) and v3 (decimal section, `_decimals`) and
+reads v1 to v3 (docs/result.md). The output is plain gzip (RFC 1952) that any inflater,
+the browser's DecompressionStream included, reads.
 """
 
 from __future__ import annotations
@@ -56,7 +37,7 @@ RAW_DEFLATE = -15  # wbits: a deflate stream with no zlib or gzip framing
 
 
 def envelope(tool: str, data: Any) -> dict[str, Any]:
-    """The envelope (docs/architecture.md) around `tool`'s widget `data`, not fitted yet."""
+    """The envelope (docs/result.md) around `tool`'s widget `data`, not fitted yet."""
     return {"v": VERSION, "tool": tool, "data": data, "fitted": None}
 
 

@@ -1,26 +1,8 @@
-"""Caller coordinates as exact decimal varints: the binary line section of envelope v3.
+"""Caller coordinates as exact decimal varints: the section of envelope v3 (docs/result.md).
 
-Data-viz data is never altered, so its coordinates cannot be rounded to e5
-units as routes are (ADR 0015). They can still travel as integers: a
-geometry whose every number the caller wrote with at most `d` decimals is
-sent as those numbers times 10^d, each an integer n, and read back as
-n / 10^d. That division rounds exactly as a JSON parser rounds the caller's
-text, because both round the same rational number m x 10^e = n / 10^d to the
-nearest double, and the view divides two exact doubles (|n| < 2^51, 10^d
-with d <= 22) in one IEEE operation: the value drawn is bit for bit the one
-the caller's JSON gives (ADR 0088). A geometry that cannot be sent so (a
-number with more significant digits than a double holds exactly, a -0.0,
-positions of mixed dimensions) keeps its JSON text.
-
-In the section, geometry after geometry in the order the JSON names them
-(`"dv": [d, dims]` in place of `"coordinates"`):
-
-- the counts of the nesting, as unsigned LEB128 varints, in the order a
-  reader meets them: a MultiPolygon's polygons, then the first polygon's
-  rings, its first ring's positions...; a Point has none;
-- each position's `dims` numbers (2 or 3), as zigzag LEB128 varints of the
-  difference to the previous position's number on the same axis (the first
-  position's from 0), each at most 8 bytes.
+Data-viz data is never altered, so its coordinates are not rounded to e5 steps: a geometry
+whose numbers all have at most `d` decimals is sent as the integers n = value x 10^d, and
+the view's n / 10^d is bit for bit the number the caller's JSON gives.
 """
 
 from __future__ import annotations
@@ -45,7 +27,16 @@ def encode(scan: Scan, segments: np.ndarray, depths: np.ndarray):
     """The section for geometries `segments` of `scan` (each conforming to its depth in
     `depths`: 0 for a Point, 1 LineString or MultiPoint, 2 Polygon or MultiLineString,
     3 MultiPolygon). Returns (uint8 section, decimals per geometry (`NOT_SENT`: its JSON
-    stays), dims per geometry)."""
+    stays), dims per geometry).
+
+    Geometry after geometry, the section holds the nesting's counts as unsigned LEB128
+    varints in the order a reader meets them (a MultiPolygon's polygons, then the first
+    polygon's rings, its first ring's positions...; a Point has none), then each
+    position's `dims` numbers as zigzag LEB128 varints of the difference to the previous
+    position's on the same axis (the first position's from 0), each at most 8 bytes.
+    A geometry keeps its JSON text where a number has more significant digits than a
+    double holds exactly, is -0.0, or positions mix dimensions.
+    """
     count = len(segments)
     decimals = np.empty(count, dtype=np.int64)
     dims = np.empty(count, dtype=np.int64)

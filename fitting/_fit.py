@@ -1,9 +1,8 @@
-"""Fitting an envelope under a character budget: the public entry point.
+"""Fitting an envelope under a character budget: the public entry point (docs/fitting.md).
 
-Pipeline: collect and merge (rounding, duplicates), encode as is; if too
-long, project, rank the vertices once (one global DP significance ranking,
-ADR 0010), then search the threshold prefix of that ranking whose whole
-encoded envelope is the longest that fits (ADR 0012).
+Collect and merge the vertices, try them as they are, and if too long rank them once
+(one global DP significance ranking) and search for the longest prefix of that ranking
+whose whole encoded envelope fits.
 """
 
 from __future__ import annotations
@@ -70,7 +69,7 @@ def fit(envelope: dict[str, Any], budget: int) -> FitResult:
     if isinstance(budget, bool) or not isinstance(budget, int) or budget <= 0:
         raise ValueError(f"budget must be a positive number of characters, not {budget!r}")
     if not isinstance(envelope, dict) or "data" not in envelope:
-        raise FittingError("the envelope must be an object with a 'data' key (ADR 0001)")
+        raise FittingError("the envelope must be an object with a 'data' key")
     data = envelope["data"]
     if isinstance(data, dict) and "geojson" in data and "features" not in data:
         out = dict(envelope, v=_codec.VERSION, fitted=None)
@@ -167,13 +166,13 @@ class _Fitter:
         self.rings = RingGuard(parts.e5, parts.offsets, parts.is_ring)
         k, keep, size = self._search(as_is)
         q = self._step(self._threshold(k))
-        if q > 1:  # once: judged again on its own threshold the choice oscillates (ADR 0016)
+        if q > 1:  # once: judged again on its own threshold the choice oscillates
             self._quantise(q)
             k, keep, size = self._search(as_is)
         return self._final(k, keep, size)
 
     def _step(self, threshold: float) -> int:
-        """The coarsest grid whose rounding stays a small share of the DP threshold (ADR 0016).
+        """The coarsest grid whose rounding stays a small share of the DP threshold.
 
         Rings keep the 1e-5 degree grid their crossing checks are exact on.
         """
@@ -195,7 +194,7 @@ class _Fitter:
         """A significance likely below the budget's threshold, or -1 to rank everything.
 
         A long line that must shrink a lot need not be ranked below the
-        tolerance the budget allows (ADR 0010). That tolerance is estimated
+        tolerance the budget allows. That tolerance is estimated
         from a 1-in-16 sample, at the vertex count that would fit were every
         vertex as cheap as in the as-is encoding, and at most one vertex per
         _CHARS_PER_VERTEX characters (a line that compresses very well as is,
@@ -267,7 +266,7 @@ class _Fitter:
     def _search(self, as_is: int) -> tuple[int, np.ndarray, int]:
         """The longest prefix that fits: model-aimed steps kept inside the bracket, else bisection.
 
-        Each guess solves a size model (ADR 0017): characters as a line through
+        Each guess solves a size model: characters as a line through
         the two latest (line-section bytes, characters) encodes, starting from
         the header alone and a typical gzip ratio; the bytes of any prefix are
         counted without encoding it (`Prefixes`). `as_is` (all vertices;

@@ -1,32 +1,8 @@
-"""GeoJSON bytes to arrays: the caller's coordinates found and parsed in one pass.
+"""GeoJSON bytes to arrays: the caller's coordinates found and parsed in one pass, in numba.
 
-A large GeoJSON file is mostly numbers in `"coordinates"` arrays. Parsed as
-JSON, each becomes a Python float inside a Python list, the largest cost of
-reading the file (and the collector's, which walks every list). Here one
-pass over the bytes, in numba, finds:
-
-- the root's `"features"` array and the byte span of each of its elements,
-  stopping after a given element (a page reads up to its own end);
-- every `"coordinates"` key whose value is an array: its byte span, the
-  arrays nested in it (depth, direct numbers, direct child arrays, first
-  number) and every number in it, as the decimal the text wrote: a signed
-  mantissa `m` and a power of ten `e` (the value is m x 10^e).
-
-A coordinates array holds numbers, arrays, commas and whitespace in strict
-JSON grammar, or the pass fails (`FAILED`): the caller then reads the file
-the ordinary way. Nothing else is checked here (the rest of the document is
-read by orjson, and GeoJSON's rules by the server's validation).
-
-Each number's kind says how its float64 is had exactly (the float a correct
-JSON parser gives, as orjson does):
-
-- `SIMPLE`: m < 2^53 and |e| <= 22, so m and 10^|e| are exact doubles and one
-  IEEE multiplication or division rounds their product or quotient correctly
-  (Clinger's fast path); integers (no fraction, no exponent) are m alone;
-- `NEGATIVE_ZERO`: a zero written with a fraction or an exponent and a minus,
-  which is -0.0 (an integer "-0" is 0, as orjson reads it);
-- `HARD`: more significant digits, or a larger exponent: its text is parsed
-  by orjson (`hard_values`, all of them in one array), which rounds correctly too.
+A large GeoJSON file is mostly numbers in `"coordinates"` arrays; parsed as JSON, each
+becomes a Python float in a Python list, the largest cost of reading the file. `scan`
+reads them into arrays instead, exactly as a correct JSON parser would.
 """
 
 from __future__ import annotations
@@ -37,9 +13,18 @@ import numpy as np
 import orjson
 from numba import njit
 
+# Each number's kind says how its float64 is had exactly (the float a correct JSON parser
+# gives, as orjson does):
 SIMPLE = 0
+"""m < 2^53 and |e| <= 22: m and 10^|e| are exact doubles, and one IEEE multiplication or
+division rounds their product or quotient correctly (Clinger's fast path); an integer (no
+fraction, no exponent) is m alone."""
 NEGATIVE_ZERO = 1
+"""A zero written with a fraction or an exponent and a minus: -0.0 (an integer "-0" is 0,
+as orjson reads it)."""
 HARD = 2
+"""More significant digits, or a larger exponent: its text is parsed by orjson
+(`hard_values`, all of them in one array), which rounds correctly too."""
 FAILED = -1
 """`scan`'s status when the bytes left its grammar: read the document the ordinary way."""
 
@@ -93,8 +78,18 @@ class Scan:
 
 
 def scan(buf: bytes, stop: int = -1) -> Scan:
-    """`buf` scanned (see the module's docstring), up to the end of the root feature
-    number `stop` (every feature when negative): the work is the bytes read."""
+    """`buf` scanned up to the end of the root feature number `stop` (every feature when
+    negative): the work is the bytes read.
+
+    Finds the root's `"features"` array and the byte span of each element, and every
+    `"coordinates"` key whose value is an array: its byte span, the arrays nested in it
+    (depth, direct numbers, direct child arrays, first number) and every number in it as
+    the decimal the text wrote, a signed mantissa `m` and a power of ten `e` (the value is
+    m x 10^e), with its kind. A coordinates array holds numbers, arrays, commas and
+    whitespace in strict JSON grammar, or the scan fails (`FAILED`) and the caller reads
+    the document the ordinary way. Nothing else is checked: the rest of the document is
+    orjson's to read, GeoJSON's rules the server's to check.
+    """
     data = np.frombuffer(buf, dtype=np.uint8)
     state = np.zeros(_STATE, dtype=np.int64)
     state[[_FEATURES_AT, _TYPE_START]] = -1

@@ -1,33 +1,8 @@
 """The line section's entropy coding: deflate blocks of literals, each with its own Huffman code.
 
-Varint bytes leave LZ77 little to find (ADR 0015: gzip keeps 0.85-1.0 of
-them), so the line section is written as deflate blocks (RFC 1951) of
-literals only, each with a dynamic Huffman code fitted to its own byte
-counts. What such a block costs follows from its byte histogram before a
-bit is written: the budget search measures a candidate exactly without
-compressing it, and the as-is check stops as soon as the blocks so far
-overflow (ADR 0018).
-
-- Blocks are `BLOCK` bytes of the section, the last one shorter, so a
-  prefix's complete blocks are the whole's first blocks and their cost is a
-  lower bound of the whole's.
-- Codes are limited to 15 bits (7 for the code-length code) by the
-  adjustment of JPEG's Annex K.3, which keeps them complete.
-- A block whose literals cost less in deflate's fixed code than in a code
-  of its own plus its header is sent in the fixed code; a section of at most
-  `SMALL` bytes is also deflated by ISA-L and sent that way if shorter (on
-  short lines a few repeats and the header weigh more).
-- The distance code is two 1-bit codes (none is used), as zlib writes it for
-  blocks of literals, so every inflater reads them.
-
-The stream starts byte-aligned (after the JSON's sync flush, `_codec.Member`)
-and its last block is final.
-
-zlib-ng's deflate with `Z_HUFFMAN_ONLY` at memLevel 9 writes the same kind of
-stream, a few times slower and with no size known before writing (ADR 0018,
-addendum); tests/fitting/test_huffman.py holds this coder to it as the
-reference (same bytes inflated, at most a byte a block longer), so a change
-here is checked against it.
+Varint bytes leave LZ77 little to find, and a block of literals costs what its byte
+histogram says before a bit is written: the budget search measures a candidate exactly
+without compressing it (docs/fitting.md, What it writes).
 """
 
 from __future__ import annotations
@@ -39,6 +14,8 @@ from numba import njit, uint64
 from ._varint import store8
 
 BLOCK = 1 << 15
+"""Bytes of the section per deflate block, the last one shorter: a prefix's complete blocks
+are the whole's first blocks, so their cost is a lower bound of the whole's."""
 # Sections up to this many bytes are also deflated (ISA-L, LZ77 and all) and sent
 # that way when shorter: on short lines header bytes and repeats weigh more.
 SMALL = 8192
@@ -48,7 +25,7 @@ _LZ77_MARGIN = 0.98
 GZIP_LEVEL = 2  # as `_codec`'s
 _LITERALS = 257  # 256 byte values and end-of-block
 _END = 256
-_DISTANCES = 2
+_DISTANCES = 2  # two 1-bit distance codes (none used), as zlib writes blocks of literals
 _MAX_BITS = 15
 _MAX_LENGTH_BITS = 7
 # The order in which the code-length code's lengths are sent (RFC 1951, 3.2.7).
@@ -63,7 +40,10 @@ class Section:
     """A line section and its deflate stream, whose length is known before it is written.
 
     Blocks are planned on construction (histograms, codes, header); the
-    stream is written on first use of `data`.
+    stream is written on first use of `data`. It starts byte-aligned (after the
+    JSON's sync flush, `_codec.Member`) and its last block is final. zlib-ng's
+    `Z_HUFFMAN_ONLY` writes the same kind of stream; tests/fitting/test_huffman.py
+    holds this coder to it (same bytes inflated, at most a byte a block longer).
     """
 
     def __init__(self, raw: np.ndarray, lz77: bool = False) -> None:
@@ -104,9 +84,8 @@ def _deflate(raw: np.ndarray) -> bytes:
 def lz77_pays(raw: np.ndarray) -> bool:
     """Whether ISA-L's deflate beats our literal blocks on a sample of this section.
 
-    Varint lines rarely repeat themselves, but some do: on a coarse grid
-    (ADR 0016) a smooth line's deltas recur, and LZ77 then keeps ~8% more
-    vertices (the synthetic 1M route at q = 50). The middle `SAMPLE` bytes
+    Varint lines rarely repeat themselves, but some do: on a coarse grid a smooth
+    line's deltas recur, and LZ77 then keeps more vertices. The middle `SAMPLE` bytes
     decide, for a fraction of a full deflate's time.
     """
     if raw.shape[0] <= SMALL:
@@ -252,7 +231,6 @@ def _histogram(raw, start: int, end: int, freq, scratch) -> None:
 
     Four interleaved tables, summed at the end: consecutive equal bytes (common
     in varints) would otherwise make each increment wait on the one before.
-    About 3x faster than one table.
     """
     scratch[:] = 0
     four = uint64(4)

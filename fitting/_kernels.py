@@ -1,9 +1,7 @@
 """Numba kernels over contiguous float64/int64 arrays and part offset arrays.
 
-Every kernel is compiled with `cache=True`, so a process pool worker loads
-machine code from disk instead of compiling (numba honours NUMBA_CACHE_DIR);
-the few plain functions here only allocate large outputs with numpy.
-`offsets` always has one entry per part plus one: part `p` is
+Every kernel is compiled with `cache=True`, so a pool worker loads machine code from disk
+(`NUMBA_CACHE_DIR`). `offsets` has one entry per part plus one: part `p` is
 `offsets[p]:offsets[p + 1]`.
 """
 
@@ -215,7 +213,7 @@ def rank(
     by its parent's. Keeping every vertex with significance > t is then
     exactly DP at tolerance t, and every threshold prefix is a DP result.
     Distances are to the segment, first farthest wins, as in GEOS (which rounds
-    its distances differently: near-ties may go the other way there, ADR 0010).
+    its distances differently: near-ties may go the other way there).
 
     With `cutoff` >= 0 the splitting stops like DP at that tolerance: vertices
     of significance <= cutoff stay NaN (unranked), all others get their exact

@@ -1,10 +1,7 @@
 """The lines and rings of an app-data FeatureCollection, flattened for the kernels.
 
-Every line and ring of every feature becomes one part of a single contiguous
-float64 array, so one ranking covers them all and one budget is shared.
-Coordinates are validated here, rounded to 1e-5 degrees, and consecutive
-duplicates are merged; each index-bearing property is resolved to the merged
-vertex it points at and becomes an anchor.
+Every line and ring becomes a part of one float64 array, so one ranking covers them all
+and one budget is shared; index-bearing properties become anchors on the merged vertices.
 """
 
 from __future__ import annotations
@@ -70,7 +67,7 @@ class Parts:
 
 
 def collect(data: Any) -> Parts:
-    """Validates `data` (ADR 0001) and flattens its lines and rings."""
+    """Validates `data` (docs/result.md) and flattens its lines and rings."""
     if not isinstance(data, dict) or not isinstance(data.get("features"), list):
         raise InvalidGeometry("data must be a GeoJSON FeatureCollection with a 'features' list")
     out = dict(data)

@@ -1,29 +1,8 @@
 """Prefixes of a significance ranking as the budget search asks for them: thresholds and bytes.
 
-Prefix k of a ranking keeps the anchors and every vertex whose significance
-is at least the k-th largest (ties come in together, so every prefix is a DP
-result; ADR 0010). The budget search (ADR 0012, 0017) asks about a handful of
-nearby k, each needing its threshold and its line-section bytes. Sorting
-every significance, and counting each prefix's bytes in a pass of its own,
-cost more together than the ranking itself on recorded routes. Instead:
-
-- A **window** of the ranking is gathered around the first k asked for: the
-  ranked vertices whose significance lies in [low, top), the bounds read off
-  a sorted 1-in-`_SAMPLE_STEP` sample. One pass counts the vertices at or
-  above `top` and their line bytes, and collects the window; only the
-  window's significances are sorted. A k outside the window moves it.
-- Each window vertex v gets the **bytes it adds**. Adding a prefix's vertices
-  one at a time, most significant first and equal ones left to right, v
-  lands between two kept vertices L and R and changes the line section by
-  len(v - L) + len(R - v) - len(R - L) per coordinate, whichever prefix it
-  is in. L is the nearest vertex to the left at least as significant as v,
-  R the nearest to the right more significant; scans out from v find both
-  (every part's ends are anchors, +inf, so a scan stops inside v's part). A
-  prefix's bytes are then those above `top` plus a sum over the window.
-
-Unranked vertices (NaN, below a cutoff) are never in a prefix and take no
-part; a prefix past the ranked ones raises `Unranked`, and the fitter ranks
-deeper (ADR 0017).
+The search asks about a handful of nearby prefixes; sorting every significance and
+encoding each prefix would cost more than the ranking itself. `Prefixes` sorts only a
+window of the ranking and counts each prefix's line-section bytes without encoding it.
 """
 
 from __future__ import annotations
@@ -53,6 +32,20 @@ class Prefixes:
     `sig` is the ranking (+inf anchors, NaN unranked), `units` the vertices
     as sent ((m, 2) int64), `offsets` the parts; `complete` says nothing is
     unranked. The arrays are read, never written.
+
+    Prefix k keeps the anchors and every vertex at least as significant as the k-th
+    largest (ties together, so every prefix is a DP result). A **window** of the ranking
+    is gathered around the first k asked for: the vertices whose significance lies in
+    [low, top), the bounds read off a sorted 1-in-`_SAMPLE_STEP` sample; one pass counts
+    the vertices at or above `top` and their line bytes, and only the window is sorted.
+    A k outside the window moves it. Each window vertex v gets the **bytes it adds**:
+    added most significant first (equal ones left to right), v lands between kept
+    vertices L and R and changes the section by len(v - L) + len(R - v) - len(R - L) per
+    coordinate, whichever prefix it is in. L is the nearest vertex to the left at least
+    as significant as v, R the nearest to the right more significant (every part's ends
+    are +inf anchors, so the scans stay inside v's part). A prefix's bytes are those
+    above `top` plus a sum over the window. Unranked vertices are in no prefix; a prefix
+    past the ranked ones raises `Unranked`, and the fitter ranks deeper.
     """
 
     def __init__(
@@ -222,7 +215,7 @@ def _gather(flat, sig, offsets, low: float, top: float, members) -> tuple[int, i
 
 @njit(cache=True)
 def _adds(flat, sig, members, out) -> None:
-    """The bytes each window vertex adds between its L and R (module docstring)."""
+    """The bytes each window vertex adds between its L and R (see `Prefixes`)."""
     one = uint64(1)
     for j in range(uint64(members.shape[0])):
         v = uint64(members[j])

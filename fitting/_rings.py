@@ -1,11 +1,8 @@
-"""Keeping simplified polygon rings simple (ADR 0013).
+"""Keeping simplified polygon rings simple.
 
-DP can make a ring cross itself. When a ring that was simple as sent (after
-rounding) comes out crossing, each crossing segment gets back the vertex DP
-would restore next on it (its most significant dropped vertex), and the
-check repeats. Each round adds at least one vertex and every added vertex is
-the DP child of a kept pair, so the result is still a DP-shaped subset and
-the loop ends at worst with the ring as sent, which was simple.
+DP can make a ring cross itself. Where a ring simple as sent comes out crossing, each
+crossing segment gets back the vertex DP would restore next on it, until none crosses: the
+result stays a DP subset, at worst the ring as sent.
 """
 
 from __future__ import annotations

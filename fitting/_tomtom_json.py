@@ -1,21 +1,9 @@
-"""TomTom's route JSON read at the speed of its bytes, in numba (`server.bodies`).
+"""TomTom's route JSON read at the speed of its bytes, in numba (used by `server.bodies`).
 
 A short route's answer is read on the event loop, so every pass over its bytes is
-latency. Two passes that Python did with byte translations and list building are one
-numba loop each here:
-
-- `leg_points`: a leg's `"points"` array, `[{"latitude":a,"longitude":b},...]` in
-  TomTom's compact form (both keys, in this order, nothing else, no whitespace), straight
-  into a float64 `[lon, lat]` array. Each number is read as the GeoJSON scan reads it
-  (`_geojson_scan._number`): exactly the float a correct JSON parser gives, or, past
-  Clinger's fast path, not at all. Any other shape gives None and the caller parses the
-  body the ordinary way, so this can only be faster, never different.
-- `plain_text`: whether JSON text holds no number beyond ±2**53 and no nesting past a
-  limit, judged on the bytes, erring on the side of False (see `plain_text`).
-
-Both run in the process that reads the body: the loop for a short route, a fitting
-worker for a long one; `warm_up` loads them in every worker, and the loop loads them
-from the disk cache the workers wrote.
+latency: `leg_points` reads a leg's points into an array and `plain_text` judges a
+body's numbers and nesting, each in one loop, or declines and the caller parses the
+ordinary way.
 """
 
 from __future__ import annotations
@@ -48,7 +36,12 @@ _LOWER_E = 101
 
 def leg_points(data: np.ndarray, start: int, end: int) -> np.ndarray | None:
     """The points of `data[start:end]` (uint8 JSON text from `[` to its `]`) as a C-ordered
-    float64 `(n, 2)` `[lon, lat]` array, or None for any other shape or number."""
+    float64 `(n, 2)` `[lon, lat]` array, or None for any other shape or number.
+
+    Only TomTom's compact form, `[{"latitude":a,"longitude":b},...]` (both keys, in this
+    order, nothing else, no whitespace); each number exactly the float a correct JSON
+    parser gives (as `_geojson_scan` reads it), or None past Clinger's fast path.
+    """
     out = np.empty(((end - start) // _SHORTEST_POINT + 1, 2), dtype=np.float64)
     count = _leg_points(data, start, end, out)
     return None if count < 0 else out[:count]

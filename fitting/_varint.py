@@ -1,12 +1,9 @@
-"""Lines as zigzag varint deltas: the binary line encoding of envelope v2 (ADR 0015).
+"""Lines as zigzag varint deltas: the line section of envelope v2 (docs/result.md).
 
-Each part is its vertices in units of `q` e5 steps (q * 1e-5 degrees), the
-first pair absolute and the rest differences, every number zigzag-mapped
-(0, -1, 1, -2... to 0, 1, 2, 3...) and written as a little-endian base-128
-varint (7 bits a byte, high bit set on all bytes but the last). Coordinates
-are validated to [-180, 180] x [-90, 90], so every zigzag value is below
-2**28 and takes at most 4 bytes; a decoder refuses longer ones. Under gzip
-this takes about 15% fewer bytes per vertex than JSON integer deltas.
+Each part is its vertices in units of `q` e5 steps, the first pair absolute and the rest
+differences, each number zigzag-mapped and written as a little-endian base-128 varint.
+Coordinates are validated to [-180, 180] x [-90, 90], so every value takes at most 4
+bytes; a decoder refuses longer ones.
 """
 
 from __future__ import annotations
@@ -93,9 +90,9 @@ def _encode_run(flat, offsets, part: int, start: int, stop: int, out, written: i
 
 # The as-is pieces (consecutive vertices) are encoded a chunk at a time: every vertex's word
 # and length first (independent of each other, unsigned indices), then the stores at a
-# running sum of the lengths: about 3x faster than one loop per vertex (0.4 against
-# 1.2 ms for 94k vertices). Kept vertices (`_encode_into`, gathered through `kept_at`)
-# stay one loop: chunked, they measured slower.
+# running sum of the lengths, which pipelines better than one loop per vertex. Kept
+# vertices (`_encode_into`, gathered through `kept_at`) stay one loop: chunked, they are
+# slower.
 _CHUNK = 512
 
 

@@ -14,7 +14,7 @@ from ._fit import fit
 from ._geojson_scan import SHAPES, check_shapes, hard_values, scan, values
 from ._tomtom_json import leg_points, plain_text
 
-# glibc mallopt parameters (malloc.h) and the values set (ADR 0017): arrays up to 32 MiB
+# glibc mallopt parameters (malloc.h) and the values set: arrays up to 32 MiB
 # (the largest threshold glibc accepts) come from the heap, and up to 512 MiB of freed heap
 # stays mapped, so a fit reuses the previous fit's pages instead of faulting in fresh ones.
 _M_TRIM_THRESHOLD = -1
@@ -72,8 +72,7 @@ def keep_freed_memory() -> bool:
     """Asks glibc to serve fit-sized arrays from the heap and not to hand freed pages back.
 
     A fit allocates a few MB of arrays per 100,000 points and frees them; by
-    default each is a fresh mapping whose every page faults on first touch
-    (about a fifth of a 65,000-point fit's time went to the kernel). False
+    default each is a fresh mapping whose every page faults on first touch. False
     where the C library is not glibc (nothing changes there).
     """
     name = ctypes.util.find_library("c")

@@ -1,19 +1,9 @@
 """The Earth as this project measures it: one sphere for distances, Web Mercator for maps.
 
-Two radii, named apart so that neither is taken for the other (as maplibre's
-`src/geo/earth_constants.ts` names its own):
-
-- `EARTH_RADIUS_M`, the mean radius of the WGS84 ellipsoid (IUGG R1): great-circle
-  distances, areas, destination points and metres per degree. A sphere stays within
-  0.5% of the ellipsoid, well inside what a fitting error or a synthetic road needs.
-- `WEB_MERCATOR_RADIUS_M`, the WGS84 semi-major axis: the sphere Web Mercator
-  (EPSG:3857) projects, so a map's metres are not the ground's. The functions here
-  work in world widths (0 to 1, y growing southwards as pixels and tile rows do),
-  where that radius cancels: tile `x, y` of zoom `z` holds `x <= mercator * 2**z < x + 1`.
-
-Everything takes degrees, longitude first, as GeoJSON does. The functions broadcast
-over numpy arrays unless they say otherwise; the numba kernels read `M_PER_DEG` as a
-compile-time constant.
+`EARTH_RADIUS_M` (the mean radius) serves distances, areas and metres per degree;
+`WEB_MERCATOR_RADIUS_M` is only the sphere Web Mercator projects, named apart so that
+neither is taken for the other. Everything takes degrees, longitude first, as GeoJSON
+does; the functions broadcast over numpy arrays unless they say otherwise.
 """
 
 from __future__ import annotations
@@ -33,6 +23,15 @@ M_PER_DEG = EARTH_RADIUS_M * math.pi / 180.0
 WEB_MERCATOR_RADIUS_M = 6_378_137.0
 """WGS84 semi-major axis in metres: the sphere of Web Mercator (EPSG:3857), not the Earth's
 mean. Half the projected world is `pi * WEB_MERCATOR_RADIUS_M` (20,037,508.34 m) wide."""
+
+M_PER_DEG_LON_EQUATOR = 111_320.0
+"""Metres per degree of longitude on the WGS84 ellipsoid's equator, rounded as TomTom and
+most references write it. Not for distances (they use `M_PER_DEG`): the scale of bounding
+box areas checked as TomTom checks them, and of the synthetic roads."""
+
+M_PER_DEG_LAT_EQUATOR = 110_574.0
+"""Metres per degree of latitude at the WGS84 ellipsoid's equator, rounded: the synthetic
+roads' and the offline traffic areas' scale beside `M_PER_DEG_LON_EQUATOR`."""
 
 MERCATOR_MAX_LAT = 85.05112878
 """Web Mercator's latitude bound (degrees): where the projected world is as tall as it is

@@ -50,7 +50,7 @@ http {{
 
     server {{
         listen {listen};
-        # The replicas' front door, applied here first (docs/adr/0082): bodies over 4 MiB
+        # The replicas' front door, applied here first (docs/front-door.md): bodies over 4 MiB
         # are refused (HTTP_MAX_BODY_BYTES), headers must arrive within 10 s
         # (HTTP_HEADER_TIMEOUT_S), a body may not pause 30 s (the replica gives the whole
         # body 30 s, HTTP_BODY_TIMEOUT_S), idle client connections close after 75 s

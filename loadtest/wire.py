@@ -94,7 +94,7 @@ async def clients(count: int, timeout: float) -> AsyncIterator[list[httpx.AsyncC
     """`count` clients of a few connections each, one per concurrent caller.
 
     httpcore's pool scans every connection for every request: one client with
-    64 connections spent more CPU than the replica it loaded (ADR 0050). One
+    64 connections spent more CPU than the replica it loaded. One
     SSL context is shared, as
     building one per client reads the CA bundle each time.
     """

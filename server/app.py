@@ -1,16 +1,9 @@
-"""The Starlette app: stateless MCP on `POST /mcp`, plus `/tiles`, `/health`, `/metrics`,
-`/preview`, and with sign-in (`OAUTH_ISSUER`) the Protected Resource Metadata; and the
-same server over stdio for local hosts (`build_stdio_server`).
+"""The Starlette app: stateless MCP on `POST /mcp`, plus `/tiles`, `/health`, `/metrics` and
+`/preview`; and the same server over stdio for local hosts (`build_stdio_server`).
 
-`build_server()` makes the `MCPServer` (tools and views), whose lifespan owns the
-long-lived resources (`server.runtime.running`: the TomTom HTTP client, the download
-client, the tile pool, the fitting pool) for whichever transport serves it;
-`build_app()` wraps it for uvicorn, and its lifespan enters the session manager's
-(which enters the server's once). Any replica answers any request: nothing is kept
-between requests. With sign-in, `POST /mcp` answers only a verified bearer token
-(`server.auth`); `/health`, `/metrics` and `/tiles` (sealed tokens of its own) stay open.
-While the replica drains (`server.ops.drain`) `/health` answers 503 and responses close
-their connections.
+`build_server()` makes the `MCPServer`, whose lifespan owns the long-lived resources
+(`server.runtime.running`) for whichever transport serves it; `build_app()` wraps it for
+uvicorn. Nothing is kept between requests, so any replica answers any request.
 """
 
 from __future__ import annotations
@@ -82,7 +75,7 @@ CACHED_LISTS = (
     "resources/read",
 )
 """Answers the same for every caller until the next release, which 2026-07-28 clients may
-keep for `MCP_CACHE_TTL_S` (view documents are content-versioned; docs/adr/0094)."""
+keep for `MCP_CACHE_TTL_S` (view documents are content-versioned: docs/views.md)."""
 
 
 class TomTomServer(MCPServer[Any]):

@@ -1,11 +1,9 @@
 """Settings: one typed model read once at start-up from the environment.
 
-Nothing else in the server reads `os.environ`; everything that varies between
-deployments is a field of `Settings`, with its default, its bounds and (as its alias)
-the variable that sets it. The model is pydantic-settings' (docs/adr/0068): `Settings(...)`
-takes field names and reads no environment (tests build it so), `Settings.from_env()`
-reads the variables and turns a refused value into a `ConfigError` that names the
-variable, the value and what would do.
+Nothing else in the server reads `os.environ`. `Settings(...)` takes field names and reads
+no environment (tests build it so); `Settings.from_env()` reads each field's variable (its
+alias) and turns a refused value into a `ConfigError` naming the variable, the value and
+what would do.
 """
 
 from __future__ import annotations
@@ -178,10 +176,10 @@ class Settings(BaseSettings):
     data_viz_max_bytes: int = Field(20 * MIB, ge=1, validation_alias="DATA_VIZ_MAX_BYTES")
     data_viz_timeout_s: _Positive = Field(15.0, validation_alias="DATA_VIZ_TIMEOUT_S")
     data_viz_allow_private: bool = Field(False, validation_alias="DATA_VIZ_ALLOW_PRIVATE")
-    # Issue 22: data-viz pages.
+    # Data-viz pages.
     page_chars: int = Field(500_000, ge=10_000, validation_alias="APP_DATA_PAGE_CHARS")
     """A `tomtom-get-app-data` result (a data-viz page), in characters as serialized: sized
-    for what hosts carry to a view, not for a model's context (docs/adr/0086)."""
+    for what hosts carry to a view, not for a model's context (docs/result.md)."""
     preview: bool = False
     """`serve --preview` only: no variable sets it."""
     offline_mode: OfflineMode = Field("auto", validation_alias="OFFLINE")
@@ -196,16 +194,16 @@ class Settings(BaseSettings):
     tile_rate_per_s: _Positive = Field(20.0, validation_alias="TILE_RATE_PER_S")
     tile_burst: int = Field(200, ge=1, validation_alias="TILE_BURST")
     tile_max_bytes: int = Field(MIB, ge=1024, validation_alias="TILE_MAX_BYTES")
-    # --- issue 24: hosts (a view's second request, cache hints) ---------------------------
+    # Hosts: a view's second request, cache hints.
     view_refetch: bool = Field(False, validation_alias="VIEW_REFETCH")
     """`VIEW_REFETCH=on`: a view whose host dropped `_meta` may have its TomTom request run
-    again (`tomtom-refetch-app-data`, billed again; docs/adr/0096)."""
+    again (`tomtom-refetch-app-data`, billed again; docs/views.md)."""
     view_refetch_per_min: int = Field(10, ge=1, le=600, validation_alias="VIEW_REFETCH_PER_MIN")
     """Refetches one user or client may make per minute on one replica."""
     cache_ttl_s: int = Field(300, ge=0, le=86_400, validation_alias="MCP_CACHE_TTL_S")
     """How long 2026-07-28 clients may keep tool and resource lists and view documents."""
 
-    # The front door (issue 21; docs/adr/0082): what one client, and all of them, may ask.
+    # The front door (docs/front-door.md): what one client, and all of them, may ask.
     client_rate_per_s: float = Field(
         20.0, ge=0, allow_inf_nan=False, validation_alias="CLIENT_RATE_PER_S"
     )
@@ -225,8 +223,8 @@ class Settings(BaseSettings):
         64 * 1024, ge=8 * 1024, validation_alias="HTTP_MAX_HEADER_BYTES"
     )
     http_max_body_bytes: int = Field(4 * MIB, ge=64 * 1024, validation_alias="HTTP_MAX_BODY_BYTES")
-    # Issue 20: sign-in (an OAuth 2.1 resource server, `server.auth`) and per-user budgets
-    # (`server.quotas`); docs/adr/0074-0079.
+    # Sign-in (an OAuth 2.1 resource server, `server.auth`) and per-user budgets
+    # (`server.quotas`): docs/sign-in.md.
     oauth_issuer: str | None = Field(None, validation_alias="OAUTH_ISSUER")
     """The authorization server's issuer URL: set, every `POST /mcp` needs a bearer token."""
     oauth_audience: str | None = Field(None, validation_alias="OAUTH_AUDIENCE")
@@ -258,6 +256,16 @@ class Settings(BaseSettings):
     quota_store_timeout_s: _Positive = Field(0.25, validation_alias="QUOTA_STORE_TIMEOUT_S")
     quota_store_down: QuotaStoreDown = Field("local", validation_alias="QUOTA_STORE_DOWN")
     """While the store is unreachable: `local` budgets per replica, or `refuse` calls."""
+    matrix_max_cells: int = Field(2500, ge=1, le=1_000_000, validation_alias="MATRIX_MAX_CELLS")
+    """Largest matrix `tomtom-matrix` and `tomtom-plan-routes` ask TomTom for (origins x
+    destinations): TomTom's asynchronous limit on the pay-as-you-grow plan."""
+    matrix_sync_max_cells: int = Field(200, ge=1, le=2500, validation_alias="MATRIX_SYNC_MAX_CELLS")
+    """Largest matrix sent to the synchronous endpoint when its points fit TomTom's 400 km
+    box (up to 100 cells always go synchronously); larger ones go as asynchronous jobs."""
+    plan_time_limit_s: float = Field(
+        10.0, ge=0.5, le=60.0, allow_inf_nan=False, validation_alias="PLAN_TIME_LIMIT_S"
+    )
+    """The solver's time for one `tomtom-plan-routes` call; a caller may ask for less."""
 
     @property
     def serves_keyed(self) -> bool:
@@ -489,7 +497,7 @@ class Settings(BaseSettings):
         return self
 
     def _consistent_sign_in(self) -> None:
-        """Sign-in's settings that only make sense together (issue 20)."""
+        """Sign-in's settings that only make sense together."""
         if self.user_quotas and not self.sign_in:
             raise ConfigError(
                 "USER_QUOTA_PER_MIN/USER_QUOTA_PER_DAY need OAUTH_ISSUER: budgets are kept per "
@@ -522,7 +530,7 @@ class Settings(BaseSettings):
 
 def claude_ui_domain(connector_url: str) -> str:
     """Claude's sandbox domain for a connector URL exactly as the user typed it: the first
-    32 hex digits of its SHA-256, then `.claudemcpcontent.com` (docs/adr/0062)."""
+    32 hex digits of its SHA-256, then `.claudemcpcontent.com` (docs/views.md)."""
     digest = hashlib.sha256(connector_url.encode("utf-8")).hexdigest()
     return digest[:32] + CLAUDE_UI_DOMAIN_SUFFIX
 

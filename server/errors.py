@@ -1,11 +1,9 @@
 """Every exception class of `server`, drawn once; other modules raise them, none defines its own.
 
-A tool error's message is what the model reads, so every message says what to
-change. The errors a tool call ends in share one plain base, `ToolCallError`: this
-module imports nothing (no MCP SDK), so fitting workers, which must load no SDK, raise
-them too, and `server.app.TomTomServer` turns them into the SDK's `ToolError` in one
-place, on the event loop: the model reads an `is_error` result with the message,
-never a protocol error. In brackets, the built-in class each also is::
+A tool error's message is what the model reads, so it says what to change. This module
+imports nothing, so fitting workers raise these too; `server.app.TomTomServer` turns a
+`ToolCallError` into the SDK's `ToolError` (docs/tools.md, Errors for the model). In
+brackets, the built-in class each also is::
 
     Exception
      ├── ToolCallError                           a tool call failed; the message is for the model
@@ -30,7 +28,9 @@ never a protocol error. In brackets, the built-in class each also is::
      │    │    ├── BadRequestError               other 4xx: TomTom's own description quoted
      │    │    ├── UpstreamTimeoutError          no whole answer within the deadline
      │    │    └── UpstreamUnavailableError      5xx, connection failure, or not JSON
-     │    │         └── AnswerTooLargeError      over the size this server accepts
+     │    │         ├── AnswerTooLargeError      over the size this server accepts
+     │    │         └── Redirected               a 3xx; the client follows a Matrix v2
+     │    │                                      result's, the model reads any other
      │    └── DataUrlError                       a `data_url` was refused or failed
      ├── GeoJsonError (ValueError)               caller GeoJSON is malformed (its path named);
      │                                           the data-viz job reports it as a JobError
@@ -43,18 +43,9 @@ never a protocol error. In brackets, the built-in class each also is::
      │                                           in the shape of the TomTom service asked
      └── ConfigError (ValueError)                an environment variable is unusable (start-up)
 
-Where they are raised: `server.bodies` (BodyError, BadAnswer: TomTom's bodies decoded
-and checked), `server.jobs` (JobError, NoRoute, GeoJsonError), `server.pool`
-(FitWorkerDied, BusyError), `server.tomtom` (TomTomError's tree, every message scrubbed of the
-caller's key), `server.downloads` (DataUrlError), `server.tiles` (TokenError), `server.auth`
-(TokenRefused, IssuerUnavailable), `server.quotas` (UserQuotaError, QuotaStoreError),
-`server.offline` (OfflineBadRequest), `server.config` (ConfigError). `fitting` keeps
-its own tree (`fitting/_exceptions.py`): it imports nothing of `server`.
-
-Two private exceptions stay in their modules, because they are control flow that
-never leaves them: `server.tomtom._pacing._TooLong` (a wait past its bound, turned
-into a `RateLimitError` by the same module) and `server.cli.fit._BadInput` (an
-unreadable FILE, printed by the same command).
+`fitting` keeps its own tree (`fitting/_exceptions.py`). Two private exceptions are control
+flow that never leaves its module: `server.tomtom._pacing._TooLong` and
+`server.cli.fit._BadInput`.
 """
 
 from __future__ import annotations
@@ -89,7 +80,7 @@ class FitWorkerDied(ToolCallError, RuntimeError):
 
 
 class BusyError(ToolCallError):
-    """The replica holds as much work waiting for its fitting pool as it may (issue 21)."""
+    """The replica holds as much work waiting for its fitting pool as it may."""
 
     def __init__(self, message: str, *, retry_after: float) -> None:
         super().__init__(message)
@@ -142,6 +133,18 @@ class UpstreamUnavailableError(TomTomError):
 
 class AnswerTooLargeError(UpstreamUnavailableError):
     """TomTom's answer is larger than `TOMTOM_MAX_BODY_BYTES` (or its declared length is)."""
+
+
+class Redirected(UpstreamUnavailableError):
+    """TomTom answered 3xx; `location` is where the answer is. The client follows it for a
+    Matrix v2 result (`TomTomClient.matrix_result`); anywhere else the model reads that
+    TomTom redirected, never the address (a signed one may hold a secret)."""
+
+    def __init__(self, location: str) -> None:
+        super().__init__(
+            "TomTom answered with a redirect this request does not follow. Try again later."
+        )
+        self.location = location
 
 
 class DataUrlError(ToolCallError):

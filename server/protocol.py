@@ -1,22 +1,9 @@
 """What strict MCP clients check of this server's protocol surface, in one module.
 
-The SDK derives capabilities from the handlers it registers and from the era a request
-speaks, so left alone this server would advertise `prompts` without a prompt, drop the
-Apps extension from the 2025-11-25 `initialize` result (that era's schema has no
-`extensions` field, and the SDK sieves it out) and say `listChanged` in one era but not
-the other. `ProtocolSurface` makes both eras tell the same story (docs/adr/0094):
-
-- no prompts, so no `prompts` capability, and `prompts/*` is a method this server does
-  not have (-32601): a server that answers `prompts/list` supports prompts and must
-  declare them (2026-07-28), so the capabilities match the methods that answer;
-- the Apps extension (`io.modelcontextprotocol/ui`) under `capabilities.extensions` in
-  both eras' answers (`initialize`, `server/discover`);
-- an unknown tool is the JSON-RPC error -32602 both eras' specifications name, before
-  any tool code (or the call log, whose labels stay bounded) sees it;
-- an unknown resource is -32602 on 2026-07-28 and -32002 on 2025-11-25, as each era's
-  specification names it;
-- header values without the whitespace around them (`TrimmedHeaders`), which HTTP says is
-  no part of a value: the SDK compares the 2026-07-28 `Mcp-Name` header with the body.
+The SDK derives capabilities from its handlers and from the era a request speaks: left
+alone it would advertise `prompts` with none, drop the Apps extension from 2025-11-25
+answers and say `listChanged` in one era only. `ProtocolSurface` makes both eras tell the
+same story (docs/tools.md, The protocol surface).
 """
 
 from __future__ import annotations
@@ -37,9 +24,15 @@ RESOURCE_NOT_FOUND_2025 = -32002
 
 
 class ProtocolSurface:
-    """`ServerMiddleware`: the capabilities, the extension and the error codes above, for a
-    server whose tools are `tools` and whose extensions are `extensions` (identifier ->
-    settings, as `capabilities.extensions` holds them)."""
+    """`ServerMiddleware` for a server whose tools are `tools` and whose extensions are
+    `extensions` (identifier -> settings, as `capabilities.extensions` holds them).
+
+    No prompts: no `prompts` capability, and `prompts/*` is a method it does not have
+    (-32601), since on 2026-07-28 a server answering `prompts/list` must declare prompts.
+    The extensions under `capabilities.extensions` of both eras' `initialize` and
+    `server/discover`. An unknown tool is -32602 before any tool code or the call log sees
+    it; an unknown resource -32602 on 2026-07-28 and -32002 on 2025-11-25.
+    """
 
     def __init__(self, tools: Iterable[str], extensions: Mapping[str, dict[str, Any]]) -> None:
         self._tools = frozenset(tools)

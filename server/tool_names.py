@@ -24,6 +24,8 @@ POI_CATEGORIES = "tomtom-poi-categories"
 BATCH_GEOCODE = "tomtom-batch-geocode"
 SNAP_TO_ROADS = "tomtom-snap-to-roads"
 JOB_RESULT = "tomtom-job-result"
+MATRIX = "tomtom-matrix"
+PLAN_ROUTES = "tomtom-plan-routes"
 
 GET_APP_DATA = "tomtom-get-app-data"
 REPORT_APP_STATUS = "tomtom-report-app-status"
@@ -50,18 +52,19 @@ MODEL_TOOLS = (
     BATCH_GEOCODE,
     SNAP_TO_ROADS,
     JOB_RESULT,
+    MATRIX,
+    PLAN_ROUTES,
 )
 """The tools the model sees; all but `POI_CATEGORIES` have a view, whose status reports
 are counted per tool."""
 
-APP_TOOLS = (GET_APP_DATA, REPORT_APP_STATUS, GET_MAP_CONFIG, REFETCH_APP_DATA, RESUME_JOB)
-"""The tools only views call (`_meta.ui.visibility: ["app"]`)."""
-
 REFETCHABLE = tuple(
     name
     for name in MODEL_TOOLS
-    if name not in (DATA_VIZ, POI_CATEGORIES, BATCH_GEOCODE, SNAP_TO_ROADS, JOB_RESULT)
+    if name
+    not in (DATA_VIZ, POI_CATEGORIES, BATCH_GEOCODE, SNAP_TO_ROADS, JOB_RESULT, MATRIX, PLAN_ROUTES)
 )
 """The TomTom tools with a view that `REFETCH_APP_DATA` may run again (with
-`VIEW_REFETCH=on`): data-viz has its own `GET_APP_DATA`; a batch (billed per query), a
-trace (per part) and a job's result (its view resumes the job) are never run again."""
+`VIEW_REFETCH=on`): data-viz has its own `GET_APP_DATA`; what TomTom bills by the many (a
+batch per query, a trace per part, a matrix by its cells, a plan's matrix and routes) and a
+job's result (its view resumes the job) are never run again."""

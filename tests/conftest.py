@@ -1,6 +1,6 @@
 """The test tiers, and session fixtures: real processes talking real HTTP on 127.0.0.1.
 
-Three tiers (docs/adr/0072-test-tiers.md): quick (no mark: what `pytest` alone runs),
+Three tiers (docs/testing.md): quick (no mark: what `pytest` alone runs),
 `process` (tests that start services: replicas, the upstream, nginx, the replay, the
 soak, benchmarks) and `browser`. A test that uses a fixture of `PROCESS_FIXTURES`,
 directly or through another fixture, is marked `process` here; a test that starts

@@ -1,9 +1,8 @@
-"""MCP Apps views, built into one HTML document each (`dist/`, ADR 0043).
+"""MCP Apps views, built into one HTML document each (`dist/`; docs/views.md).
 
-Each view's `ui://` URI carries a short hash of its built document
-(`ui://tomtom/map-<hash>.html`), so hosts that cache views by URI (ChatGPT does)
-fetch a new build; the server still answers the URIs of earlier builds and the
-unversioned ones (`view_for_uri`), so a rolling update breaks no view (ADR 0062).
+Each view's `ui://` URI carries a short hash of its built document, so hosts that cache
+views by URI fetch a new build; the URIs of earlier builds and the unversioned ones still
+answer (`view_for_uri`), so a rolling update breaks no view.
 """
 
 from __future__ import annotations
@@ -16,6 +15,7 @@ from tomtom_mcp_apps.widgets._document import MissingBuild, View, built, pinned_
 __all__ = [
     "BATCH_URI",
     "DATA_VIZ_URI",
+    "FLEET_URI",
     "MAP_URI",
     "TRAFFIC_URI",
     "MissingBuild",
@@ -36,12 +36,17 @@ _VIEWS = (
      "The caller's GeoJSON drawn with the caller's layers.", "data-viz.html"),
     ("traffic", "tomtom-traffic", "TomTom traffic",
      "Traffic incidents for an area over live traffic flow.", "traffic.html"),
+    ("fleet", "tomtom-fleet", "TomTom fleet",
+     "Travel-time tables between many places, and plans of many stops for a fleet.",
+     "fleet.html"),
     ("batch", "tomtom-batch", "TomTom batch map",
      "Many geocoded addresses, clustered, and GPS traces snapped to roads.", "batch.html"),
 )
 # fmt: on
 _DOCUMENTS = {stem: document for stem, _, _, _, document in _VIEWS}
-_EARLIER = re.compile(r"ui://tomtom/(?P<stem>map|data-viz|traffic|batch)(-[0-9a-f]{4,32})?\.html")
+_EARLIER = re.compile(
+    r"ui://tomtom/(?P<stem>map|data-viz|traffic|fleet|batch)(-[0-9a-f]{4,32})?\.html"
+)
 
 
 def _versioned_uri(stem: str) -> str:
@@ -52,12 +57,16 @@ def _versioned_uri(stem: str) -> str:
 MAP_URI = _versioned_uri("map")
 DATA_VIZ_URI = _versioned_uri("data-viz")
 TRAFFIC_URI = _versioned_uri("traffic")
+FLEET_URI = _versioned_uri("fleet")
 BATCH_URI = _versioned_uri("batch")
 
 
 def views(tiles_origin: str | None = None) -> list[View]:
-    """The map, data-viz, traffic and batch views; each CSP names only `tiles_origin` (the server's
-    public origin, where the tile route is), or nothing when the server serves no tiles."""
+    """The map, data-viz, traffic, fleet and batch views; each CSP lets them fetch from
+    `tiles_origin` only (the server's public origin, where the tile route is), or from
+    nowhere when the server serves no tiles. They load no image, script, style or font by
+    URL: tiles are fetched and decoded, the rest is inline, so no resource domain is
+    declared."""
     origins = (tiles_origin,) if tiles_origin else ()
     return [
         View(
@@ -67,7 +76,7 @@ def views(tiles_origin: str | None = None) -> list[View]:
             description=description,
             html=built(document),
             connect_domains=origins,
-            resource_domains=origins,
+            resource_domains=(),
         )
         for stem, name, title, description, document in _VIEWS
     ]

@@ -1,8 +1,7 @@
 """The built views: one self-contained HTML document each, read from `dist/`.
 
-`npm run build` in widgets/ bundles every view's ES modules with esbuild and
-inlines them into `shell.html` (ADR 0043); the documents are committed and
-shipped in the Python package, so the server never needs Node.js.
+`npm run build` in widgets/ bundles and inlines every view into `shell.html`; the
+documents are committed and shipped in the Python package, so the server never needs Node.
 """
 
 from __future__ import annotations

@@ -1,15 +1,15 @@
 /**
- * Builds every view into one self-contained HTML document in dist/ (ADR 0043).
+ * Builds every view into one self-contained HTML document in dist/ (docs/views.md).
  *
  * esbuild bundles each view's ES-module entry (with ext-apps, MapLibre and the
  * basemap data from node_modules, pinned by package-lock.json) into one script
  * and the view CSS into one stylesheet; both are inlined into shell.html. The
  * plugins of bundle/plugins.mjs keep only what a view uses, and each view
- * document must fit its size budget (bundle/budget.mjs, ADR 0098): the build
+ * document must fit its size budget (bundle/budget.mjs): the build
  * prints each size beside it and fails past it. The server only reads dist/,
  * so it never needs Node. The build also writes the same basemap as a JSON
  * file the server's map images read with Python (IMAGE_BASEMAP,
- * basemap/image.mjs, ADR 0027).
+ * basemap/image.mjs).
  *
  *   node build.mjs           write dist/ and IMAGE_BASEMAP
  *   node build.mjs --check   exit 1 when a committed file in dist/, or IMAGE_BASEMAP,
@@ -23,7 +23,7 @@ import { imageBasemap } from "./basemap/image.mjs";
 import { basemapParts, packParts } from "./basemap/parts.mjs";
 import { basemapTopology } from "./basemap/topology.mjs";
 import { BUDGET, overBudget, sizeLine, sizeOf } from "./bundle/budget.mjs";
-import { maplibreCss, sideEffectFree, zodEnglishOnly, zodNamespaceImports } from "./bundle/plugins.mjs";
+import { maplibreCss, sideEffectFree, zodEnglishOnly, zodNamespaceImports, zodWithoutJsonSchema } from "./bundle/plugins.mjs";
 
 const ROOT = path.dirname(fileURLToPath(import.meta.url));
 const DIST = path.join(ROOT, "dist");
@@ -35,6 +35,7 @@ const PAGES = [
   { file: "map.html", title: "TomTom map", view: "map", script: "map/main.js", style: "core/view.css" },
   { file: "data-viz.html", title: "TomTom data map", view: "data-viz", script: "data_viz/main.js", style: "core/view.css" },
   { file: "traffic.html", title: "TomTom traffic", view: "traffic", script: "traffic/main.js", style: "core/view.css" },
+  { file: "fleet.html", title: "TomTom fleet", view: "fleet", script: "fleet/main.js", style: "core/view.css" },
   { file: "batch.html", title: "TomTom batch map", view: "batch", script: "batch/main.js", style: "batch/view.css" },
   { file: "preview.html", title: "tomtom-mcp-apps preview host", script: "preview/preview.js", style: "preview/preview.css", template: "preview/preview.html" },
   { file: "preview-sandbox.html", title: "preview sandbox", script: "preview/sandbox.js", template: "preview/sandbox.html" },
@@ -64,7 +65,8 @@ function basemapBytes(metafile) {
     .reduce((sum, [, { bytesInOutput }]) => sum + bytesInOutput, 0);
 }
 
-async function bundle(entry, kind, sizes = {}) {
+/** `view`: a view document (its JavaScript drops what only a tool-publishing side needs). */
+async function bundle(entry, kind, sizes = {}, view = false) {
   const result = await esbuild.build({
     entryPoints: [path.join(ROOT, entry)],
     bundle: true,
@@ -74,7 +76,7 @@ async function bundle(entry, kind, sizes = {}) {
     legalComments: "eof",
     target: "es2022",
     metafile: true,
-    plugins: kind === "js" ? [sideEffectFree, zodNamespaceImports, zodEnglishOnly, basemapData] : [maplibreCss],
+    plugins: kind === "js" ? [sideEffectFree, zodNamespaceImports, zodEnglishOnly, ...(view ? [zodWithoutJsonSchema] : []), basemapData] : [maplibreCss],
     ...(kind === "js" ? { format: "iife", platform: "browser" } : {}),
     logLevel: "error",
   });
@@ -89,7 +91,7 @@ async function bundle(entry, kind, sizes = {}) {
 async function page(spec, sizes) {
   let html = await readFile(path.join(ROOT, spec.template ?? "shell.html"), "utf8");
   const styles = spec.style ? `<style>${await bundle(spec.style, "css", sizes)}</style>` : "";
-  const scripts = `<script>${await bundle(spec.script, "js", sizes)}</script>`;
+  const scripts = `<script>${await bundle(spec.script, "js", sizes, Boolean(spec.view))}</script>`;
   for (const [key, value] of Object.entries({ styles, scripts, title: spec.title, view: spec.view ?? "" })) {
     html = html.replaceAll(`{{${key}}}`, () => value);
   }
@@ -126,7 +128,7 @@ async function main() {
     console.log(`${imageFile}: ${Buffer.byteLength(basemap).toLocaleString("en-US")} bytes`);
   }
   if (over.length) {
-    console.error(`widgets: a view is over its size budget (bundle/budget.mjs, ADR 0098):\n  ${over.join("\n  ")}`);
+    console.error(`widgets: a view is over its size budget (bundle/budget.mjs):\n  ${over.join("\n  ")}`);
     process.exit(1);
   }
   if (stale.length) {

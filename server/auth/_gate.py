@@ -1,20 +1,8 @@
 """The gate in front of `POST /mcp`: a verified bearer token, or the challenge MCP clients follow.
 
-Built from the SDK's pieces (`mcp.server.auth.middleware`): Starlette's
-`AuthenticationMiddleware` with a `BearerAuthBackend`, the SDK's `AuthContextMiddleware`
-(the verified token in a context variable for the whole request, tool calls included),
-then `RequireSignIn`, the SDK's `RequireAuthMiddleware` answering as MCP's
-authorization specification asks (both protocol eras; RFC 6750 and RFC 9728):
-
-- no token: 401, `WWW-Authenticate: Bearer resource_metadata="...", scope="..."`, no
-  error code (RFC 6750 §3.1: a request without credentials gets none);
-- a token refused: 401 with `error="invalid_token"` and why, in words (never the token);
-- a token without the scopes `OAUTH_SCOPES` asks for: 403 with
-  `error="insufficient_scope"` and every scope needed;
-- the authorization server unreachable with no keys to check against: 503 with
-  `Retry-After`, so clients try again instead of signing in again.
-
-Every outcome is counted (`tomtom_mcp_sign_in_total`, labels from closed sets).
+Built from the SDK's `mcp.server.auth` pieces, whose `AuthContextMiddleware` keeps the
+verified token for the whole request; `BearerBackend` and `RequireSignIn` answer as MCP's
+authorization specification asks (docs/sign-in.md, What is gated).
 """
 
 from __future__ import annotations

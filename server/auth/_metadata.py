@@ -1,11 +1,8 @@
 """Protected Resource Metadata (RFC 9728): where MCP clients learn who signs users in.
 
-Served, as the SDK serves it (`ProtectedResourceMetadataHandler`, open to any origin),
-at `/.well-known/oauth-protected-resource` followed by the MCP endpoint's path (what
-the 401's `resource_metadata` names, and what clients try first) and at the root (what
-they try next). `resource` is the MCP endpoint as users enter it (`PUBLIC_URL`): clients
-check it against the URL they were given and send it as the RFC 8707 `resource` when
-asking for a token.
+Served at `/.well-known/oauth-protected-resource` plus the MCP endpoint's path (what the
+401 names, and what clients try first) and at the root. `resource` is `PUBLIC_URL`, which
+clients check against the URL they were given.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """The signed-in user: a token's (`iss`, `sub`), known to the rest of the server by a hash.
 
-`sub` is unique only per issuer (RFC 9068), so the pair names a user. Everything
-outside this package (budgets, pacing, tile tokens, logs) sees only `User.id`, a
-plain hash of the pair: stable across replicas and restarts, never the token,
-and no identifier an operator did not already hold.
+`sub` is unique only per issuer (RFC 9068), so the pair names a user. Everything outside
+this package sees only `User.id`, a hash of the pair: stable across replicas and restarts,
+never the token.
 """
 
 from __future__ import annotations

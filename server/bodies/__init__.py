@@ -1,29 +1,14 @@
 """TomTom's bodies, from the bytes as received to values the jobs can trust.
 
-What a fitting worker needs of a TomTom answer, and nothing of the event loop's side:
-the client keeps every answer as it came off the wire, and it is decoded, parsed and
-checked where it is used, on the loop for short answers and in a worker for long
-ones (`server.pool.Placement` decides). So this package imports nothing of the loop
-side, no MCP SDK, httpx or metrics client (`tests/test_import_rules.py` checks it):
+Shared by the event loop and the fitting workers, so it imports nothing of the loop side
+(no MCP SDK, httpx or metrics client). Pure and picklable, no I/O; a body that cannot be
+used raises `server.errors.BodyError`.
 
-- `_decoding.py`: the one bounded decoding of every body read from outside (TomTom's
-  of every status, `data_url`s, tiles, static maps): `received` reads a body as it
-  comes off the wire up to a cap, `coding_of` accepts identity and one layer of gzip
-  and refuses stacked or unknown codings, `Inflation` inflates in steps, counting its
-  output, and may stop after a budget and go on elsewhere; `prefix` for error answers;
-- `_raw.py`: `RawBody`, a TomTom body as received with the cap on its decoded size,
-  `settled` (decoded now when small, whatever its trailer claims), `loads` and
-  `parsed`; `request_body` gzips large POST bodies;
-- `_route_points.py`: `parse_route_body`, calculateRoute's points straight into numpy
-  (`split_route_body`: and the text the rest was parsed from);
-- `_geojson_arrays.py`: `read_geojson` and `read_features`, a caller's GeoJSON with its
-  coordinates straight into numpy (`GeoJsonArrays`);
-- `_checks.py`: parsed answers checked as they are read: a malformed entry is dropped
-  and counted (`Dropped`), a value the result depends on is a `BadAnswer` naming the
-  field (ADR 0055); `plain_json` finds on the bytes when parsed objects need no copy
-  (ADR 0090).
-
-Pure and picklable, no I/O. A body that cannot be used raises `server.errors.BodyError`.
+- `_decoding.py`: the one bounded decoding of every body read from outside;
+- `_raw.py`: `RawBody`, a TomTom body as received, and `request_body`;
+- `_route_points.py`: calculateRoute's points straight into numpy;
+- `_geojson_arrays.py`: a caller's GeoJSON with its coordinates straight into numpy;
+- `_checks.py`: parsed answers checked as they are read.
 """
 
 from __future__ import annotations

@@ -1,20 +1,9 @@
 """TomTom answers checked where they are parsed: what the features and summaries may rely on.
 
-A parsed TomTom body may hold anything anywhere: a `null` in a list, a string where a
-number belongs, an index past the end of the line, NaN, nesting hundreds deep. The
-checks here take such values as they come and return only what the jobs can use:
-
-- an entry that can be left out without making the rest wrong (a search result, a
-  section, a progress point, a guidance instruction, an incident) is dropped and
-  counted in a `Dropped`, which the answer reports to the model;
-- a value the rest depends on (a route point: every index after it would shift; the
-  list of routes itself) raises `BadAnswer`, a `BodyError` naming the field.
-
-Objects copied through to the widget go through `plain`: JSON-safe, finite numbers,
-bounded depth. Parsed JSON holds nothing else but numbers beyond ±2**53 and deep
-nesting, which `plain_json` rules out on the bytes themselves, at memory speed: a route
-whose text passes goes through as parsed, and each of its index-bearing lists is read
-in one pass (`indexed_entries`), never walked value by value (ADR 0090). Pure; no I/O.
+An entry that can be left out without making the rest wrong is dropped and counted
+(`Dropped`); a value the rest depends on raises `BadAnswer`, naming the field
+(docs/upstream.md, Reading answers). `plain_json` judges a body's text once, so the
+objects parsed from plain text pass uncopied. Pure; no I/O.
 """
 
 from __future__ import annotations

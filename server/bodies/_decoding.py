@@ -1,22 +1,10 @@
 """The one bounded decoding of every body read from outside: TomTom's answers of every
 status, a caller's `data_url`, tiles and static maps.
 
-Readers (on the event loop: the TomTom client, the `data_url` download, the tile route)
-take the body's bytes as received, never decoded by their HTTP client, up to a cap
-(`received`), and hand them here with the response's `Content-Encoding`:
-
-- `coding_of` accepts identity and one layer of gzip (`x-gzip` is its old name; TomTom
-  documents `Content-Encoding: gzip`), and refuses a stack of codings or one it does not
-  know, with a message naming what came (`BodyError`). An HTTP client that decodes
-  every stacked layer, each in one call, is how 373 bytes became 4 GiB.
-- `Inflation` inflates gzip members in steps of at most `STEP` bytes of output
-  (`decompressobj(...).decompress(data, max_length)`), counting the output as it is
-  produced: past its limit it stops and refuses, so a bomb costs its limit and no more.
-  It may stop after a budget and go on later, elsewhere (`server.pool.Placement` starts
-  a body on the loop and finishes a long one in a thread).
-- `prefix` is the lenient form for error answers, of which only the start is quoted.
-
-Pure and picklable; imports no HTTP client (fitting workers import it).
+Readers take a body's bytes as received, up to a cap (`received`), and hand them here with
+its `Content-Encoding`: identity or one layer of gzip (`coding_of`), inflated in steps that
+count the output and stop past a limit (`Inflation`), so a bomb costs its limit and no
+more (docs/upstream.md, One bounded decoding). Pure and picklable; no HTTP client.
 """
 
 from __future__ import annotations

@@ -1,19 +1,9 @@
 """A caller's GeoJSON as received, read with its coordinates straight into numpy.
 
-A large GeoJSON file is mostly numbers in `"coordinates"` arrays; `orjson.loads`
-makes each a Python float in a Python list (and the collector walks them all),
-which is most of the cost of reading the file. Here `fitting.scan_geojson` finds
-every coordinates array and parses its numbers into arrays in one pass over the
-bytes; the rest of the document, each such array replaced by a stand-in string
-`"\\u0000<n>"` (n: the array's index in the scan), is parsed by orjson: the
-features, their properties and the geometries' types, small next to the numbers.
-
-A NUL can reach a caller's string only as that escape, so a document holding
-`\\u0000` is not read this way; nor is one the scan does not take (a
-coordinates array holding anything but numbers and arrays, a number orjson
-would not read as a double, ...) or one orjson refuses. Those are `None`: the
-caller reads them the ordinary way, which also names what is wrong with them.
-So this path is only ever faster, never different. Pure and picklable, no I/O.
+`fitting.scan_geojson` parses every coordinates array in one pass; orjson parses the rest,
+each such array replaced by a stand-in string. A document this path declines is `None`,
+left to the ordinary reader, which names what is wrong: this path is only ever faster,
+never different. Pure and picklable, no I/O.
 """
 
 from __future__ import annotations
@@ -56,7 +46,9 @@ def segment(value: Any) -> int | None:
 
 
 def read_geojson(raw: bytes) -> GeoJsonArrays | None:
-    """The whole document, or None: read it the ordinary way (see the module docstring)."""
+    """The whole document, or None: read it the ordinary way. None for a document holding
+    `\\u0000` (a NUL reaches a caller's string only so, and stand-ins start with one), one
+    the scan does not take, or one orjson refuses."""
     scan = fitting.scan_geojson(raw)
     if scan.failed:
         return None

@@ -1,13 +1,8 @@
-"""A TomTom answer as it came off the wire, and its decoding into JSON.
+"""A TomTom answer as it came off the wire (`RawBody`), decoded into JSON where it is used.
 
-The TomTom client asks for gzip and keeps bodies as received (`RawBody`), so a
-long route crosses the event loop as a few compressed megabytes and is
-decompressed and parsed where it is used: in a fitting worker for long routes
-(`server.jobs`), inline for small answers (`server.pool.Placement` decides, after
-`settled` has tried the small ones on the loop within a budget). Decoding is the one
-bounded decoding of `_decoding.py`: a body that inflates past its `limit` (a gzip bomb)
-is refused once the limit is passed, never inflated whole; a stacked or unknown coding,
-a truncated or corrupt stream is a clear error. Picklable, no I/O.
+The client keeps bodies as received, so a long route crosses the event loop as compressed
+bytes and is decoded in a fitting worker, a short one on the loop (`server.pool.Placement`),
+always by `_decoding.py`'s bounded decoding. Picklable, no I/O.
 """
 
 from __future__ import annotations
@@ -33,11 +28,11 @@ T = TypeVar("T")
 
 MAX_DECODED_BYTES = 64 * 1024 * 1024
 """Default cap on a body once decompressed (`TOMTOM_MAX_DECODED_BYTES`; sized in
-docs/adr/0054-upstream-answer-bounds.md)."""
+docs/upstream.md, Bounds on an answer)."""
 
 GZIP_REQUEST_BYTES = 64 * 1024
 """Request bodies this large go gzipped: searchAlongRoute's body is a whole route, and
-TomTom accepts `Content-Encoding: gzip` for it (docs/adr/0009-gzipped-request-bodies.md)."""
+TomTom accepts `Content-Encoding: gzip` for it."""
 
 ACCEPT_ENCODING = GZIP
 """The only content coding requested, so the only one to decode besides identity."""

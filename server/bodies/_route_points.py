@@ -1,15 +1,9 @@
-"""Fast parsing of calculateRoute bodies: leg points straight into numpy arrays.
+"""calculateRoute bodies with their leg points read straight into numpy arrays.
 
-A long route is megabytes of body whose bulk is `{"latitude":..,"longitude":..}`
-objects. `orjson.loads` builds a dict per point (the largest single cost of a
-long routing call), and the tool then copies them into an array. Here each
-`"points":[...]` array is found in the raw bytes and read in one numba pass
-(`fitting.leg_points`: TomTom's compact shape only, each number exactly as a JSON
-parser reads it) into a `[lon, lat]` array; the rest of the body (sections,
-guidance, summaries) is parsed as usual. Any body that does not have exactly
-that compact shape is parsed the ordinary way, so the fast path can only be
-faster, never different. `split_route_body` also gives the text the rest was
-parsed from, which the route's checks judge on the bytes (`plain_json`).
+`orjson.loads` builds a dict per point, the largest cost of a long routing call; here each
+`"points"` array is read in one numba pass (`fitting.leg_points`) and the rest parsed as
+usual. A body of any other shape is parsed the ordinary way, so this is only ever faster,
+never different.
 """
 
 from __future__ import annotations

@@ -1,12 +1,8 @@
 """uvicorn, stopping as `server.ops.drain` describes: drain first, then shut down.
 
-uvicorn alone, on SIGTERM, stops listening and closes idle keep-alive connections
-at once: a request a balancer has just written to such a connection is lost (nginx
-answers 502 and, for a POST, never retries it). Here SIGTERM starts the drain; the
-listening sockets close only `delay_s` later, and uvicorn's own graceful shutdown
-(wait for the accepted calls, then the lifespan's) follows a moment after that,
-bounded so that all of it ends within `timeout_s` of the signal. SIGINT (Ctrl-C)
-skips the delay: nobody balances a terminal. A second signal forces the exit.
+SIGTERM starts the drain; the listening sockets close `delay_s` later and uvicorn's
+graceful shutdown follows, all within `timeout_s` of the signal (docs/operations.md,
+Draining). SIGINT skips the delay; a second signal forces the exit.
 """
 
 from __future__ import annotations

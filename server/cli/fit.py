@@ -1,9 +1,8 @@
 """`tomtom-mcp-apps fit FILE [--budget CHARS] [-o OUT]`: fit a GeoJSON file as the server would.
 
-FILE is a GeoJSON Feature or FeatureCollection of lines and polygons whose
-index-bearing properties (ADR 0001) count the feature's vertices, parts
-concatenated. Prints one line of JSON with the fitting figures; `-o` writes
-the decoded envelope as sent.
+FILE is a GeoJSON Feature or FeatureCollection of lines and polygons whose index-bearing
+properties (docs/result.md) count the feature's vertices, parts concatenated. Prints the
+fitting figures as one line of JSON; `-o` writes the decoded envelope as sent.
 """
 
 from __future__ import annotations

@@ -51,8 +51,8 @@ def run(args: argparse.Namespace) -> int:
         log_config=None,
         access_log=False,
         # libuv's event loop and the C HTTP parser: less event-loop time per request
-        # (docs/adr/0006-uvloop-httptools.md), the parser's protocol with header time and
-        # size bounded and idle connections timed from their first moment (ADR 0082).
+        # (docs/runtime.md), the parser's protocol with header time and size bounded and
+        # idle connections timed from their first moment (docs/front-door.md).
         loop="uvloop",
         http=guarded(ConnectionLimits.of(settings)),
         # Longer than a balancer's idle timeout (nginx here: 4 s), so the balancer, not the

@@ -1,13 +1,9 @@
 """`tomtom-mcp-apps stdio`: the same tools and views over stdio, for local hosts.
 
-VS Code, Goose and Claude Desktop start a local MCP server as a child process and speak
-MCP over its stdin and stdout. This serves the server `serve` serves (every tool, view
-and its fitting pool, whose lifespan `server.runtime.running` owns here too) on those
-streams. stdout is the protocol: logs go to stderr, and while the server runs the SDK
-points the process's fd 1 at stderr, so nothing else (the fitting workers included,
-which inherit it) can write into the protocol. The key comes from `TOMTOM_API_KEY`
-(stdio has no headers); without one the built-in offline upstream answers, flagged. No
-HTTP listener, so no tile route: the views draw on their offline basemap.
+stdout is the protocol: logs go to stderr, and while the server runs the SDK points fd 1
+at stderr, so nothing else (fitting workers included) writes into it. The key comes from
+`TOMTOM_API_KEY`, else the offline upstream answers; with no tile route, views draw on
+their basemap.
 """
 
 from __future__ import annotations

@@ -1,19 +1,11 @@
-"""The front door: what a stranger may ask of a replica over HTTP, and how fast.
+"""The front door: what a stranger may ask of a replica over HTTP, and how fast
+(docs/front-door.md).
 
-- `_clients.py`: `client_of`, who is asking (the peer, or `X-Forwarded-For` as far as
-  trusted proxies wrote it): the one seam the rate per client keys on;
-- `_rate.py`: `RateLimiter`, a bounded token bucket per identity (clients here, tile
-  grants in `server.tiles`);
-- `_front_door.py`: `FrontDoor`, the ASGI middleware: a rate per client (429), a share
-  per client of the calls in flight (429), a ceiling on calls in flight (503), the
-  request body within a deadline and a size; `SignedInShares`, the rate and share of a
-  signed-in user's calls, inside the sign-in gate (a hosted host sends many users from
-  one address);
-- `_connections.py`: `guarded`, uvicorn's httptools protocol with an idle timeout from
-  the first moment of a connection, a header timeout and a header size.
-
-The bytes calls hold while waiting for the fitting pool are bounded where they wait
-(`server.pool.FitPool`). Decisions and every default's reason: docs/adr/0082.
+- `_clients.py`: `client_of`, who is asking: the one seam the rate per client keys on;
+- `_rate.py`: `RateLimiter`, a bounded token bucket per identity (clients, tile grants);
+- `_front_door.py`: `FrontDoor`, the ASGI middleware (rates, calls in flight, the body),
+  and `SignedInShares`, the same per signed-in user inside the sign-in gate;
+- `_connections.py`: `guarded`, uvicorn's httptools protocol with idle and header bounds.
 """
 
 from __future__ import annotations

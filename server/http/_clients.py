@@ -1,15 +1,8 @@
-"""Who is asking: the identity the front door keeps a client's rate under.
+"""Who is asking: the identity the front door keeps a client's rate under (`client_of`).
 
-A replica behind a balancer sees the balancer's address on every request; the
-client's is in `X-Forwarded-For`, which anyone can also write. So the header is
-believed only as far as it was written by a proxy this deployment trusts
-(`TRUSTED_PROXIES`): walking it from the right (the hop nearest the replica), the
-client is the first address not among the trusted proxies. A request from an
-untrusted peer is that peer, whatever its header says. IPv6 clients are counted by
-their /64, the network one subscriber is given.
-
-`client_of` is the one seam: when a request is signed in (issue 20), the user it
-names is the client.
+`X-Forwarded-For` is believed only as far as proxies in `TRUSTED_PROXIES` wrote it: walked
+from the right, the client is the first address that is not a trusted proxy, and an
+untrusted peer is itself, whatever its header says. IPv6 clients count by their /64.
 """
 
 from __future__ import annotations
@@ -27,7 +20,7 @@ MAX_HOPS = 16
 
 
 def client_of(scope: Scope, trusted: Sequence[Network]) -> str:
-    """The client a request counts against: its address (by the rule above) as text."""
+    """The client a request counts against: its address (by the rule of this module) as text."""
     peer = _address((scope.get("client") or ("", 0))[0])
     if peer is None:
         return "unknown"

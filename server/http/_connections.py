@@ -1,19 +1,8 @@
 """Connections a client holds open without asking anything: bounded in time and size.
 
-uvicorn's httptools protocol waits forever for a new connection's first request and
-for a request's headers, byte by byte (a slow-loris client holds a connection and its
-buffers with one byte every few seconds), and takes headers of any size. This
-protocol adds, before the app sees anything:
-
-- **an idle timeout from the moment a connection opens** (`HTTP_IDLE_TIMEOUT_S`):
-  uvicorn's keep-alive timeout, which it starts only after a first response;
-- **a header timeout** (`HTTP_HEADER_TIMEOUT_S`): from a request's first byte to its
-  last header line, however the bytes trickle in; past it, 408 and the connection
-  closes;
-- **a header size** (`HTTP_MAX_HEADER_BYTES`, the request line included): past it,
-  431 and the connection closes.
-
-The body's time and size are the front door's (`_front_door.py`), in the app.
+uvicorn's httptools protocol plus what it lacks: an idle timeout from the moment a
+connection opens, a header timeout (408) and a header size (431), before the app sees
+anything (docs/front-door.md). The body's bounds are `_front_door.py`'s.
 """
 
 from __future__ import annotations

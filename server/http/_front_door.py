@@ -1,26 +1,10 @@
 """The front door: what one client, and all of them together, may ask of a replica.
 
-ASGI middleware in front of every route but the probes (`/health`, `/metrics`: an
-operator's view must never be refused). In order:
-
-- **A rate per client** (`CLIENT_RATE_PER_S` in bursts of `CLIENT_BURST`, by
-  `client_of`, or for calls with sign-in on by the verified user: `SignedInShares`):
-  past it, 429 with `Retry-After`. One client cannot take a replica's
-  event loop from the others.
-- **A ceiling on calls in flight** (`MAX_CALLS_IN_FLIGHT`, `POST /mcp`): past it, 503
-  with `Retry-After` at once, before the body is read. Nothing has started, so nothing
-  was billed: a balancer may send the call to another replica, and an MCP client
-  retries a 503 (docs/adr/0082 says why this is HTTP's channel and not a tool error).
-- **The body within a deadline and a size** (`HTTP_BODY_TIMEOUT_S`,
-  `HTTP_MAX_BODY_BYTES`): read whole here, before the MCP SDK sees it, so a slow
-  client holds a call slot for a bounded time and a large one is refused at its
-  `Content-Length` (413) or as soon as it passes it; too slow, 408.
-
-Refusals to `POST /mcp` carry a JSON-RPC error an MCP client can show; others are a
-line of text readable from any origin (the tile route's views). Each is counted in
-`tomtom_mcp_refusals_total` by reason, never logged one by one (a flood would flood
-the log). What the HTTP server itself bounds before a request gets here (header time
-and size, idle connections) is `_connections.py`'s.
+ASGI middleware in front of every route but the probes: a rate per client (429), a share
+per client of the calls in flight (429), a ceiling on calls in flight (503 before the body
+is read: nothing was billed, so a balancer or client may retry), and the body within a
+deadline (408) and a size (413). Refusals are counted by reason, never logged one by one
+(docs/front-door.md).
 """
 
 from __future__ import annotations
@@ -46,7 +30,7 @@ BUSY_RETRY_S = 1
 
 @dataclass(frozen=True)
 class DoorLimits:
-    """The front door's settings (`server.config.Settings`, issue 21's block)."""
+    """The front door's settings (from `server.config.Settings`)."""
 
     client_rate_per_s: float = 20.0
     """0: no rate per client."""

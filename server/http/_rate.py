@@ -1,8 +1,8 @@
 """A token bucket per identity, per replica: bounded memory, no shared store.
 
-The front door keeps one per client (`client_of`), the tile route one per tile grant
-(`Grant.id`, never the token's text: a token spelled another way is refused before it
-gets there, and one grant is one bucket)."""
+One per client at the front door (`client_of`), one per tile grant at the tile route
+(`Grant.id`, never the token's text).
+"""
 
 from __future__ import annotations
 

@@ -1,25 +1,15 @@
-"""The work a tool result needs, as pure, picklable jobs: they run in a fitting worker
-or on the event loop, wherever `server.pool.Placement` puts them.
+"""The work a tool result needs, as pure, picklable jobs, run in a fitting worker or on the
+event loop, wherever `server.pool.Placement` puts them. Imports no MCP server code, httpx
+or Starlette: fitting workers import it.
 
-- `_result.py`: `prepare`, the tool result itself (text for the model, app data
-  inline in `_meta`, fitted or omitted with a reason);
+- `_result.py`: `prepare`, the tool result (text for the model, app data in `_meta`);
 - `_features.py`: TomTom answers as map features and compact model summaries;
-- `_routes.py`: routing, search-along-route and dynamic-map results from TomTom's
-  route bodies as received;
-- `_traffic.py`: incidentDetails answers as the model's list and the view's features;
-- `_data_viz.py`, `_geojson.py`, `_pages.py`: data-viz results from the caller's GeoJSON
-  bytes, validated but never altered, inline or in pages of features the view fetches;
-- `_ev.py`: EV stations with their live availability, and Long Distance EV routes
-  with their charging stops;
+- `_routes.py`, `_traffic.py`, `_ev.py`: results from TomTom's bodies as received;
+- `_data_viz.py`, `_geojson.py`, `_pages.py`: data-viz results from the caller's GeoJSON;
 - `_image.py`, `_basemap.py`: the PNG of a map for hosts without views;
-- `_batch_geocode.py`: a Batch Search answer as every input row, matched or not, and
-  the pages of rows a view asks for;
-- `_traces.py`, `_snap.py`: GPS traces read from points, GeoJSON or GPX, split into
-  Snap to Roads requests, and the answers joined and read (distance, roads, speeding).
-
-TomTom's bodies reach the jobs as received and are read through `server.bodies`
-(decoded, parsed, checked). Nothing here imports the MCP SDK (beyond its protocol
-types), httpx or Starlette: fitting workers import this package, and stay small.
+- `_matrix.py`, `_plan.py`, `_fleet.py`: travel-time tables, fleet plans and their map;
+- `_batch_geocode.py`: a Batch Search answer as every input row, and pages of rows;
+- `_traces.py`, `_snap.py`: GPS traces read, split into Snap to Roads requests, joined.
 """
 
 from __future__ import annotations
@@ -50,6 +40,7 @@ from tomtom_mcp_apps.server.jobs._features import (
     search_results,
     waypoint_features,
 )
+from tomtom_mcp_apps.server.jobs._fleet import PlanPlaces, plan_result
 from tomtom_mcp_apps.server.jobs._geojson import Summary, validate_geojson
 from tomtom_mcp_apps.server.jobs._image import (
     IMAGE_MAX_BYTES,
@@ -58,7 +49,18 @@ from tomtom_mcp_apps.server.jobs._image import (
     basemap_frame,
     render_map,
 )
+from tomtom_mcp_apps.server.jobs._matrix import Matrix, matrix_result, read_matrix
 from tomtom_mcp_apps.server.jobs._pages import PAGE_KEY, PAGES_KEY
+from tomtom_mcp_apps.server.jobs._plan import (
+    Plan,
+    PlannedRoute,
+    PlanProblem,
+    PlanStop,
+    PlanVehicle,
+    schedule,
+    solve_plan,
+)
+from tomtom_mcp_apps.server.jobs._plan_check import violations
 from tomtom_mcp_apps.server.jobs._result import (
     APP_DATA_KEY,
     DATA_SOURCE_KEY,
@@ -110,6 +112,13 @@ __all__ = [
     "Chunk",
     "DrawnRoute",
     "ImageRequest",
+    "Matrix",
+    "Plan",
+    "PlanPlaces",
+    "PlanProblem",
+    "PlanStop",
+    "PlanVehicle",
+    "PlannedRoute",
     "Prepared",
     "Rendered",
     "RowsPlan",
@@ -138,21 +147,27 @@ __all__ = [
     "incident_collection",
     "incidents_of",
     "matches",
+    "matrix_result",
+    "plan_result",
     "point_feature",
     "prepare",
+    "read_matrix",
     "render_map",
     "rounded",
     "route_answer",
     "route_feature",
     "routes_of",
     "routing",
+    "schedule",
     "search_results",
     "snap_request_body",
     "snap_result",
+    "solve_plan",
     "stations",
     "trace_of_points",
     "trace_of_text",
     "validate_geojson",
+    "violations",
     "visiting_order",
     "waypoint_features",
     "wire_size",

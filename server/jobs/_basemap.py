@@ -1,12 +1,8 @@
 """The background of a rendered map image when TomTom's static map is not used.
 
-`offline_background` draws the views' own offline basemap (ADR 0046): Natural Earth
-1:50m land and country borders, simplified and quantized exactly as the views inline
-them, in the views' light theme colours. The widgets build writes it as `basemap.json`
-beside this module (`widgets/basemap/image.mjs`; committed, so the server never needs
-Node, and `node build.mjs --check` fails when it is stale). Each worker reads it once,
-on its first image, and keeps the vertices in Web Mercator; a render then only scales
-them to pixels, keeps the rings and lines inside the frame and fills them with Pillow.
+`offline_background` draws the views' own Natural Earth basemap in their light theme, from
+`basemap.json` beside this module (written by the widgets build and committed, so the
+server never needs Node). Each worker reads it once and keeps its vertices in Web Mercator.
 """
 
 from __future__ import annotations
@@ -100,7 +96,7 @@ class Basemap:
 
 @functools.cache
 def natural_earth() -> Basemap:
-    """`basemap.json`, read once per process (about 330 KB, a few milliseconds)."""
+    """`basemap.json`, read once per process."""
     doc = orjson.loads(DATA.read_bytes())
     grid = (np.array(doc["scale"], dtype=np.float64), np.array(doc["translate"], dtype=np.float64))
     colour = {k: ImageColor.getrgb(v)[:3] for k, v in doc["colors"].items()}

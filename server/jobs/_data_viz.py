@@ -1,11 +1,11 @@
 """Data-viz results from the caller's GeoJSON bytes: read, validate, summarise, send.
 
-The data is never altered. A small dataset goes inline in the tool result as
-before (envelope v2, the GeoJSON as parsed); a larger one is read with its
+The data is never altered. A small dataset goes inline in the tool result
+(envelope v2, the GeoJSON as parsed); a larger one is read with its
 coordinates straight into arrays (`server.bodies.read_geojson`), checked
 (`check_arrays`, or `validate_geojson` to name a fault) and planned in
 pages of features that the view fetches with `tomtom-get-app-data`
-(`_pages.py`, ADR 0087): `data_viz_plan` gives a view the plan it lacks,
+(`_pages.py`, docs/result.md): `data_viz_plan` gives a view the plan it lacks,
 `data_viz_features` one page. Each runs where `server.pool.Placement` puts it,
 in a fitting worker for large data, so the event loop only downloads the
 bytes and sends the finished result. Pure and picklable; no MCP server code.

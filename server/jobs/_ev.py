@@ -1,12 +1,9 @@
 """EV results: charging stations with live availability, and long-distance EV routes.
 
-Stations come from EV Search (or any Search API answer with `chargingPark`), and
-their live counts from the EV Charging Stations Availability API, keyed by the
-result's `dataSources.chargingAvailability.id`. A long-distance EV route is a
-calculateRoute body whose legs end at charging stops
-(`legs[].summary.chargingInformationAtEndOfLeg`): each stop is the last vertex of
-its leg, which fitting keeps (leg ends are anchors, ADR 0001), so the drawn line
-passes through every stop's marker exactly.
+Stations come from EV Search (or any Search answer with `chargingPark`), their live counts
+from the Availability API by `dataSources.chargingAvailability.id`. An EV route's legs end
+at its charging stops, and fitting keeps leg ends, so the drawn line passes through every
+stop's marker exactly.
 """
 
 from __future__ import annotations

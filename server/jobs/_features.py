@@ -1,10 +1,7 @@
-"""TomTom responses turned into the features of docs/adr/0001-app-data-shape.md,
-and the compact summaries the model reads in their place.
+"""TomTom answers turned into the view's features (docs/result.md, The envelope) and the
+compact summaries the model reads in their place.
 
-Every answer is checked as it is read (`server.bodies`): malformed entries are dropped
-and counted, malformed values the rest depends on raise `BadAnswer`. Route lines are
-float64 `(n, 2)` arrays, so that a long route is cheap to build here and pickles
-cheaply into the fitting pool.
+Route lines are float64 `(n, 2)` arrays: cheap to build and to pickle into the fitting pool.
 """
 
 from __future__ import annotations
@@ -59,7 +56,7 @@ def bbox_of(features: Iterable[dict[str, Any]]) -> list[float] | None:
     """[west, south, east, north] over every coordinate of `features`. Points (a search's
     places) are compared as numbers: an array for one position costs more than the rest.
     A line's columns are reduced one by one: numpy reduces an `(n, 2)` array along its
-    first axis ten times slower (72 against 7 us for a 4,342-point route)."""
+    first axis far slower (docs/runtime.md, Per-call overhead)."""
     lows: list[Sequence[float]] = []
     highs: list[Sequence[float]] = []
     xs: list[float] = []
@@ -351,7 +348,7 @@ def _metres_at(route: dict[str, Any], indices: list[int]) -> list[float]:
 
     TomTom's own `progress` distances are used where they reach; past its last entry (or
     before its first, or without any) the line's great-circle length carries on from
-    there, so a `progress` that ends early no longer makes later sections 0 km long. The
+    there, so a `progress` that ends early does not make later sections 0 km long. The
     line is measured only then."""
     if not indices:
         return []

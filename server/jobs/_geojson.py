@@ -1,17 +1,9 @@
-"""GeoJSON (RFC 7946) structure checks for caller data, with the path of the first fault.
+"""GeoJSON (RFC 7946) checks for caller data, naming the path of the first fault.
 
-The data is only read, never altered. Coordinate arrays are checked with numpy
-first (a large dataset has millions of positions); only when that finds a
-fault is the array walked in Python to name the exact position, e.g.
-`features[3].geometry.coordinates[12]: longitude 200 is outside [-180, 180]`.
-
-A document read with its coordinates as arrays (`server.bodies.read_geojson`)
-is checked by `check_arrays` (a page's features by `check_features`): the same
-rules, its coordinates checked by `fitting.check_shapes` in one pass over the
-arrays. It names no fault: a
-document it does not find plainly valid is checked by `validate_geojson`,
-whose messages are the only ones (and the tests hold the two to the same
-verdict and summary).
+The data is only read, never altered. `validate_geojson` checks with numpy and walks an
+array in Python only to name its fault; `check_arrays` and `check_features` check a
+document read as arrays (`server.bodies.read_geojson`) in one pass and name nothing: what
+they do not find plainly valid goes to `validate_geojson`, whose messages are the only ones.
 """
 
 from __future__ import annotations

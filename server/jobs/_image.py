@@ -1,17 +1,8 @@
 """A PNG of what the map view would draw, for hosts that show images but no views.
 
-Text-only clients and coding agents see `ImageContent`, not MCP Apps views, so
-`tomtom-routing` and `tomtom-dynamic-map` can attach one (`image: true`). It is
-drawn from the same features the view gets (before fitting: every vertex), with
-the view's colours: areas, routes with their traffic sections, alternatives as
-secondary lines, markers, results, stations and charging stops, a legend and
-the title. It is CPU work, so `server.pool.Placement.for_image` always puts it
-in the fitting pool.
-
-The background is TomTom's static map when the caller has a key (fetched on the
-event loop as bytes for a slightly larger frame, cropped here), else
-`_basemap.offline_background`. Lines are drawn at twice the size and scaled
-down, which is Pillow's way to antialias.
+Drawn from the features the view gets, before fitting, in the view's colours, on TomTom's
+static map (cropped) or `_basemap.offline_background`; CPU work, so always in the fitting
+pool. Lines are drawn at twice the size and scaled down, Pillow's way to antialias.
 """
 
 from __future__ import annotations
@@ -85,7 +76,7 @@ def basemap_frame(positions: Iterable[Sequence[float]], width: int, height: int)
 
 
 def render_map(data: dict[str, Any], request: ImageRequest, *, scale: float = 1.0) -> Rendered:
-    """The PNG of `data` (a FeatureCollection of docs/adr/0001, coordinates not yet
+    """The PNG of `data` (a FeatureCollection of docs/result.md, coordinates not yet
     encoded) at `scale` times the requested size."""
     width = max(64, round(request.width * scale))
     height = max(64, round(request.height * scale))

@@ -1,18 +1,9 @@
-"""Data-viz app data in pages of features, each made by any replica on its own (ADR 0087).
+"""Data-viz app data in pages of features, each made by any replica on its own.
 
-A dataset too large for the tool result reaches the view in pages of
-consecutive features. `tomtom-data-viz` plans them once: it encodes the
-features a page at a time and keeps each page under the room a page has
-(`APP_DATA_PAGE_CHARS`), and the result's `_meta` gives the view the plan:
-the page boundaries, the number of features and the data's digest. The view
-then asks `tomtom-get-app-data` for pages, a few at a time, and any replica
-makes any page from the caller's bytes alone: it reads them only as far as
-the page's last feature, checks and encodes that page and nothing more, and
-refuses a page of data whose digest is not the plan's (the file changed).
-
-A page is an envelope v3 (`fitting.pack`): its features as the caller wrote
-them, except that a geometry's coordinates travel as exact decimal varints
-(`"dv"`, ADR 0088) wherever they can, which the view reads back bit for bit.
+`tomtom-data-viz` plans the pages once; the view asks `tomtom-get-app-data` for them, and
+any replica makes a page from the caller's bytes alone, read only as far as its last
+feature, refusing data whose digest is not the plan's. A page is an envelope v3
+(docs/result.md, Data-viz pages).
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
 """The tool result, built without I/O: text for the model, app data in `_meta`.
 
-`prepare` is pure and picklable, so it runs where the data is: on the event loop
-for small answers, in a fitting worker for long routes (`_routes.py`), and only
-a finished `Prepared` (some text and at most a budget of app data) crosses
-back. `server.pool.Placement` decides where it runs; `server.tools` logs and
-counts the outcome.
+`prepare` is pure and picklable, so it runs where the data is (on the loop, or in a
+fitting worker for long routes) and only a finished `Prepared` crosses back.
 """
 
 from __future__ import annotations
@@ -12,7 +9,7 @@ from __future__ import annotations
 import base64
 import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import orjson
@@ -25,14 +22,14 @@ from tomtom_mcp_apps.server.ops import tracing
 APP_DATA_KEY = "com.tomtom/app-data"
 OMITTED_KEY = "com.tomtom/app-data-omitted"
 VIEW_UUID_KEY = "viewUUID"
-"""A fresh id per result: the view keeps its camera and selection under it (ADR 0045)."""
+"""A fresh id per result: the view keeps its camera and selection under it."""
 DATA_SOURCE_KEY = "com.tomtom/data-source"
 """`"offline"` in `_meta` when the built-in offline upstream answered (the views say so)."""
 OFFLINE_NOTE = "offline demo data, not real TomTom results"
 """`data_source` in the model's text when the offline upstream answered."""
 REFETCHED_KEY = "com.tomtom/refetched"
 """`true` in `_meta` when a view's refetch ran the tool again (VIEW_REFETCH): the view notes
-it (docs/adr/0096)."""
+it."""
 MAX_RESULT_CHARS_KEY = "anthropic/maxResultSizeChars"
 MAX_RESULT_CHARS = 500_000
 """Claude Code keeps a result of up to this many characters whole (its ceiling; its default
@@ -63,16 +60,19 @@ class Prepared:
     detail: str = ""
     image: str | None = None
     """A rendered map (base64 PNG), attached as `ImageContent` after the text."""
+    structured: dict[str, Any] | None = None
+    """`structuredContent`, for tools that declare an `outputSchema` (matrix, plan)."""
 
     def result(self, *, offline: bool = False) -> CallToolResult:
         """The CallToolResult; `offline` flags it, for the model and the view, as answered
         by the offline upstream (room for the flag is kept in `WIRE_MARGIN`)."""
         if not offline:
-            return call_tool_result(self.text, self.meta, self.image)
+            return call_tool_result(self.text, self.meta, self.image, self.structured)
         return call_tool_result(
             {**self.text, "data_source": OFFLINE_NOTE},
             {**self.meta, DATA_SOURCE_KEY: "offline"},
             self.image,
+            self.structured,
         )
 
 
@@ -87,6 +87,7 @@ def prepare(
     show_ui: bool,
     budget: int,
     image: ImageRequest | None = None,
+    structured: dict[str, Any] | None = None,
 ) -> Prepared:
     """The result for `answer` (to the model) and `data` (to the widget) within `budget` chars.
 
@@ -95,6 +96,7 @@ def prepare(
     when even fitting cannot make it fit or the data is invalid. A requested `image`
     of `data` is placed first (it was asked for by name), smaller if it must be; the
     app data is fitted into the room it leaves, and the text says what gave way.
+    `structured` (`structuredContent`) is part of the result and takes its room first.
     """
     has_data = data is not None and show_ui
     text = {**answer, "show_ui": show_ui}
@@ -118,9 +120,13 @@ def prepare(
             span.set_attribute("fit.chars", len(fitted.app_data))
     except fitting.DoesNotFit as exc:
         detail = f"the map image took the room: {exc}" if picture else str(exc)
-        return _omitted(text, meta, "too_large", detail, room, picture)
+        return replace(
+            _omitted(text, meta, "too_large", detail, room, picture), structured=structured
+        )
     except fitting.FittingError as exc:  # InvalidGeometry, or data that is not JSON
-        return _omitted(text, meta, "invalid", str(exc), room, picture)
+        return replace(
+            _omitted(text, meta, "invalid", str(exc), room, picture), structured=structured
+        )
     return Prepared(
         text,
         {**meta, APP_DATA_KEY: fitted.app_data},
@@ -129,6 +135,7 @@ def prepare(
         fit_ms=(time.perf_counter() - started) * 1000,
         report=fitted.report,
         image=picture,
+        structured=structured,
     )
 
 
@@ -190,14 +197,17 @@ def _omitted(
 
 
 def call_tool_result(
-    text: dict[str, Any], meta: dict[str, Any], image: str | None = None
+    text: dict[str, Any],
+    meta: dict[str, Any],
+    image: str | None = None,
+    structured: dict[str, Any] | None = None,
 ) -> CallToolResult:
     content: list[TextContent | ImageContent] = [
         TextContent(type="text", text=orjson.dumps(text).decode())
     ]
     if image is not None:
         content.append(ImageContent(type="image", data=image, mime_type="image/png"))
-    return CallToolResult(content=content, _meta=meta)
+    return CallToolResult(content=content, structured_content=structured, _meta=meta)
 
 
 def wire_size(tool_result: CallToolResult) -> int:

@@ -1,13 +1,8 @@
 """Routing, search-along-route and dynamic-map results, from TomTom's bodies as received.
 
-A long route is megabytes of body, and ten of them make a 1,000,000-point map.
-Decompressing and parsing them, building the model's answer and the widget's
-features, and fitting those to the budget all happen in one call here, which
-`server.pool.Placement` runs in a fitting worker for long routes: the
-event loop then moves only compressed bytes in and one finished result (text and
-at most a budget of app data) out, instead of pickling megabytes of arrays each
-way and holding the GIL while it does. Short routes run the same code inline.
-Pure and picklable; imports no MCP server code.
+Decoding, the model's answer, the view's features and fitting happen in one call, which
+runs in a fitting worker for long routes: the loop moves only compressed bytes in and a
+finished result out (docs/runtime.md). Pure and picklable; imports no MCP server code.
 """
 
 from __future__ import annotations

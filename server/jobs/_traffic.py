@@ -1,10 +1,8 @@
 """incidentDetails answers (Traffic API v5): the model's incident list and the view's features.
 
-One pass reads each incident: its properties become the model's summary (names for
-category and magnitude), and the view's feature carries the same facts, with the
-numeric codes the view styles by and bounded text, over its checked geometry. An
-incident whose geometry is unusable is still counted and described; it is only not
-drawn (docs/adr/0048-traffic-incidents-as-app-data.md).
+One pass reads each incident into the model's summary and the view's feature (the codes the
+view styles by, bounded text, the checked geometry). An incident whose geometry is unusable
+is still counted and described, only not drawn.
 """
 
 from __future__ import annotations

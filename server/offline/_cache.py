@@ -1,7 +1,6 @@
 """A least-recently-used cache of response bodies, bounded by their total size.
 
-Bounded by bytes rather than entries: one 40,000-point route is about 2 MB,
-a geocode answer about 1 KB, and both should be cheap to serve again.
+Bounded by bytes, not entries: a long route's answer is megabytes, a geocode's a kilobyte.
 """
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
 """EV answers: EV Search, EV Charging Stations Availability, Long Distance EV Routing.
 
-Charging parks are derived from a seed that their availability id encodes, so the
-availability endpoint regenerates the park it is asked about: its connector types
-and counts always agree with the search result that named it. Long-distance EV
-routes are the ordinary offline route (`_routing.py`), with the battery drained
-segment by segment by TomTom's constant-speed consumption model and charging
-stops placed where the charge would fall below `minChargeAtChargingStopsInkWh`;
-each stop ends a leg, as in TomTom's answers, and the stop's vertex is that
-leg's last point.
+A charging park derives from the seed its availability id encodes, so its availability
+agrees with the search result that named it. An EV route is the ordinary offline route
+drained by TomTom's constant-speed consumption model, a leg ending at each charging stop,
+placed where the charge would fall below `minChargeAtChargingStopsInkWh`.
 """
 
 from __future__ import annotations

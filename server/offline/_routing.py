@@ -1,11 +1,9 @@
 """calculateRoute answers: road-like legs with TomTom's sections, guidance and progress.
 
-Everything derives from the geometry: motorways are the long sparse stretches
-of `roads.py` (a rolling mean of the vertex spacing), countries come
-from the coarse box lookup per vertex, travel time from per-segment speeds, so
-indices, lengths and times agree with each other the way TomTom's do. Point
-indices count the points of all legs concatenated (each leg keeps both of its
-endpoints, so a waypoint appears twice), exactly as TomTom indexes them.
+Everything derives from the geometry (motorways from `roads.py`'s sparse stretches,
+countries from the box lookup, times from per-segment speeds), so indices, lengths and
+times agree. Indices count all legs' points concatenated, each leg keeping both ends, as
+TomTom indexes them.
 """
 
 from __future__ import annotations
@@ -272,7 +270,7 @@ def _route_on(req: RouteRequest, geo: _Geometry, rng: np.random.Generator) -> di
 
 def _points_json(leg: np.ndarray) -> bytes:
     """`[{"latitude":..,"longitude":..}, ...]` from one vectorized dump and three byte
-    replacements (several times faster than a list of dicts, ADR 0030), same bytes."""
+    replacements (not a list of dicts: far cheaper), same bytes."""
     flat = orjson.dumps(np.ascontiguousarray(leg[:, ::-1]), option=orjson.OPT_SERIALIZE_NUMPY)
     body = flat[2:-2].replace(b"],[", b"|").replace(b",", b',"longitude":')
     return b'[{"latitude":' + body.replace(b"|", b'},{"latitude":') + b"}]"

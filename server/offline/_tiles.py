@@ -1,11 +1,8 @@
 """TomTom's raster tile endpoints, emulated: plain 256-pixel PNG tiles with cache headers.
 
-Map Display API `/map/1/tile/{layer}/{style}/{z}/{x}/{y}.png` and Traffic API
-`/traffic/map/4/tile/{flow|incidents}/{style}/{z}/{x}/{y}.png`, zoom 0 to 22, a
-refused tile answered with TomTom's 400. The images are flat (a basemap tint with
-faint tile edges; transparent traffic overlays): enough for the tile route, the
-views and the benchmarks to move real image bytes, not a map. A PNG this simple is
-written with `zlib` here rather than pulling an imaging library into the server.
+Map Display `/map/1/tile/...` and Traffic `/traffic/map/4/tile/...`, zoom 0 to 22, a
+refused tile answered with TomTom's 400. Flat images written with `zlib` (no imaging
+library): enough for the tile route, the views and the benchmarks to move real tile bytes.
 """
 
 from __future__ import annotations

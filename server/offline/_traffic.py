@@ -1,9 +1,8 @@
 """incidentDetails (Traffic API v5) answers: incidents fixed to a global grid.
 
-Incidents are seeded per 0.1-degree cell, not per request, so two overlapping
-boxes agree on the incidents they share, as live data would. Busier near the
-gazetteer's cities. `fields` is honoured as TomTom does, including its default
-(which returns only `iconCategory` in properties).
+Incidents are seeded per 0.1-degree cell, not per request, so overlapping boxes agree on
+what they share, as live data would; busier near the gazetteer's cities. `fields` is
+honoured as TomTom does, its default included.
 """
 
 from __future__ import annotations
@@ -14,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from tomtom_mcp_apps.fitting.geo import haversine_m
+from tomtom_mcp_apps.fitting.geo import M_PER_DEG_LAT_EQUATOR, M_PER_DEG_LON_EQUATOR, haversine_m
 from tomtom_mcp_apps.server.errors import OfflineBadRequest
 from tomtom_mcp_apps.server.offline import _geo
 from tomtom_mcp_apps.server.offline._query import Query, parse_bbox
@@ -22,6 +21,8 @@ from tomtom_mcp_apps.server.offline._query import Query, parse_bbox
 MAX_AREA_KM2 = 10_000.0
 DEFAULT_FIELDS = "{incidents{type,geometry{type,coordinates},properties{iconCategory}}}"
 _CELL = 0.1
+_KM_PER_DEG_LON = M_PER_DEG_LON_EQUATOR / 1000
+_KM_PER_DEG_LAT = M_PER_DEG_LAT_EQUATOR / 1000
 # iconCategory -> (weight, event code, description, delay magnitudes)
 _KINDS = {
     6: (0.40, 101, "Stationary traffic", (1, 2, 3)),
@@ -65,7 +66,7 @@ def incident_details(q: Query) -> dict[str, Any]:
 
 def area_km2(w: float, s: float, e: float, n: float) -> float:
     mid = math.radians((s + n) / 2)
-    return (e - w) * 111.32 * math.cos(mid) * (n - s) * 110.574
+    return (e - w) * _KM_PER_DEG_LON * math.cos(mid) * (n - s) * _KM_PER_DEG_LAT
 
 
 def _cell(i: int, j: int, now: datetime) -> list[dict[str, Any]]:

@@ -1,11 +1,7 @@
-"""Seeded, road-like synthetic routes: the offline upstream's roads, also used by tests
-and benchmarks.
+"""Seeded, road-like synthetic routes: the offline upstream's roads.
 
-Routed lines alternate curvy, densely sampled stretches (towns, hills: a vertex
-every 15 to 70 m) with straight, sparse ones (motorways: one every 100 to 300 m).
-Simplification speed and error depend on that mix, so benchmarks on straight or
-uniformly noisy lines would mislead. Recorded routes have a texture of their own
-(see `tests/data/` and `benchmarks/fit_bench.py`), so tests use both.
+Curvy, dense stretches (a vertex every 15 to 70 m) alternate with straight, sparse ones
+(100 to 300 m), as routed lines do: simplification speed and error depend on that mix.
 """
 
 from __future__ import annotations
@@ -15,12 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-# The generator's scale, not a measure: metres per degree of latitude and of longitude on
-# the WGS84 ellipsoid at the equator, rounded. Everything measures on fitting.geo's sphere;
-# these stay because every seeded route (the offline upstream's, the benchmarks' synthetic
-# cases, the figures of ADRs 0014, 0017, 0018) is drawn from them (ADR 0067).
-_M_PER_DEG_LAT = 110_574.0
-_M_PER_DEG_LON_EQ = 111_320.0
+from tomtom_mcp_apps.fitting.geo import M_PER_DEG_LAT_EQUATOR, M_PER_DEG_LON_EQUATOR
 
 
 def road_like_legs(waypoints: Sequence[Sequence[float]], *, seed: int = 0) -> list[np.ndarray]:
@@ -41,47 +32,11 @@ def road_like_route(waypoints: Sequence[Sequence[float]], *, seed: int = 0) -> n
     return np.concatenate([legs[0], *(leg[1:] for leg in legs[1:])])
 
 
-def route_with_points(points: int, *, seed: int = 0, legs: int = 3) -> np.ndarray:
-    """A route in Europe of `points` vertices, within 2% where four tries reach it.
-
-    Long requests (1,000,000 points is about 60,000 km) zigzag inside Europe
-    with one leg per ~3,000 km, so coordinates stay plausible.
-    """
-    # Mean spacing is about 60 m of path; the path is about 1.3x the straight line.
-    # Correction passes bring the count close, as the stretch mix is random.
-    straight_m = points * 56.0 / 1.3
-    for _ in range(4):
-        route = _route_spanning(straight_m, seed, legs)
-        if abs(len(route) - points) <= 0.02 * points:
-            break
-        straight_m *= points / len(route)
-    return route
-
-
-def _route_spanning(straight_m: float, seed: int, legs: int) -> np.ndarray:
-    legs = max(legs, round(straight_m / 2_400_000))
-    rng = np.random.default_rng(seed + 1)
-    waypoints = [np.array([-9.14, 38.72])]  # Lisbon
-    heading = np.deg2rad(50.0)
-    for _ in range(legs):
-        step_m = straight_m / legs
-        lon, lat = waypoints[-1]
-        for _attempt in range(16):
-            dlon = step_m * np.sin(heading) / (_M_PER_DEG_LON_EQ * np.cos(np.deg2rad(lat)))
-            dlat = step_m * np.cos(heading) / _M_PER_DEG_LAT
-            if -10.0 <= lon + dlon <= 40.0 and 36.0 <= lat + dlat <= 62.0:
-                break
-            heading = rng.uniform(0, 2 * np.pi)
-        waypoints.append(np.array([lon + dlon, float(np.clip(lat + dlat, 36.0, 62.0))]))
-        heading += rng.uniform(-0.5, 0.5)
-    return road_like_route([tuple(w) for w in waypoints], seed=seed)
-
-
 def _leg(a: Sequence[float], b: Sequence[float], rng: np.random.Generator) -> np.ndarray:
     lat0 = np.deg2rad((a[1] + b[1]) / 2.0)
-    mx = _M_PER_DEG_LON_EQ * max(np.cos(lat0), 0.01)
+    mx = M_PER_DEG_LON_EQUATOR * max(np.cos(lat0), 0.01)
     dlon = ((b[0] - a[0] + 180.0) % 360.0) - 180.0  # shortest way across the antimeridian
-    vec = np.array([dlon * mx, (b[1] - a[1]) * _M_PER_DEG_LAT])
+    vec = np.array([dlon * mx, (b[1] - a[1]) * M_PER_DEG_LAT_EQUATOR])
     dist = float(np.hypot(*vec))
     if dist < 1.0:
         return np.array([[a[0], a[1]], [b[0], b[1]]], dtype=np.float64)
@@ -124,7 +79,7 @@ def _leg(a: Sequence[float], b: Sequence[float], rng: np.random.Generator) -> np
     xy = np.outer(t * dist, unit) + np.outer(offset, normal)
     out = np.empty_like(xy)
     out[:, 0] = a[0] + xy[:, 0] / mx
-    out[:, 1] = a[1] + xy[:, 1] / _M_PER_DEG_LAT
+    out[:, 1] = a[1] + xy[:, 1] / M_PER_DEG_LAT_EQUATOR
     out[:, 0] = (out[:, 0] + 180.0) % 360.0 - 180.0
     out[0] = a
     out[-1] = b

@@ -1,16 +1,12 @@
 """Operations: what a replica tells the people who run it, and its housekeeping.
 
-One small public module each, imported by name (`from server.ops import metrics`);
-nothing is re-exported here, so a fitting worker that needs `heap` or `metrics`
-never imports the MCP middleware of `call_log`.
+One public module each, imported by name; nothing is re-exported, so a fitting worker
+that needs `heap` or `metrics` never imports `call_log`'s MCP middleware.
 
 - `metrics`: the Prometheus registry served at `GET /metrics`;
-- `logs`: text or JSON log lines, with structured `extra` fields, written by a thread;
-- `call_log`: the MCP middleware that logs and counts every tool call;
-- `call_scope`: the tool call a piece of work belongs to, and its deadline;
+- `logs`: text or JSON log lines, written by a thread;
+- `call_log`: every tool call logged and counted; `call_scope`: the call work is for;
 - `tracing`: OpenTelemetry spans, off unless `OTEL_*` variables turn them on;
-- `drain`: a replica's stopping without losing a call (health 503, closing connections);
-- `loop_lag`: the event loop's lag, measured from inside;
-- `heap`: the start-up heap frozen out of the collector's full passes; the collector
-  paused while a job parses a large document.
+- `drain`: a replica's stopping without losing a call;
+- `loop_lag`, `heap`: the event loop's lag; the collector kept off its critical path.
 """

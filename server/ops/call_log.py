@@ -1,13 +1,8 @@
 """MCP middleware that logs and counts every tool call, whatever the tool does.
 
-One place for the per-call log line and `tomtom_mcp_tool_calls_total`, so tools
-stay thin and no call goes unrecorded (argument-validation failures included). The line
-is the call's one line at INFO: it carries what the call's work noted in its scope (its
-TomTom requests and their time, what became of the app data: `call_scope.noted`). The
-call's span is the MCP SDK's own (`tools/call <tool>`); this adds its outcome. It
-also enters the call's scope (`call_scope`): who is calling (the signed-in user's id,
-from `who`: never a token), and the deadline TomTom requests made for the call plan
-their waits against.
+One line at INFO per call, with what its work noted in its scope (`call_scope.noted`), and
+`tomtom_mcp_tool_calls_total`, so tools stay thin and no call goes unrecorded. It also
+enters the call's scope: who is calling, and the deadline its TomTom requests plan against.
 """
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
 """The tool call a piece of work belongs to: who is calling, and until when it may take.
 
-`ToolCallLog` enters a scope for every `tools/call`; code deeper down (the TomTom
-client's pacing and its one retry after a 429, the signed-in user's budget) reads it
-to queue callers fairly, to decide whether waiting still fits the call and whose
-budget a request spends. Work outside any tool call gets a scope of its own. A view's
-refetch (`VIEW_REFETCH`) runs a TomTom tool again inside `refetch()`, so that every
-request it makes says so (`refetching()`). The work of a call notes what its one log line
-says besides the outcome (`noted`: TomTom requests and their time, what became of the
-app data), so that a call logs one line at INFO, not one per step.
+`ToolCallLog` enters a scope for every `tools/call`; the TomTom client's pacing, its one
+retry and the user's budget read it. Work outside a call gets a scope of its own; a view's
+refetch runs inside `refetch()`, so its requests say so; a call's work notes what its one
+log line says (`noted`).
 """
 
 from __future__ import annotations

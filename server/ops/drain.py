@@ -1,14 +1,9 @@
 """A replica's stopping without losing a call: its state, and what the HTTP app does with it.
 
-When told to stop (SIGTERM, as a rolling update sends), a replica first *drains*:
-`/health` answers 503 at once, so a balancer that probes readiness stops choosing
-it, and every response carries `Connection: close`, so no balancer keeps reusing a
-connection to it (nginx, which does not probe, lets idle connections go after its
-4 s keep-alive timeout). After `DRAIN_DELAY_S` the replica stops accepting
-connections (a balancer then gets a refusal, which nginx retries elsewhere: nothing
-was sent), lets the calls it has accepted finish, long fits included, and exits,
-within `DRAIN_TIMEOUT_S` of the signal. The server side of it is
-`server.cli._draining`.
+Draining, `/health` answers 503 and every response carries `Connection: close`; after
+`DRAIN_DELAY_S` the replica stops accepting connections and finishes the calls it has,
+within `DRAIN_TIMEOUT_S` (docs/operations.md, Draining; the server side is
+`server.cli._draining`).
 """
 
 from __future__ import annotations

@@ -1,13 +1,8 @@
-"""Keep the garbage collector's full passes off the event loop's critical path.
+"""Keeping the garbage collector's full passes off the event loop's critical path.
 
-A warm replica holds a great many container objects (numba, pydantic, the MCP
-SDK) that live as long as the process. CPython's full collection walks all of
-them, long enough to show as a spike in a cheap call's latency every few
-seconds under load. Freezing them once start-up is done moves them out of the
-collector's sight (figures: docs/adr/0007-event-loop-housekeeping.md). A job
-parsing a large document pauses the collector meanwhile (`collector_paused`).
-A call's own objects are left to die before the youngest generation is walked
-(`YOUNG_THRESHOLD`, docs/adr/0103-short-calls-measured-alike.md).
+The start-up heap (numba, pydantic, the SDK) is frozen out of the collector's sight, a
+call's own objects are left to die before the youngest generation is walked, and a job
+parsing a large document pauses the collector (docs/runtime.md, Event-loop housekeeping).
 """
 
 from __future__ import annotations
@@ -21,9 +16,8 @@ YOUNG_THRESHOLD = 20_000
 generation; CPython's default is 700. A short route call makes thousands of dicts and
 lists (its answer parsed, the SDK's models), nearly all gone once its result is sent: at
 700 the collector walks the live ones again and again during the call, and promotes them
-to older generations that are walked in turn: 0.5-0.7 ms of a short route's 7.4 ms of CPU
-on a replica of the benchmark machine. At 20,000 most calls end between two passes; one
-pass over 20,000 live young objects takes about a millisecond."""
+to older generations that are walked in turn. At 20,000 most calls end between two passes
+(docs/runtime.md, Event-loop housekeeping)."""
 
 
 def freeze_startup_heap() -> None:

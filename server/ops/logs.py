@@ -1,13 +1,8 @@
 """Logging set-up: plain text for people, one JSON object per line for collectors.
 
-Every module logs through `logging.getLogger(__name__)` and passes structured
-fields with `extra={"event": ..., ...}`; the JSON formatter keeps those fields.
-A log call only appends the record to a queue: a thread formats and writes it, so a
-slow reader of stderr (a full pipe, a busy log collector) never blocks the event
-loop. That thread wakes on a timer (`WRITE_EVERY_S`), never for a record: woken per
-record, it took the core and the GIL from the event loop three times per tool call
-(docs/adr/0091-per-call-overhead.md). The queue is written out at exit. Records do
-not note the source line they were logged from (no format here prints it).
+Modules log through `logging.getLogger(__name__)`, structured fields in `extra`. A log
+call only queues the record; a thread woken on a timer (`WRITE_EVERY_S`) writes it, so a
+slow reader of stderr never blocks the event loop, and writes the rest at exit.
 """
 
 from __future__ import annotations

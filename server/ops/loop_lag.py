@@ -1,9 +1,8 @@
 """The event loop's lag, measured from inside: how late a 50 ms timer fires.
 
-The one number that says whether anything (a parse, a collection pause, CPU
-starvation) holds the loop up, so operators can watch the promise that long
-routes never stall a replica (`tomtom_mcp_event_loop_lag_seconds`). Twenty
-wake-ups a second cost next to nothing.
+Whatever holds the loop up (a parse, a collection pause, CPU starvation) shows in
+`tomtom_mcp_event_loop_lag_seconds`, so operators can watch that long routes never stall
+a replica.
 """
 
 from __future__ import annotations

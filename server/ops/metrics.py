@@ -1,8 +1,8 @@
 """Prometheus metrics served at `GET /metrics`: what operators watch for misses and slow fits.
 
-Every label takes its values from a closed set: a name a caller chose (a tool, a host,
-a reason, a layer) is counted under its own value only when it is one of the known
-ones, else under `OTHER` (`bounded`), so no caller can add series (issue 21).
+Every label takes its values from a closed set: a name a caller chose is counted under
+its own value only when it is a known one, else under `OTHER` (`bounded`), so no caller
+can add series.
 """
 
 from __future__ import annotations

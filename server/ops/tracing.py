@@ -1,17 +1,9 @@
 """OpenTelemetry traces: off by default, on with the standard `OTEL_*` variables.
 
-Spans are made through the OpenTelemetry API everywhere (a no-op until a provider is
-installed). The MCP SDK makes one per tool call (`tools/call <tool>`, under the
-Starlette instrumentation's `POST /mcp`); beneath it, this server adds one per TomTom
-request (API family,
-status, bytes; never the key or the URL, which carries it), the wait for the fitting
-pool and the worker job, and inside the job its decode and fit. A job's context
-travels to the fitting worker with the job (`carrier`, `continued`), so the worker's
-spans join the call's trace. `configure` installs the SDK in the replica and in each
-worker (the exporter reads its own `OTEL_EXPORTER_OTLP_*` variables; the resource
-`OTEL_SERVICE_NAME` and `OTEL_RESOURCE_ATTRIBUTES`; the sampler `OTEL_TRACES_SAMPLER`).
-With no provider installed, `span` costs next to nothing: the API's own no-op span took
-tens of microseconds, several times per call (docs/adr/0091-per-call-overhead.md).
+Under the SDK's span per tool call, this server adds one per TomTom request (never the key
+or the URL), the wait for the fitting pool, and the job with its decode and fit; a job's
+context travels with it (`carrier`, `continued`), so the worker's spans join the call's
+trace. With no provider installed, `span` costs next to nothing.
 """
 
 from __future__ import annotations
@@ -26,8 +18,6 @@ from opentelemetry.trace import Span, SpanKind
 
 CLIENT = SpanKind.CLIENT
 INTERNAL = SpanKind.INTERNAL
-EXPORTERS = frozenset({"none", "otlp", "console"})
-"""`OTEL_TRACES_EXPORTER` values this server supports (OTLP over HTTP/protobuf)."""
 _NAME = "tomtom-mcp-apps"
 
 

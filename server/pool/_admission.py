@@ -1,12 +1,8 @@
 """The order in which jobs enter the fitting pool: least work first, no job starved.
 
-Under overload first-in-first-out makes a 40,000-point route wait behind every
-1,000,000-point map ahead of it, though it needs a twentieth of their time.
-Here each waiting job gets a deadline, its arrival plus its expected run time
-(`size` bytes to decode at `BYTES_PER_SECOND`), and a freed slot goes to the
-earliest deadline. A small job overtakes a big one that arrived less than the
-big one's own expected run time before it, never more: a big job's wait grows
-by at most about its own run time (docs/adr/0008-pool-admission-order.md).
+A waiting job's deadline is its arrival plus its expected run time (`size` bytes at
+`BYTES_PER_SECOND`), and a freed worker goes to the earliest: a small job overtakes a big
+one only if it arrived within the big one's run time after it (docs/runtime.md).
 """
 
 from __future__ import annotations
@@ -19,7 +15,7 @@ from collections.abc import AsyncIterator
 
 BYTES_PER_SECOND = 32 * 1024 * 1024
 """Decoded input a worker gets through per second, decode, build and fit together
-(measured on maps and routes: docs/adr/0008-pool-admission-order.md)."""
+(measured on maps and routes)."""
 
 
 class Admission:

@@ -1,19 +1,9 @@
 """Where work runs, in the fitting pool, a thread or on the event loop: the one rule.
 
-A job is measured by the bytes it decodes (TomTom bodies, caller GeoJSON) or, for
-map data already built, by its vertices. Past a threshold it runs in the pool, so
-the event loop never parses megabytes or fits long lines; below it, it runs on
-the loop, where a worker's round trip would cost more than the work itself.
-`FIT_INLINE=1` runs everything on the loop (the event-loop benchmark's reference).
-The measure also orders the pool's queue (`_admission.py`).
-
-A gzip body's decoded size is what its sender claims in its trailer, so no body is
-placed on that claim alone: `settled` decodes it on the loop only as far as the
-threshold, and one that goes on is measured at least that large (a pool job). A body
-whose decoded bytes the loop itself needs (a `data_url`, a static map, a tile) is
-inflated on the loop up to the threshold and, past it, in a thread (`decoded`): ISA-L
-lets go of the interpreter while it inflates, and the bytes stay in the process that
-uses them instead of crossing to a worker and back (docs/adr/0080).
+A job is measured by the bytes it decodes or, for map data already built, its vertices:
+past a threshold it runs in the pool, below it on the loop (docs/runtime.md). A gzip
+trailer's size is the sender's claim, so `settled` decodes on the loop only as far as the
+threshold; bytes the loop needs itself are inflated past it in a thread (`decoded`).
 """
 
 from __future__ import annotations
@@ -31,6 +21,7 @@ from tomtom_mcp_apps.server.bodies import (
     coding_of,
     decode,
 )
+from tomtom_mcp_apps.server.pool._admission import BYTES_PER_SECOND
 
 if TYPE_CHECKING:
     from tomtom_mcp_apps.server.pool._pool import FitPool
@@ -98,6 +89,11 @@ class Placement:
         """The pool size of a job that also renders a map image: at least `POOL_BYTES`,
         so it always runs in the pool. Rasterising is CPU work whatever the data's size."""
         return max(size or 0, POOL_BYTES)
+
+    def for_solve(self, seconds: float) -> int:
+        """The pool size of a solver run of `seconds`: always the pool (it is CPU for its
+        whole time limit), queued as a job of that expected run time (`BYTES_PER_SECOND`)."""
+        return max(POOL_BYTES, int(seconds * BYTES_PER_SECOND))
 
     def in_pool(self, size: int | None) -> bool:
         return size is not None and not self._inline_only

@@ -1,19 +1,9 @@
-"""The fitting process pool: CPU-bound fits run here so the event loop never blocks.
+"""The fitting process pool: CPU-bound jobs run here, so the event loop never blocks.
 
-One typed entry point, `FitPool.run_in_process(func, *args, size=...)`, like
-Starlette's `run_in_threadpool`. The pool is created and warmed at start-up
-(every worker compiles or loads the numba kernels before the first request),
-hands the executor only as many jobs as it has workers, so the others wait
-in the event loop in `_admission.py`'s order (least work first) instead of
-in the executor's first-in-first-out queue, and is rebuilt when a worker
-dies: the call that hit the dead worker fails with a clear error, the next
-one gets a fresh pool. Workers ignore SIGTERM and SIGINT: a replica told to
-stop (its whole process group signalled, or Ctrl-C in a terminal) finishes
-the jobs it has accepted and then shuts its workers down itself. A replica that
-never gets to (killed outright, as a local host ends a stdio server whose shutdown
-takes longer than it waits) takes its workers with it: each exits when its parent
-is gone, instead of waiting forever on a queue no one writes to and holding the
-host's stdio pipes open.
+One entry point, `FitPool.run_in_process(func, *args, size=...)`. Warmed at start-up, it
+hands the executor only as many jobs as it has workers (the rest wait in `_admission.py`'s
+order) and is rebuilt when a worker dies. Workers ignore SIGTERM and SIGINT, since the
+replica finishes its jobs and stops them itself, and exit when their parent is gone.
 """
 
 from __future__ import annotations
@@ -181,7 +171,9 @@ def _worker_init(traces_exporter: str = "none") -> None:
 
 def _exit_with_parent() -> None:
     """Exit the worker once its replica is gone, however it went: its sentinel (the
-    pipe the replica holds open while it lives) becomes readable then."""
+    pipe the replica holds open while it lives) becomes readable then. A replica killed
+    outright (a local host ending a stdio server that shuts down too slowly) so leaves no
+    worker waiting on a queue no one writes to, holding the host's stdio pipes open."""
     parent = multiprocessing.parent_process()
     if parent is None:
         return

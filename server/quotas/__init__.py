@@ -1,12 +1,10 @@
-"""Per-user budgets of TomTom requests, for hosted deployments with sign-in.
+"""Per-user budgets of TomTom requests, for hosted deployments with sign-in
+(docs/sign-in.md, Per-user budgets).
 
 - `_windows.py`: `Window`, the fixed windows (minute, day, UTC) budgets are counted in;
-- `_counters.py`: the counts, in memory (per replica) or in Redis (`QUOTA_STORE`,
-  exact across replicas), each take atomic;
-- `_budgets.py`: `Budgets.spend(user)`, what the TomTom client and the tile route
-  call before each request a signed-in user causes, and what happens while Redis fails.
-
-Decisions: docs/adr/0077-per-user-budgets.md, 0078-budget-store-down.md.
+- `_counters.py`: the counts, in memory or in Redis (`QUOTA_STORE`), each take atomic;
+- `_budgets.py`: `Budgets.spend(user)`, called before each request a signed-in user
+  causes, and what happens while Redis fails.
 """
 
 from __future__ import annotations

@@ -97,13 +97,14 @@ class Budgets:
         metrics.USER_QUOTA_REFUSALS.labels(window.name).inc()
         if count > window.limit:
             log.info(
-                "batch over the user's whole budget",
+                "request over the user's whole budget",
                 extra={"event": "user_quota", "window": window.name, "requests": count},
             )
             return UserQuotaError(
                 f"This asks TomTom for {count:,} requests at once (a batch is billed per "
-                f"query), more than your whole budget of {window.limit:,} per {window.name} "
-                f"on this server; send at most {window.limit:,} at a time."
+                f"query, a matrix by its cells), more than your whole budget of "
+                f"{window.limit:,} per {window.name} on this server; "
+                f"send at most {window.limit:,} at a time."
             )
         retry = window.retry_in(now)
         when = (
@@ -116,8 +117,8 @@ class Budgets:
         if count > 1:
             return UserQuotaError(
                 f"Your budget of {window.limit:,} TomTom requests per {window.name} on this "
-                f"server has less room left than this batch's {count:,} queries (a batch is "
-                f"billed per query); {when}.",
+                f"server has less room left than this request's {count:,} billed requests (a "
+                f"batch is billed per query, a matrix by its cells); {when}.",
                 retry_after=retry,
             )
         return UserQuotaError(

@@ -1,10 +1,8 @@
 """The windows a user's budget is counted in: fixed windows on the wall clock (UTC).
 
-A minute window starts at every whole minute, a day window at midnight UTC: every
-replica (and Redis) agrees on which window a request falls in from its own clock, so
-counters need no coordination beyond their key, and "retry in N s" is the time to the
-window's end. A burst may straddle two windows (up to twice a minute's budget within
-a minute); docs/adr/0077 says why that is accepted.
+Every replica (and Redis) agrees from its own clock which window a request falls in, so a
+counter needs only its key, and "retry in N s" is the time to the window's end. A burst
+may straddle two windows (docs/sign-in.md, Per-user budgets).
 """
 
 from __future__ import annotations

@@ -1,14 +1,9 @@
-"""The tile route: views load TomTom tiles from this server, and never hold the key.
+"""The tile route: views load TomTom tiles from this server, and never hold the key
+(docs/front-door.md, Tiles through the server).
 
-- `_layers.py`: the layers (`basemap`, `basemap_night`, `traffic_flow`,
-  `traffic_incidents`), where TomTom serves each, and the tile grid's bounds;
-- `_tokens.py`: `TileTokens`, the sealed short-lived tokens (AES-GCM) any replica opens,
-  each in one spelling, each a `Grant` with an identity;
-- `_service.py`: `Tiles`, the URL templates for a view and `GET /tiles/...` itself, with
-  a rate per grant (`server.http.RateLimiter`), the signed-in user's budget and the key's
-  pacing and quota.
-
-Decisions: docs/adr/0061-tile-route.md.
+- `_layers.py`: the layers, where TomTom serves each, and the tile grid's bounds;
+- `_tokens.py`: `TileTokens`, sealed short-lived tokens any replica opens, each a `Grant`;
+- `_service.py`: `Tiles`, the URL templates for a view and `GET /tiles/...` itself.
 """
 
 from __future__ import annotations

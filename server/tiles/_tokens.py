@@ -1,12 +1,10 @@
 """Sealed, short-lived tile tokens: the caller's key travels to the view encrypted.
 
-A token seals a `Grant` (`server.sealing`: AES-256-GCM under a key HKDF derives from
-`TILE_TOKEN_SECRET`, any replica opens it, one spelling, the nonce its identity): the
-key, the layers it may load, its expiry and the signed-in user it was minted for (their
-`User.id`, so the tiles count against that user's budget). Tokens of the layout before
-the user (v1) still open, with no user, for as long as they last (the additional data
-names the layout). The tile route keeps rates per grant, whatever string carried it
-(docs/front-door.md).
+A token seals a `Grant` (key, layers, expiry, signed-in user) with `server.sealing`
+(AES-256-GCM under a key derived by HKDF from `TILE_TOKEN_SECRET`), so any replica opens
+it and the view reads nothing in it. A token has one spelling and a grant's identity is its
+nonce, so a respelled token gets no fresh rate; tokens of the layout without a user still
+open (docs/front-door.md, Tiles through the server).
 """
 
 from __future__ import annotations
@@ -22,7 +20,7 @@ from tomtom_mcp_apps.server.tiles._layers import LAYER_NAMES
 
 _INFO = b"tomtom-mcp-apps/tile-token/v1"
 _AAD = b"tile-token-v2"
-_V1_AAD = b"tile-token-v1"
+_V1_AAD = b"tile-token-v1"  # the layout without a user: such tokens still open, with none
 _HEADER = struct.Struct(">IB16s")  # expiry (unix seconds), layer bit mask, user id
 _V1_HEADER = struct.Struct(">IB")
 _NO_USER = bytes(16)

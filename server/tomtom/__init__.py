@@ -9,6 +9,7 @@
 - `Submitted`, `SYNC_MAX_ITEMS`, `ASYNC_MAX_ITEMS`, `wait_seconds` (`_batches.py`): what
   TomTom's asynchronous Batch Search answers mean, and its limits;
 - `family_of` (`_families.py`): the API family, and so the rate limit, of a request;
+- `billed_cells` (`_matrix.py`): what TomTom bills a Matrix v2 request;
 - `Pacer` (`_pacing.py`): TomTom's rate limits kept per key and family, fair between calls;
 - every request's User-Agent is `server.product.user_agent`'s, marked on a view's refetch.
 
@@ -29,6 +30,7 @@ from tomtom_mcp_apps.server.tomtom._batches import (
 from tomtom_mcp_apps.server.tomtom._client import Bounds, Params, TomTomClient, coordinate
 from tomtom_mcp_apps.server.tomtom._errors import retry_after_s, scrub
 from tomtom_mcp_apps.server.tomtom._families import FAMILIES, Family, family_of
+from tomtom_mcp_apps.server.tomtom._matrix import billed_cells
 from tomtom_mcp_apps.server.tomtom._pacing import Pacer
 from tomtom_mcp_apps.server.tomtom._transport import AiohttpTransport, tomtom_connector
 
@@ -45,6 +47,7 @@ __all__ = [
     "Submitted",
     "TomTomClient",
     "batch_id_in",
+    "billed_cells",
     "coordinate",
     "family_of",
     "retry_after_s",

@@ -63,6 +63,7 @@ from tomtom_mcp_apps.server.errors import (
     BodyError,
     MissingKeyError,
     RateLimitError,
+    Redirected,
     TomTomError,
     UpstreamTimeoutError,
     UpstreamUnavailableError,
@@ -74,6 +75,7 @@ from tomtom_mcp_apps.server.quotas import Budgets
 from tomtom_mcp_apps.server.tomtom import _batches
 from tomtom_mcp_apps.server.tomtom._errors import OUTCOMES, error_for, scrub
 from tomtom_mcp_apps.server.tomtom._families import Family, family_of
+from tomtom_mcp_apps.server.tomtom._matrix import ASYNC_PATH, SYNC_PATH, billed_cells
 from tomtom_mcp_apps.server.tomtom._pacing import Pacer
 
 logger = logging.getLogger(__name__)
@@ -541,6 +543,8 @@ class TomTomClient:
                 try:
                     if response.status_code >= 400:
                         raise error_for(await _error_answer(response), key)
+                    if 300 <= response.status_code < 400:  # Matrix v2's result (`_matrix.py`)
+                        raise Redirected(response.headers.get("location", ""))
                     body = await _bounded_body(response, bounds.max_body_bytes)
                 finally:
                     await response.aclose()
@@ -592,7 +596,10 @@ class TomTomClient:
         await self._charge(path, key, len(queries))
         body = _batches.batch_body(queries)
         query: Params = [("redirectMode", "manual")]
-        raw = await self._fetch("search/batchSubmit", "POST", path, query, key, body)
+        try:
+            raw = await self._fetch("search/batchSubmit", "POST", path, query, key, body)
+        except Redirected as redirect:  # TomTom's default mode: 303 to the download
+            raw = RawBody(b"", status=303, location=redirect.location)
         return _batches.submitted(raw)
 
     async def batch_download(
@@ -617,9 +624,10 @@ class TomTomClient:
         return await self._fetch("snap/snapToRoads", "POST", "/snapToRoads/1", params, key, points)
 
     async def _charge(self, path: str, key: str | None, billed: int) -> None:
-        """Before a request TomTom bills as `billed` requests (a batch: each query), count
-        the `billed - 1` beyond the one `_fetch` counts, against the signed-in user's budget
-        and the key's quota; refused, nothing is sent. Offline answers cost nothing."""
+        """Before a request TomTom bills as `billed` requests (a batch: each query; a matrix:
+        `_matrix.billed_cells`), count the `billed - 1` beyond the one `_fetch` counts,
+        against the signed-in user's budget and the key's quota; refused, nothing is sent.
+        Offline answers cost nothing."""
         if billed <= 1 or self.serves_offline(key):
             return
         scope = call_scope.current(self._bounds.call_deadline_s)
@@ -628,6 +636,71 @@ class TomTomClient:
         used = self.key_for(key)
         if used is not None:
             self._pacer.charge(used, family_of(path), billed - 1)
+
+    # Matrix Routing v2: thin methods over `_fetch` and `_request`, with what TomTom bills
+    # (`_matrix.py`; docs/upstream.md, Matrix Routing v2).
+
+    async def matrix_sync(
+        self, body: RawBody, *, origins: int, destinations: int, key: str | None
+    ) -> dict[str, Any]:
+        """`POST /routing/matrix/2`: the whole matrix in the answer (TomTom's synchronous
+        limits apply), billed by its cells."""
+        await self._charge(SYNC_PATH, key, billed_cells(origins, destinations))
+        return await self._request("matrix/sync", "POST", SYNC_PATH, (), key, body)
+
+    async def matrix_submit(
+        self, body: RawBody, *, origins: int, destinations: int, key: str | None
+    ) -> dict[str, Any]:
+        """`POST /routing/matrix/2/async`: TomTom's 202 `{"jobId", "state"}`, billed by the
+        matrix's cells."""
+        await self._charge(ASYNC_PATH, key, billed_cells(origins, destinations))
+        return await self._request("matrix/asyncSubmit", "POST", ASYNC_PATH, (), key, body)
+
+    async def matrix_status(self, job_id: str, *, key: str | None) -> dict[str, Any]:
+        """`GET /routing/matrix/2/async/{jobId}`: the job's `state`."""
+        path = f"{ASYNC_PATH}/{_segment(job_id)}"
+        return await self._get("matrix/asyncStatus", path, (), key)
+
+    async def matrix_result(self, job_id: str, *, key: str | None) -> dict[str, Any]:
+        """`GET /routing/matrix/2/async/{jobId}/result` once the job is `Completed` (404
+        before): the matrix in the answer, or where a 302's `Location` says, fetched
+        without the key."""
+        path = f"{ASYNC_PATH}/{_segment(job_id)}/result"
+        try:
+            return await self._get("matrix/asyncResult", path, (), key)
+        except Redirected as redirect:
+            raw = await self._follow(redirect.location, offline=self.serves_offline(key))
+        try:
+            return await self._placement.run(loads, raw, size=self._placement.for_bodies([raw]))
+        except BodyError as exc:
+            raise UpstreamUnavailableError(str(exc)) from None
+
+    async def _follow(self, location: str, *, offline: bool) -> RawBody:
+        """The answer at a redirect's `location`: bounded like any answer, unpaced, never
+        with the key. Only an absolute http(s) address is followed, and a request that went
+        to TomTom is never sent to the offline upstream."""
+        url = httpx.URL(location)
+        if url.scheme not in ("http", "https") or not url.host:
+            raise UpstreamUnavailableError(
+                "TomTom's matrix result redirected to an address this server does not follow."
+            )
+        base = f"{url.scheme}://{url.netloc.decode()}"
+        if (base == OFFLINE_BASE_URL) != offline:
+            raise UpstreamUnavailableError(
+                "TomTom's matrix result redirected to an address this server does not follow."
+            )
+        headers = {
+            "accept": "*/*",
+            "accept-encoding": ACCEPT_ENCODING,
+            "user-agent": user_agent(self._public_url, refetch=call_scope.refetching()),
+        }
+        request = Outgoing("matrix/asyncDownload", "GET", base, url.path, url, None, None, headers)
+        try:
+            return await self._attempt(request)
+        except Redirected:
+            raise UpstreamUnavailableError(
+                "TomTom's matrix result redirected more than once; try again later."
+            ) from None
 
 
 async def _bounded_body(response: httpx.Response, limit: int) -> bytes:

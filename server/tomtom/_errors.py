@@ -25,6 +25,7 @@ from tomtom_mcp_apps.server.errors import (
     MissingKeyError,
     QuotaError,
     RateLimitError,
+    Redirected,
     TomTomError,
     UpstreamTimeoutError,
     UpstreamUnavailableError,
@@ -48,6 +49,7 @@ OUTCOMES: dict[type[TomTomError], str] = {
     BadRequestError: "bad_request",
     UpstreamTimeoutError: "timeout",
     UpstreamUnavailableError: "unavailable",
+    Redirected: "redirected",
 }
 """Outcome labels of `tomtom_mcp_upstream_seconds` (the endpoint is the other label)."""
 

@@ -1,10 +1,8 @@
 """TomTom's API families: which rate limit a request counts against, decided by its path.
 
-TomTom limits queries per second per API key and per API (its "default QPS" table:
-https://developer.tomtom.com/platform/documentation/default-qps). Every request the
-client sends is classified here by its path, so an endpoint added later is paced by
-the right family without any change elsewhere; a path no rule names falls under
-`OTHER`, paced at TomTom's most common default.
+TomTom limits queries per second per key and per API (its "default QPS" table:
+https://developer.tomtom.com/platform/documentation/default-qps). A path no rule names
+falls under `OTHER`, paced at TomTom's most common default.
 """
 
 from __future__ import annotations

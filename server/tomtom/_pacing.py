@@ -1,18 +1,10 @@
 """TomTom's rate limits kept on our side: pacing per key and API family, fair between calls.
 
-TomTom refuses (429) requests past a key's queries per second, per API family
-(`_families.py`). Each replica paces the requests it sends with one key to one family
-at most the family's rate, spaced evenly: a ten-route map goes out over two seconds,
-not in one burst. Requests that must wait queue fairly between tool calls (start-time
-fair queueing: each call's next request is ordered after the call's previous one), so
-one call with many requests cannot starve the others sharing its key; with sign-in, the
-flow is the user rather than the call (`CallScope.flow`), so one user's many calls do not
-hold up another user sharing the operator's key. Waiting is
-bounded; past the bound, or past what the call has left, the request is refused with
-the time to retry after.
-
-An optional quota caps each key's TomTom requests per minute on this replica, for
-operators who resell access. Keys are held only as short hashes.
+Requests with one key to one family start at most at the family's rate, evenly spaced;
+waiting ones take turns by start-time fair queueing between flows (the call, or the
+signed-in user), and a wait past its bound or the call's deadline is refused with the time
+to retry. An optional quota caps a key's requests per minute; keys are held only as short
+hashes (docs/upstream.md, Pacing).
 """
 
 from __future__ import annotations
@@ -165,9 +157,10 @@ class Pacer:
 
     def charge(self, key: str, family: Family, count: int) -> None:
         """Count `count` requests more against the key's quota, for a request TomTom bills
-        as `count + 1` (a batch, billed per query: docs/upstream.md), before it is admitted:
-        `QuotaError` unless the quota has room for all of them. Pacing is not charged: it
-        spaces the requests sent, which TomTom's rate limits count."""
+        as `count + 1` (a batch, billed per query; a matrix, billed by its cells:
+        docs/upstream.md), before it is admitted: `QuotaError` unless the quota has room for
+        all of them. Pacing is not charged: it spaces the requests sent, which TomTom's rate
+        limits count."""
         if not self._quota or count <= 0:
             return
         now = time.monotonic()
@@ -175,9 +168,9 @@ class Pacer:
         if count + 1 > self._quota:
             metrics.RATE_LIMIT_REFUSALS.labels(family.name, "quota").inc()
             raise QuotaError(
-                f"This batch counts {count + 1:,} TomTom requests (TomTom bills each query), "
-                f"more than this API key's {self._quota:,} per minute on this server (an "
-                f"operator's quota); send at most {self._quota:,} at a time."
+                f"This request counts {count + 1:,} TomTom requests (TomTom bills each batch "
+                f"query and a matrix by its cells), more than this API key's {self._quota:,} "
+                f"per minute on this server (an operator's quota); ask for fewer at a time."
             )
         used = self._used.setdefault(who, deque())
         while used and used[0] <= now - QUOTA_WINDOW_S:
@@ -187,8 +180,9 @@ class Pacer:
             metrics.RATE_LIMIT_REFUSALS.labels(family.name, "quota").inc()
             raise QuotaError(
                 f"This API key's quota of {self._quota:,} TomTom requests per minute on this "
-                f"server has less room left than this batch's {count + 1:,} queries; retry "
-                f"in {retry_in} s.",
+                f"server has less room left than this request's {count + 1:,} billed requests "
+                f"(TomTom bills a batch per query, a matrix by its cells); retry in {retry_in} "
+                "s, or ask for fewer at a time.",
                 retry_after=retry_in,
             )
         used.extend([now] * count)

@@ -1,17 +1,8 @@
-"""The MCP surface: every tool, listed once in `TOOLS`, and the views they link to.
+"""The MCP surface: every tool, listed once in `TOOLS` (in `tools/list` order), and the views
+they link to.
 
-Tools are module-level functions, one small module per family: typed inputs
-(`_inputs.py`; the vehicles in `_vehicle.py` and `_ev_vehicle.py`), the caller
-read from the context (`_caller.py`: key, TomTom client, runtime), a TomTom
-request, then a job from `server.jobs` delivered by `_delivery.py`. No tool module
-imports another; what they share are private helpers: route options
-(`_route_options.py`), areas (`_areas.py`), search results (`_places.py`), the
-data-viz job (`_data_viz.py`), the `image` option's static map (`_image.py`), a
-batch's rows (`_rows.py`) and its Batch Search flow (`_batch_geocode.py`), and the job
-handles long TomTom jobs resume by (`_long_jobs.py`).
-`_views.py` registers the views of `widgets` as `ui://` resources with their CSP
-and host metadata; `_reports.py` bounds what a view's status report is counted
-under. `TOOLS` is what `tools/list` shows, in its order.
+One small module per family of module-level tool functions; what they share are private
+helpers, and no tool module imports another (docs/tools.md, How a tool is built).
 """
 
 from __future__ import annotations
@@ -37,7 +28,9 @@ from tomtom_mcp_apps.server.tool_names import (
     GET_APP_DATA,
     GET_MAP_CONFIG,
     JOB_RESULT,
+    MATRIX,
     NEARBY,
+    PLAN_ROUTES,
     POI_CATEGORIES,
     POI_SEARCH,
     REACHABLE_RANGE,
@@ -59,6 +52,8 @@ from tomtom_mcp_apps.server.tools import (
     dynamic_map,
     ev,
     long_jobs,
+    matrix,
+    plan_routes,
     poi_categories,
     reachable_range,
     routing,
@@ -68,7 +63,7 @@ from tomtom_mcp_apps.server.tools import (
 )
 from tomtom_mcp_apps.server.tools._arguments import explain_arguments
 from tomtom_mcp_apps.server.tools._views import register_earlier_views, register_views
-from tomtom_mcp_apps.widgets import BATCH_URI, DATA_VIZ_URI, MAP_URI, TRAFFIC_URI
+from tomtom_mcp_apps.widgets import BATCH_URI, DATA_VIZ_URI, FLEET_URI, MAP_URI, TRAFFIC_URI
 
 __all__ = [
     "TOOLS",
@@ -95,7 +90,7 @@ class ToolSpec:
     fn: Callable[..., Awaitable[CallToolResult]]
     view: str | None
     """The `ui://` view it is shown in; None: it has no view, and is registered on the
-    `MCPServer` itself rather than on `Apps` (docs/adr/0026)."""
+    `MCPServer` itself rather than on `Apps`, which needs a `ui://` resource."""
     description: str
     title: str | None = None
     visibility: Literal["model", "app"] = "model"
@@ -230,6 +225,37 @@ TOOLS: tuple[ToolSpec, ...] = (
             "The area reachable from an origin [longitude, latitude] within a travel-time "
             "budget (timeBudgetInSec) or a distance budget (distanceBudgetInMeters): give "
             "exactly one. Returns the area's extent and size; the map shows its boundary."
+        ),
+    ),
+    ToolSpec(
+        MATRIX,
+        matrix.matrix,
+        FLEET_URI,
+        title="Travel-time table",
+        description=(
+            "Travel times and distances from every origin to every destination ([longitude, "
+            "latitude] positions; destinations default to the origins) in one TomTom Matrix "
+            "Routing request: 'which depot is closest by drive time to each of these shops?'. "
+            "Car, truck (with its profile) or pedestrian, departure or arrival time, traffic. "
+            "Returns the table in minutes and km when small, else each origin's nearest "
+            "destination; the whole matrix is in the structured result, cells without a route "
+            "marked as such. At most 2,500 cells."
+        ),
+    ),
+    ToolSpec(
+        PLAN_ROUTES,
+        plan_routes.plan_routes,
+        FLEET_URI,
+        title="Plan routes for a fleet",
+        description=(
+            "Assign stops to vehicles and order them to minimise total driving time (or "
+            "distance), honouring time windows, service minutes, capacities and shifts: "
+            "'three vans, 40 deliveries between 9:00 and 17:00, 10 minutes at each door'. "
+            "Give stops ({position, serviceMinutes, timeWindow, demand, optional}) and vehicles "
+            "({start, end, shift, capacity}) or vehicleCount from a depot; times ISO 8601 with "
+            "an offset. Returns each vehicle's stops in order with arrival times, its driving "
+            "time, distance and load, and the stops that cannot be served with the reason. "
+            "At most 50 distinct places."
         ),
     ),
     ToolSpec(

@@ -1,12 +1,9 @@
-"""Argument errors in plain words: the one place a pydantic `ValidationError` of a tool's
-input becomes the sentence the model (and the view) reads.
+"""Argument errors in plain words: where a pydantic `ValidationError` of a tool's input
+becomes the sentence the model (and the view) reads.
 
-Each problem names its field as pydantic locates it (`locations`, `layers.0.type`) and
-what is needed ("give at least 2 positions, got 1"), and nothing of pydantic's own report:
-no model name, no `input_value=`, no documentation link. A value is quoted only short.
-The SDK validates a tool's arguments before the tool runs; `server.app.TomTomServer`
-words those errors with `explain_arguments`, and the tools that validate a nested input themselves
-(data-viz, `tomtom-get-app-data`) call it too (docs/adr/0095).
+Each problem names its field and what is needed ("locations: give at least 2 positions,
+got 1"), and nothing of pydantic's own report. `server.app.TomTomServer` and the tools
+that validate a nested input themselves call `explain_arguments`.
 """
 
 from __future__ import annotations

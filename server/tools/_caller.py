@@ -1,10 +1,7 @@
 """Who calls a tool, and what serves them: read once per call from the tool's context.
 
-A tool builds one `Caller` where it first needs the caller's key, and reads the
-key, the signed-in user (with sign-in: `server.auth`), the TomTom client, the runtime
-and whether the offline upstream answers through it. The runtime is what the server's
-lifespan yielded (`server.runtime.running`, the SDK's `lifespan_context`): tools are
-module-level functions and hold no state of their own.
+A `Caller` holds the key, the signed-in user, the TomTom client, the runtime (what the
+server's lifespan yielded: tools hold no state) and whether the offline upstream answers.
 """
 
 from __future__ import annotations

@@ -1,15 +1,8 @@
 """App-data delivery: every model-visible tool ends here.
 
-A tool's result is made by one `Job`: a function of `server.jobs` (decode, build,
-fit: long routes and large GeoJSON, whose bodies are never parsed on the loop)
-with its arguments, the size that places it and whether the offline upstream
-answered. `deliver_job` runs it where `server.pool.Placement` says, counts what
-became of the app data (inline as is, fitted, omitted and why) and notes it on the
-call's log line (an omission is also logged on its own, as a warning), and
-flags an offline result for the model and the view. A job's failure (a
-`ToolCallError`) ends the call as a tool error (`server.app.TomTomServer`).
-`deliver` is the same call for an answer already read on the loop
-(`jobs.prepare`). Nothing is kept between requests.
+`deliver_job` runs a tool's `Job` where `server.pool.Placement` says, counts and notes what
+became of the app data, and flags an offline result; `deliver` does the same for an answer
+already read on the loop. A job's `ToolCallError` ends the call as a tool error.
 """
 
 from __future__ import annotations
@@ -93,7 +86,7 @@ def _record(tool: str, prepared: Prepared, where: str, ms: float) -> None:
             extra={"event": "upstream_dropped", "tool": tool, "dropped": dropped},
         )
     # What became of the app data goes on the call's one log line (`call_scope`).
-    if prepared.outcome in ("page", "plan", "paged"):  # data-viz's pages (ADR 0087)
+    if prepared.outcome in ("page", "plan", "paged"):  # data-viz's pages
         call_scope.noted(
             app_data=prepared.outcome,
             app_data_detail=prepared.detail,

@@ -1,11 +1,8 @@
 """The electric vehicle Long Distance EV Routing plans for: battery, consumption, charging.
 
-TomTom bills a refused request too, so every field is checked here, before any
-request, and each error names the field to change. `tomtom-ev-routing` takes
-these as flat parameters (TomTom's names and units), like the truck profile of
-`_vehicle.py`; `charges`, `consumption_curve`, `vehicle_params` and
-`charging_parameters` turn them into TomTom's query parameters and its POSTed
-`chargingParameters`.
+TomTom bills a refused request too, so every field is checked here, before any request,
+naming the field to change; flat parameters in TomTom's names and units, turned into its
+query parameters and POSTed `chargingParameters`.
 """
 
 from __future__ import annotations

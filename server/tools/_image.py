@@ -1,9 +1,7 @@
 """The `image` option of routing and dynamic-map: what the job needs to render a PNG.
 
-The job renders in the fitting pool (`server.jobs._image`); here, on the event loop,
-only TomTom's static map is fetched (I/O, bytes kept as they arrive). Offline, or
-when TomTom refuses the static map, the image is drawn on the offline basemap and
-its text says why: a lost background never costs the picture.
+On the event loop only TomTom's static map is fetched; offline, or when TomTom refuses it,
+the image is drawn on the offline basemap and its text says why.
 """
 
 from __future__ import annotations

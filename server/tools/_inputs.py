@@ -1,10 +1,8 @@
 """Every tool's input types, in one place: positions, route options, search filters, map
 shapes, bounding boxes, the data-viz input.
 
-Validation lives in the types so that every tool reports a bad input the same
-way, naming the argument and what is wrong with it (pydantic prefixes the
-path, e.g. `locations.1`). The vehicle profiles are beside this module: the
-truck's in `_vehicle.py`, the electric car's in `_ev_vehicle.py`.
+Validation lives in the types, so every tool names the argument and what is wrong with it
+alike; the vehicles are `_vehicle.py`'s and `_ev_vehicle.py`'s.
 """
 
 from __future__ import annotations
@@ -25,6 +23,7 @@ from pydantic import (
     model_validator,
 )
 
+from tomtom_mcp_apps.fitting.geo import M_PER_DEG_LON_EQUATOR
 from tomtom_mcp_apps.server.tools._vehicle import Vehicle
 
 # --- positions, and what every tool takes -----------------------------------------------------
@@ -202,6 +201,10 @@ TrafficParam = Annotated[
     TrafficMode,
     Field(description="'live' uses current traffic; 'historical' ignores live incidents"),
 ]
+MatrixAvoid = Annotated[
+    list[Literal["tollRoads", "unpavedRoads"]] | None,
+    Field(max_length=2, description="Road features Matrix Routing avoids: tollRoads, unpavedRoads"),
+]
 AvoidParam = Annotated[
     list[Avoid] | None, Field(max_length=10, description="Road features to avoid")
 ]
@@ -353,7 +356,7 @@ def _bbox(value: Any) -> Any:
 
 
 def _area_km2(west: float, south: float, east: float, north: float) -> float:
-    km_per_deg = 111.32
+    km_per_deg = M_PER_DEG_LON_EQUATOR / 1000
     mid = math.radians((south + north) / 2)
     return (east - west) * km_per_deg * math.cos(mid) * (north - south) * km_per_deg
 
@@ -624,3 +627,73 @@ class RowsPage(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
     start: Annotated[int, Field(alias="from", ge=0, description="Rows before the page")]
     stop: Annotated[int, Field(alias="to", ge=1, description="The page's last row")]
+
+
+# --- plans of many stops ----------------------------------------------------------------------
+
+
+def _offset_time(value: Any) -> Any:
+    """An ISO 8601 date-time that names its UTC offset (`Z` or `+02:00`)."""
+    if not isinstance(value, str):
+        raise ValueError(
+            "a time is an ISO 8601 date-time with an offset, e.g. '2026-06-24T09:00:00+02:00'"
+        )
+    try:
+        when = datetime.fromisoformat(value)
+    except ValueError:
+        raise ValueError(
+            f"{value[:40]!r} is not an ISO 8601 date-time such as '2026-06-24T09:00:00+02:00'"
+        ) from None
+    if when.tzinfo is None:
+        raise ValueError(f"{value[:40]!r} has no UTC offset: add one, e.g. '+02:00' or 'Z'")
+    return value
+
+
+OffsetTime = Annotated[
+    str,
+    BeforeValidator(_offset_time),
+    Field(description="ISO 8601 date-time with its UTC offset, e.g. '2026-06-24T09:00:00+02:00'"),
+]
+
+
+class TimeSpan(BaseModel):
+    """From `start` to `end`, both with an offset; `end` may not be before `start`."""
+
+    model_config = ConfigDict(extra="forbid")
+    start: OffsetTime
+    end: OffsetTime
+
+    @model_validator(mode="after")
+    def _ordered(self) -> TimeSpan:
+        if datetime.fromisoformat(self.end) < datetime.fromisoformat(self.start):
+            raise ValueError(f"ends ({self.end}) before it starts ({self.start})")
+        return self
+
+
+class StopInput(BaseModel):
+    """A stop to serve."""
+
+    model_config = ConfigDict(extra="forbid")
+    position: Position
+    serviceMinutes: float = Field(0, ge=0, le=24 * 60, description="Minutes spent at the stop")
+    timeWindow: TimeSpan | None = Field(
+        None, description="When service may start: {start, end}, ISO 8601 with offsets"
+    )
+    demand: int = Field(0, ge=0, le=1_000_000, description="Units delivered (against capacity)")
+    optional: bool = Field(
+        False, description="May be left out when not every stop fits (others come first)"
+    )
+
+
+class VehicleInput(BaseModel):
+    """A vehicle of the fleet."""
+
+    model_config = ConfigDict(extra="forbid")
+    start: Position
+    end: Position | None = Field(
+        None, description="Where it must finish; default: back at its start"
+    )
+    shift: TimeSpan | None = Field(
+        None, description="When it may work: {start, end}, ISO 8601 with offsets"
+    )
+    capacity: int | None = Field(None, ge=0, le=1_000_000, description="Units it can carry")

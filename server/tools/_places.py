@@ -1,9 +1,8 @@
 """The places a search found, as every search tool answers them.
 
-Geocode, reverse geocode, fuzzy, POI and nearby search send the same query
-parameters (`search_params`) and answer the same way (`deliver_places`): names,
-addresses, categories and one `[lon, lat]` position per result for the model,
-and the results as `result` points (plus the searched-around `origin`) for the view.
+The search tools send the same query parameters (`search_params`) and answer alike
+(`deliver_places`): names, addresses, categories and a `[lon, lat]` position per result
+for the model, `result` points (and the searched-around `origin`) for the view.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """What a view's status report may say, and the bounded label values it is counted under.
 
-Views report the host they run in (ext-apps `App.getHostVersion()` and the host
-context's `platform`) with every outcome, so `/metrics` shows per host how often the
-map arrived and how often the host dropped `_meta` (ADR 0041, docs/adr/0062). Names
-come from the host, so they are folded into a short list of families; anything
-else is `other`.
+Views report the host they run in with every outcome, so `/metrics` shows per host how
+often the map arrived and how often `_meta` was dropped (docs/views.md, Outcomes and
+reports). Host names are folded into a short list of families; anything else is `other`.
 """
 
 from __future__ import annotations
@@ -33,9 +31,11 @@ VIEW_REASONS = frozenset(
         "bad_layers",
         "bad_input",
         "render_failed",
+        "fallback",
     }
 )
-"""Every `reason` a view reports (docs/adr/0041-view-outcomes.md)."""
+"""Every `reason` a view reports (docs/views.md, Outcomes and reports); `fallback`: drawn
+without MapLibre, which could not start (the detail says why)."""
 
 _FAMILIES = (  # (substring of the host's lower-cased name, label), first match wins
     ("claude-code", "claude-code"),
@@ -48,6 +48,7 @@ _FAMILIES = (  # (substring of the host's lower-cased name, label), first match 
     ("goose", "goose"),
     ("mcpjam", "mcpjam"),
     ("cursor", "cursor"),
+    ("inspector", "inspector"),
 )
 
 

@@ -1,11 +1,8 @@
 """The vehicle profile every routing tool takes: TomTom's truck parameters, flat.
 
-TomTom's own MCP server and Routing API v1 spell these as flat parameters
-(`vehicleHeight`, `vehicleLoadType`...), so prompts written for either pass them
-at the top level. Four tools take them (routing, search along route, reachable
-range, dynamic-map routes); `takes_vehicle` adds them to a tool's signature once,
-so the schema, the ranges and the checks live here only, and the tool receives
-one validated `Vehicle`.
+TomTom's MCP server and Routing API v1 spell them as flat parameters (`vehicleHeight`...);
+`takes_vehicle` adds them to a tool's signature once, so the schema, ranges and checks
+live here only and the tool receives one validated `Vehicle`.
 """
 
 from __future__ import annotations

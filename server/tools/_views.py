@@ -1,13 +1,9 @@
 """Registers the views as `ui://` resources with what each host needs to render them.
 
-- `_meta.ui.csp` names exactly the server's public origin (the tile route), or
-  nothing when the server serves no tiles; ChatGPT's `openai/widgetCSP` mirrors it.
-- `_meta.ui.domain` only when `UI_DOMAIN` asks for it (Claude renders no view at all
-  for a domain that breaks its rule; none is always safe); `openai/widgetDomain`
-  is the public origin.
-- The current build is listed under its content-versioned URI; earlier builds' and
-  the unversioned URIs still answer, with the current build, through one template
-  (docs/adr/0062).
+Each under a content-versioned URI, with `_meta.ui.csp` naming exactly the public origin
+(nothing without tiles), `ui.domain` only when `UI_DOMAIN` asks, and ChatGPT's
+`openai/widget*` keys; one template answers unversioned and earlier builds' URIs with the
+current build (docs/views.md, Serving a view).
 """
 
 from __future__ import annotations

@@ -8,12 +8,12 @@
   empty map is never silent (counted per host with bounded labels, `_reports.py`).
 - `tomtom-get-map-config` gives the widget URL templates on this server's tile
   route (`server.tiles`) with a sealed, short-lived token; the TomTom key never
-  leaves the server (docs/adr/0061). With sign-in it answers signed-in callers only,
-  and the token carries the user, whose budget the tiles spend (docs/adr/0077). It
+  leaves the server (docs/front-door.md). With sign-in it answers signed-in callers only,
+  and the token carries the user, whose budget the tiles spend (docs/sign-in.md). It
   also tells the view whether `tomtom-refetch-app-data` serves here (`refetch`).
 - `tomtom-refetch-app-data`, with `VIEW_REFETCH=on` only, runs a TomTom tool again from
   its tool input for a view whose host dropped the result's `_meta`: the operator's
-  choice to pay for a second request, which says so everywhere (docs/adr/0096).
+  choice to pay for a second request, which says so everywhere (docs/views.md).
 """
 
 from __future__ import annotations
@@ -99,7 +99,8 @@ async def report_app_status(
         Field(description="The host the view runs in: name, version and platform"),
     ] = None,
 ) -> CallToolResult:
-    level = logging.INFO if status == "ok" else logging.WARNING
+    # Drawn without its map engine is a degradation an operator looks for, as errors are.
+    level = logging.INFO if status == "ok" and reason != "fallback" else logging.WARNING
     logger.log(
         level,
         "widget for %s reported %s: %s",

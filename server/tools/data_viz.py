@@ -1,17 +1,9 @@
 """`tomtom-data-viz`: the caller's GeoJSON (by `data_url` or inline) drawn in styled layers.
 
-The data is validated and summarised but never altered: the widget draws it
-exactly as given. When it does not fit in the tool result, the widget fetches
-it with `tomtom-get-app-data`, which runs it again from the same tool input
-(app_only.py), validated by the same `_inputs.DataVizArgs`, through the same
-`_data_viz.py`; parsing, validation and encoding are `server.jobs`' (`_data_viz.py`).
-
-Layers (docs/adr/0022-data-viz-layers.md): up to 10, each
-`{"type": "fill"|"line"|"circle"|"heatmap"|"symbol", "paint"?, "filter"?, "label"?, ...}`
-where `paint` holds MapLibre paint properties of that layer type, `filter` a
-MapLibre filter expression, and `label` a feature property shown as text (symbol)
-or in the popup; `name`, `color`, `opacity`, `radius`, `width`, `minzoom` and
-`maxzoom` are shorthands the widget applies.
+The data is validated and summarised, never altered. Too large for the result, it reaches
+the view in pages of `tomtom-get-app-data`, from the same input (`_inputs.DataVizArgs`).
+Up to 10 layers of MapLibre types with `paint`, `filter`, `label` and shorthands the view
+applies (docs/tools.md, Data-viz and the app-only tools).
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ from tomtom_mcp_apps.server.tools._route_options import route_params
 ROUTES_AT_ONCE = 4
 """A map's routes are requested from TomTom at most this many at a time: ten at once would
 press a key's queries-per-second limit, and ten long bodies arriving together crowd the
-event loop (measured in docs/adr/0005-jobs-in-workers.md). Four keeps a ten-route map
+event loop. Four keeps a ten-route map
 to three rounds of upstream latency."""
 
 

@@ -1,10 +1,8 @@
 """`tomtom-ev-search` and `tomtom-ev-routing`: charging stations and EV trips.
 
-EV search asks EV Search for the parks around a position, then the EV Charging
-Stations Availability API for each park's live counts (a few at a time, at most
-`AVAILABILITY_LOOKUPS`: each is a billed request). EV routing asks Long Distance
-EV Routing for a route with charging stops; its vehicle model (`_ev_vehicle.py`) is
-checked field by field before any request, because TomTom bills a refused request too.
+EV search looks up each park's live availability, a few at a time and at most
+`AVAILABILITY_LOOKUPS` (each is billed); EV routing's vehicle (`_ev_vehicle.py`) is
+checked field by field before any request.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """`tomtom-poi-categories`: TomTom's POI category tree, filtered by a word.
 
-The model needs category ids for `categorySet` (POI, nearby, fuzzy, area search);
-the tree is large (hundreds of categories with synonyms), so the answer keeps the
-categories whose name or synonyms contain the word, with their children's ids.
-It has no view (docs/adr/0026-poi-categories-without-a-view.md): the list is for
-the model, not something to show on a map.
+The model needs category ids for `categorySet`, and the tree is large: the answer keeps
+the categories whose name or synonyms contain the word. It has no view: the list is for
+the model, not for a map.
 """
 
 from __future__ import annotations
@@ -77,7 +75,7 @@ async def poi_categories(
         answer["note"] = f"No category name or synonym contains {filter!r}; try another word."
     answer = dropped.report(answer)
     meta: dict[str, Any] = {MAX_RESULT_CHARS_KEY: MAX_RESULT_CHARS}
-    if caller.offline:  # flagged like every tool's answer (ADR 0060)
+    if caller.offline:  # flagged like every tool's answer
         answer["data_source"] = OFFLINE_NOTE
         meta[DATA_SOURCE_KEY] = "offline"
     said = orjson.dumps(answer).decode()

@@ -1,12 +1,7 @@
 """`tomtom-traffic`: traffic incidents in a bounding box.
 
-The model reads the worst `maxIncidents` as text; the widget gets every incident
-as app data (ADR 0048): a FeatureCollection of `kind: "incident"` features with
-TomTom's geometry (lines as e5 deltas, like every line) and compact properties
-(category and magnitude codes, delay, from/to, roads, times), plus the requested
-`area` and the `count`. It draws them over TomTom's live flow tiles when a key
-exists. The `bbox` is a list `[minLon, minLat, maxLon, maxLat]`, or the TomTom MCP
-server's `'minLon,minLat,maxLon,maxLat'` text, normalised by `_inputs.BBox`.
+The model reads the worst `maxIncidents` as text; the view gets every incident as app data,
+with the `area` and the `count`, over TomTom's live flow tiles when a key exists.
 """
 
 from __future__ import annotations

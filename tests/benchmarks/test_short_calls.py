@@ -42,8 +42,8 @@ def test_a_process_cpu_counts_what_its_descendants_spent() -> None:
 
 
 def test_the_floor_is_called_in_turn_with_the_geocodes_it_is_the_floor_of() -> None:
-    # Called back to back alone, the bare tool ran with its code still in the caches while
-    # each geocode ran after another server's: 2.3 against 3.5 ms on one machine.
+    # Called back to back alone, the bare tool would run with its code still in the caches
+    # while each geocode ran after another server's (docs/testing.md, Benchmarks).
     bare = short_calls.Server("bare SDK tool", {"tool": "http://bare/mcp"})
     ours, theirs = (
         short_calls.Server(

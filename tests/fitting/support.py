@@ -12,7 +12,21 @@ import orjson
 import shapely
 
 from tomtom_mcp_apps import fitting
-from tomtom_mcp_apps.fitting.geo import M_PER_DEG
+from tomtom_mcp_apps.fitting.geo import M_PER_DEG, destination
+from tomtom_mcp_apps.server.offline.roads import road_like_route
+
+LISBON = (-9.14, 38.72)
+
+
+def synthetic_route(points: int, *, seed: int = 0) -> np.ndarray:
+    """A seeded road-like route of exactly `points` vertices, from Lisbon to the north-east."""
+    distance_m = points * 80.0
+    while True:
+        lon, lat = destination(*LISBON, distance_m, np.deg2rad(50.0))
+        route = road_like_route([LISBON, (float(lon), float(lat))], seed=seed)
+        if len(route) >= points:
+            return route[:points]
+        distance_m *= 1.5
 
 
 def envelope(*features: dict[str, Any], tool: str = "tomtom-routing") -> dict[str, Any]:

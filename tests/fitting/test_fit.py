@@ -13,15 +13,15 @@ from hypothesis import strategies as st
 from tomtom_mcp_apps import fitting
 from tomtom_mcp_apps.fitting import _fit, _kernels, _parts
 from tomtom_mcp_apps.fitting.geo import M_PER_DEG
-from tomtom_mcp_apps.server.offline.roads import road_like_route, route_with_points
+from tomtom_mcp_apps.server.offline.roads import road_like_route
 
-from .support import as_sent, envelope, line_feature, metres, sent_features, step
+from .support import as_sent, envelope, line_feature, metres, sent_features, step, synthetic_route
 
 AMSTERDAM_BERLIN = [(4.90, 52.37), (6.57, 52.26), (10.0, 52.4), (13.40, 52.52)]
 
 
 def route_envelope(points: int, seed: int = 0) -> tuple[dict, np.ndarray]:
-    route = route_with_points(points, seed=seed)
+    route = synthetic_route(points, seed=seed)
     n = len(route)
     rng = np.random.default_rng(seed)
     marks = np.sort(rng.choice(np.arange(1, n - 1), size=12, replace=False)).tolist()
@@ -72,7 +72,7 @@ def test_small_data_goes_as_is_with_no_report_and_fitted_null() -> None:
 
 
 def test_data_larger_than_one_compression_chunk_still_goes_as_is_when_it_fits() -> None:
-    route = route_with_points(12_000, seed=3)
+    route = synthetic_route(12_000, seed=3)
     result = fitting.fit(envelope(line_feature(route)), 120_000)
     assert result.report is None
     sent = np.array(sent_features(result.app_data)[0]["geometry"]["coordinates"])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 from tomtom_mcp_apps.fitting.geo import (
     EARTH_RADIUS_M,
     M_PER_DEG,
+    M_PER_DEG_LON_EQUATOR,
     MERCATOR_MAX_LAT,
     WEB_MERCATOR_RADIUS_M,
     destination,
@@ -41,6 +43,11 @@ def test_the_two_radii_are_the_mean_earth_and_the_wgs84_semi_major_axis() -> Non
     assert EARTH_RADIUS_M == 6_371_008.8
     assert WEB_MERCATOR_RADIUS_M == 6_378_137.0
     assert round(M_PER_DEG, 2) == 111_195.08
+
+
+def test_the_views_draw_circles_with_the_servers_degree_length() -> None:
+    earth_js = Path(__file__).resolve().parents[2] / "widgets" / "core" / "earth.js"
+    assert f"M_PER_DEG_LON_EQUATOR = {M_PER_DEG_LON_EQUATOR:.0f};" in earth_js.read_text()
 
 
 def test_haversine_matches_the_published_nashville_to_los_angeles_distance() -> None:

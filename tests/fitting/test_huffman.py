@@ -5,8 +5,7 @@ stream: blocks of literals, each with a Huffman code of its own, one block per
 32 Ki literals. Ours must inflate to the same bytes as the reference's, with
 zlib-ng's inflater as well as zlib's, and take at most one byte a block more
 (two equally short codes may differ in how their lengths are sent), plus
-`STORED_SHARE` on bytes that do not compress (ADR 0018, addendum "The coder
-against zlib-ng").
+`STORED_SHARE` on bytes that do not compress.
 """
 
 from __future__ import annotations
@@ -27,7 +26,7 @@ MEM_LEVEL = 9  # zlib-ng ends a block of literals every 2 ** (memLevel + 6): our
 STORED_SHARE = 0.002
 """How much shorter zlib-ng may be on bytes that do not compress: it sends a block stored
 where its literals cost more than 8 bits, ours keeps a code of its own (header ~0.15% of a
-block of uniform random bytes; varint lines compress, ADR 0015)."""
+block of uniform random bytes; varint lines compress)."""
 
 
 def reference(raw: np.ndarray) -> bytes:

@@ -28,7 +28,7 @@ def ranked(lonlat: np.ndarray, anchors: tuple[int, ...] = ()) -> tuple[np.ndarra
 
 
 # GEOS measures a vertex's distance as |cross / len^2| * len (or the root of a squared end
-# distance), the kernel compares squared distances (ADRs 0010, 0014): they round differently, so
+# distance), the kernel compares squared distances: they round differently, so
 # where two vertices are equally far up to rounding (zigzags, collinear runs), or the farthest
 # is as far as the tolerance, each may decide otherwise. A micrometre is far above that
 # rounding (coordinates below 1e7 m, ulps of 2e-9 m) and far below any distance that matters
@@ -229,7 +229,7 @@ def test_a_ranking_stack_too_small_is_reported_so_it_can_be_retried_larger() -> 
 
 
 def test_a_long_line_ranks_exactly_as_geos_through_every_search_regime() -> None:
-    """Long enough for the blocked and the bound-pruned farthest searches (ADR 0014)."""
+    """Long enough for the blocked and the bound-pruned farthest searches."""
     rng = np.random.default_rng(11)
     xy, sig = ranked(walk(rng.integers(-300, 300, size=(11_999, 2))))
     levels = np.unique(sig[np.isfinite(sig)])

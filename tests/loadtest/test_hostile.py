@@ -1,4 +1,4 @@
-"""The hostile suite's quick mode: every attack of issue 21 against a real replica holds.
+"""The hostile suite's quick mode: every attack of the suite against a real replica holds.
 
 Asserted per attack: the expected answer (the attack refused, bounded or counted as it
 should be), the replica's RSS growth under `MAX_RSS_GROWTH_MB`, the replica still up.

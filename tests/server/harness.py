@@ -29,7 +29,7 @@ from tomtom_mcp_apps.server.config import OFFLINE_BASE_URL, Settings
 from tomtom_mcp_apps.server.jobs import APP_DATA_KEY
 from tomtom_mcp_apps.server.offline import build_upstream_app
 from tomtom_mcp_apps.server.runtime import Runtime, build_runtime
-from tomtom_mcp_apps.widgets import BATCH_URI, DATA_VIZ_URI, MAP_URI, TRAFFIC_URI
+from tomtom_mcp_apps.widgets import BATCH_URI, DATA_VIZ_URI, FLEET_URI, MAP_URI, TRAFFIC_URI
 
 MODEL_TOOLS = {  # what the tests expect, written out independently of server.tool_names
     "tomtom-geocode": MAP_URI,
@@ -49,9 +49,11 @@ MODEL_TOOLS = {  # what the tests expect, written out independently of server.to
     "tomtom-batch-geocode": BATCH_URI,
     "tomtom-snap-to-roads": BATCH_URI,
     "tomtom-job-result": BATCH_URI,
+    "tomtom-matrix": FLEET_URI,
+    "tomtom-plan-routes": FLEET_URI,
 }
 PLAIN_TOOLS = {"tomtom-poi-categories"}
-"""Model tools without a view (docs/adr/0026)."""
+"""Model tools without a view."""
 APP_TOOLS = {
     "tomtom-get-app-data",
     "tomtom-report-app-status",
@@ -221,11 +223,11 @@ KIND_GEOMETRIES = {
     "charging_stop": {"Point"},
 }
 ROUTE_PROPERTIES = {"route_index", "summary", "legs", "sections"}
-"""Plus `guidance` and `progress` together, except on dynamic maps (ADR 0001)."""
+"""Plus `guidance` and `progress` together, except on dynamic maps."""
 
 
-def assert_adr_0001(data: dict[str, Any]) -> None:
-    """`data` is the FeatureCollection of docs/adr/0001: known kinds on their geometries,
+def assert_map_data_shape(data: dict[str, Any]) -> None:
+    """`data` is the FeatureCollection of docs/result.md: known kinds on their geometries,
     lines and rings as e5 integer deltas, points as 5-decimal coordinates."""
     assert data["type"] == "FeatureCollection"
     assert set(data) <= {"type", "features", "bbox", "title", "summary"}

@@ -266,7 +266,7 @@ def _as_variable(default: object) -> str | None:
     return str(default)
 
 
-# --- sign-in and budgets (issue 20) ----------------------------------------------------------
+# --- sign-in and budgets ---------------------------------------------------------------------
 
 
 def test_sign_in_is_off_by_default_and_on_with_an_issuer() -> None:

@@ -16,11 +16,16 @@ from tomtom_mcp_apps.widgets import _document
 WIDGETS = ROOT / "widgets"
 
 
-def test_there_are_four_views_with_the_uris_the_tools_link_to() -> None:
+def test_there_are_five_views_with_the_uris_the_tools_link_to() -> None:
     views = widgets.views()
-    uris = [widgets.MAP_URI, widgets.DATA_VIZ_URI, widgets.TRAFFIC_URI, widgets.BATCH_URI]
-    assert [v.uri for v in views] == uris
-    assert len({v.name for v in views}) == 4
+    assert [v.uri for v in views] == [
+        widgets.MAP_URI,
+        widgets.DATA_VIZ_URI,
+        widgets.TRAFFIC_URI,
+        widgets.FLEET_URI,
+        widgets.BATCH_URI,
+    ]
+    assert len({v.name for v in views}) == 5
     assert all(v.title and v.description for v in views)
 
 
@@ -38,7 +43,7 @@ def test_a_view_loads_nothing_from_outside_its_document(view: widgets.View) -> N
 def test_the_csp_names_exactly_the_tiles_origin_given_or_nothing() -> None:
     for view in widgets.views(tiles_origin="https://tiles.example.test"):
         assert view.connect_domains == ("https://tiles.example.test",)
-        assert view.resource_domains == ("https://tiles.example.test",)
+        assert view.resource_domains == (), "views fetch their tiles; they load nothing by URL"
     assert all(v.connect_domains == v.resource_domains == () for v in widgets.views())
 
 

@@ -33,7 +33,16 @@ from playwright.sync_api import (
 
 from loadtest.geojson_site import serve_geojson
 from loadtest.topology import Service, free_port, serving
-from tests.browser import CHROMIUM, CHROMIUM_ARGS
+from tests.browser import (
+    ARTIFACTS,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    INK,
+    SETTLED,
+    WAIT_MS,
+    app_status_events,
+    poll,
+)
 from tests.processes import ROOT, TILE_SECRET, running
 from tests.standin import forget, recorded
 from tomtom_mcp_apps import fitting
@@ -42,33 +51,7 @@ from tomtom_mcp_apps.server.tomtom._errors import key_forms
 
 pytestmark = pytest.mark.browser
 
-ARTIFACTS = ROOT / "test-artifacts"
-WAIT_MS = 45_000
 AMSTERDAM = [4.8897, 52.374]
-SETTLED = """() => {
-  const d = document.body && document.body.dataset;
-  return d && d.status !== "loading" && (d.reported || d.status === "error")
-    && (d.status === "error" || d.reason === "empty" || d.idle === "1");
-}"""
-# Pixels that are none of the offline basemap's colours (water, land, borders, labels), light
-# and dark: what the data put on the canvas.
-INK = """() => {
-  const c = document.querySelector("#map canvas");
-  const g = document.createElement("canvas");
-  g.width = c.width; g.height = c.height;
-  const x = g.getContext("2d");
-  x.drawImage(c, 0, 0);
-  const d = x.getImageData(0, 0, g.width, g.height).data;
-  const plain = [[169, 200, 220], [242, 239, 233], [140, 127, 168], [51, 58, 68], [143, 176, 198],
-    [15, 26, 38], [43, 48, 54], [139, 143, 184], [213, 219, 226], [27, 31, 36], [31, 58, 82]];
-  let ink = 0;
-  for (let i = 0; i < d.length; i += 16) {
-    const off = ([r, gg, b]) =>
-      Math.abs(d[i] - r) + Math.abs(d[i + 1] - gg) + Math.abs(d[i + 2] - b) > 40;
-    if (plain.every(off)) ink++;
-  }
-  return ink / (d.length / 16);
-}"""
 
 
 @pytest.fixture(scope="module")
@@ -183,7 +166,7 @@ def open_view(
     host = page.evaluate("({status: previewHost.status, error: previewHost.error})")
     assert host["status"] == "done", host
     frame = view_frame(page)
-    frame.wait_for_function(SETTLED)
+    poll(frame, f"({SETTLED})()")
     return frame, frame.evaluate("({...document.body.dataset})")
 
 
@@ -193,7 +176,7 @@ def view_frame(page: Page) -> Frame:
     assert proxy is not None
     inner = proxy.wait_for_selector("iframe").content_frame()
     assert inner is not None
-    inner.wait_for_function("document.body && document.body.dataset.view")
+    poll(inner, "Boolean(document.body && document.body.dataset.view)")
     return inner
 
 
@@ -223,12 +206,6 @@ def shoot(page: Page, name: str) -> None:
     page.locator("#stage").screenshot(path=str(ARTIFACTS / f"view-{name}.png"))
 
 
-def app_status_events(server: Service, tool: str) -> list[dict]:
-    return [
-        e for e in server.log_events() if e.get("event") == "app_status" and e.get("tool") == tool
-    ]
-
-
 def test_routing_draws_the_route_its_sections_and_waypoints(
     page: Page, preview_server: Service
 ) -> None:
@@ -236,6 +213,7 @@ def test_routing_draws_the_route_its_sections_and_waypoints(
     frame, drawn = open_view(page, preview_server.url, "tomtom-routing", args)
     assert drawn["status"] == "ok", drawn
     assert drawn["view"] == "map"
+    assert drawn["engine"] == "maplibre", "where the host allows its worker, MapLibre draws"
     assert int(drawn["routePoints"]) > 1000
     assert int(drawn["sections"]) > 0
     assert int(drawn["points"]) == 3  # the three waypoints
@@ -333,7 +311,7 @@ def tight_preview_server() -> Iterator[Service]:
 def test_a_long_route_fitted_onto_a_coarse_grid_is_drawn_whole_with_a_note(
     page: Page, tight_preview_server: Service
 ) -> None:
-    # Lisbon to Warsaw in 50,000 characters: varint lines on a grid of q e5 steps (ADR 0016).
+    # Lisbon to Warsaw in 50,000 characters: varint lines on a grid of q e5 steps.
     args = {"locations": [[-9.14, 38.72], [21.01, 52.23]]}
     frame, drawn = open_view(page, tight_preview_server.url, "tomtom-routing", args)
     assert drawn["status"] == "ok" and drawn["reason"] == "drawn", drawn
@@ -508,17 +486,22 @@ def test_a_data_viz_layer_maplibre_refuses_is_noted_while_the_rest_draws(
     assert frame.evaluate(INK) > 0.0005
 
 
+@pytest.mark.parametrize("profile", ["preview", "strict-csp"])
 def test_with_a_key_tiles_come_from_the_tile_route_and_the_page_holds_no_key(
-    page: Page, keyed_preview_server: Service, upstream: Service
+    page: Page, keyed_preview_server: Service, upstream: Service, profile: str
 ) -> None:
     requested: list[str] = []
     page.on("request", lambda r: requested.append(r.url))
     args = {"locations": [AMSTERDAM, [5.1214, 52.0907]]}
     with page.expect_response(lambda r: "/tiles/basemap/" in r.url) as first_tile:
-        frame, drawn = open_view(page, keyed_preview_server.url, "tomtom-routing", args)
+        frame, drawn = open_view(
+            page, keyed_preview_server.url, "tomtom-routing", args, profile=profile
+        )
     assert first_tile.value.status == 200
     assert first_tile.value.headers["content-type"] == "image/png"
     assert drawn["status"] == "ok", drawn
+    # Under the specification's default policy the simple map fetches the same tiles.
+    assert drawn["engine"] == ("canvas" if profile == "strict-csp" else "maplibre"), drawn
     assert drawn["tiles"] == "requested"
     tiles = [u for u in requested if u.startswith(f"{keyed_preview_server.url}/tiles/basemap/")]
     assert tiles, f"no basemap tile requested from the tile route: {requested[-5:]}"
@@ -529,7 +512,7 @@ def test_with_a_key_tiles_come_from_the_tile_route_and_the_page_holds_no_key(
     }
     assert "dataSource" not in drawn, "TomTom's answer is not flagged offline"
     assert holds_no_key(page, frame, requested) == []
-    shoot(page, "routing-tiles")
+    shoot(page, f"routing-tiles-{profile}")
 
 
 def test_tiles_refused_by_the_route_leave_the_data_drawn_and_are_reported(
@@ -640,7 +623,7 @@ def downloads(site: str, path: str) -> int:
 def test_a_large_dataset_is_drawn_whole_from_pages_fetched_a_few_at_a_time(
     page: Page, data_url_preview_server: Service, geojson_site: str
 ) -> None:
-    # The issue's file: 3,700 GPS-like traces of 250 vertices, 20 MB of GeoJSON.
+    # The reference file: 3,700 GPS-like traces of 250 vertices, 20 MB of GeoJSON.
     path = "/lines/3700x250.geojson"
     before = downloads(geojson_site, path)
     args = {"data_url": f"{geojson_site}{path}", "title": "Traces"}
@@ -1005,6 +988,7 @@ PROFILE_VIEWS = [
     ("routing", "tomtom-routing", {"locations": [AMSTERDAM, [5.1214, 52.0907]]}),
     ("traffic", "tomtom-traffic", {"bbox": [4.82, 52.33, 4.96, 52.41]}),
     ("data-viz", "tomtom-data-viz", {"geojson": CANAL_WALK}),
+    ("fleet", "tomtom-matrix", {"origins": [AMSTERDAM, [5.1214, 52.0907], [4.4777, 51.9244]]}),
     (
         "batch",
         "tomtom-batch-geocode",
@@ -1045,6 +1029,142 @@ def test_in_a_host_that_drops_meta_tomtom_views_say_why_and_data_viz_fetches_its
         )
         frame.wait_for_function("document.body.dataset.reported === 'error'")
     shoot(page, f"profile-drop-meta-{name}")
+
+
+# --- the strictest policy a host may send: the specification's default, no worker source -------
+
+
+@pytest.mark.parametrize(("width", "height"), [(320, 450), (800, 450)], ids=lambda v: str(v))
+@pytest.mark.parametrize(("name", "tool", "args"), PROFILE_VIEWS, ids=[v[0] for v in PROFILE_VIEWS])
+def test_under_the_specifications_default_policy_every_view_draws_without_a_worker_and_says_why(
+    wide_page: Page,
+    preview_server: Service,
+    name: str,
+    tool: str,
+    args: dict,
+    width: int,
+    height: int,
+) -> None:
+    page = wide_page
+    query = {"profile": "strict-csp", "width": str(width), "height": str(height)}
+    frame, drawn = open_view(page, preview_server.url, tool, args, **query)
+    assert (drawn["status"], drawn["reason"], drawn["engine"]) == ("ok", "fallback", "canvas"), (
+        drawn
+    )
+    assert frame.evaluate("[innerWidth, innerHeight]") == [width, height]
+    assert frame.evaluate(INK) > 0.0005, "the data is on the canvas"
+    assert share(frame, (242, 239, 233)) > 0.2, "over the Natural Earth land"
+    assert covered(frame, data_positions(page, tool, args)) == [], "and clear of every panel"
+    assert "Simple map: the full map engine cannot run here." in frame.inner_text("#frame")
+    assert int(drawn["items"]) > 0, "the list is as usual"
+    frame.wait_for_function("document.body.dataset.reported === 'ok'", polling=100)
+    (event,) = [e for e in app_status_events(preview_server, tool) if e["reason"] == "fallback"][
+        -1:
+    ]
+    assert "map engine blocked by the host's CSP: worker-src" in event["detail"], event
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.locator("#stage").screenshot(
+        path=str(ARTIFACTS / f"view-strict-csp-{name}-{width}x{height}.png")
+    )
+
+
+def test_under_the_strict_policy_the_simple_map_pans_zooms_and_selects_as_maplibre_does(
+    page: Page, preview_server: Service
+) -> None:
+    frame, drawn = open_view(
+        page, preview_server.url, "tomtom-fuzzy-search", SEARCH_ARGS, profile="strict-csp"
+    )
+    assert (drawn["status"], drawn["engine"]) == ("ok", "canvas"), drawn
+    origin = frame.evaluate(MAP_ORIGIN)
+    frame_box = page.locator("iframe#view").bounding_box()
+    assert frame_box is not None
+    x, y = on_screen(frame, data_positions(page, "tomtom-fuzzy-search", SEARCH_ARGS)[1])
+    page.mouse.click(frame_box["x"] + origin[0] + x, frame_box["y"] + origin[1] + y)
+    poll(frame, "document.body.dataset.selected === 'place-1'")
+    poll(frame, "document.body.dataset.popup === 'place-1'")
+    assert frame.locator(".maplibregl-popup").is_visible()
+    poll(frame, "!document.body.dataset.moving")  # the map flew to the selection
+    before = json.loads(frame.evaluate("document.body.dataset.camera"))
+    frame.locator(".maplibregl-ctrl-zoom-out").click()
+    poll(frame, f"JSON.parse(document.body.dataset.camera).zoom < {before['zoom'] - 0.9}")
+    page.mouse.move(frame_box["x"] + origin[0] + 60, frame_box["y"] + origin[1] + 200)
+    page.mouse.down()
+    page.mouse.move(frame_box["x"] + origin[0] + 160, frame_box["y"] + origin[1] + 200, steps=5)
+    page.mouse.up()
+    poll(frame, f"JSON.parse(document.body.dataset.camera).center[0] < {before['center'][0]}")
+
+
+@pytest.fixture(scope="module")
+def browser_without_webgl(playwright: Playwright) -> Iterator[Browser]:
+    b = playwright.chromium.launch(
+        executable_path=CHROMIUM, args=[*CHROMIUM_ARGS, "--disable-3d-apis"]
+    )
+    try:
+        yield b
+    finally:
+        b.close()
+
+
+def test_without_webgl_the_view_draws_on_the_simple_map_and_reports_why(
+    browser_without_webgl: Browser, preview_server: Service
+) -> None:
+    context = browser_without_webgl.new_context(viewport={"width": 1100, "height": 760})
+    page = context.new_page()
+    try:
+        frame, drawn = open_view(page, preview_server.url, "tomtom-routing", ROUTE_ARGS)
+        assert (drawn["status"], drawn["reason"], drawn["engine"]) == ("ok", "fallback", "canvas")
+        assert frame.evaluate(INK) > 0.002
+        events = app_status_events(preview_server, "tomtom-routing")
+        assert "map engine cannot start" in events[-1]["detail"] and "WebGL" in events[-1]["detail"]
+    finally:
+        context.close()
+
+
+# --- a single place shown with context, its city's label clear of its marker ------------------
+
+CITY_LABEL = (51, 58, 68)  # the light basemap's label colour (basemap/themes.js)
+LABEL_PIXELS = """([x0, y0, x1, y1, rgb]) => {
+  const c = document.querySelector("#map canvas");
+  const g = document.createElement("canvas");
+  g.width = c.width; g.height = c.height;
+  const x = g.getContext("2d");
+  x.drawImage(c, 0, 0);
+  const k = c.width / c.clientWidth;
+  const [l, t, w, h] = [x0, y0, x1 - x0, y1 - y0].map((v) => Math.round(v * k));
+  const d = x.getImageData(l, t, w, h).data;
+  let n = 0;
+  for (let i = 0; i < d.length; i += 4) {
+    const off = Math.abs(d[i] - rgb[0]) + Math.abs(d[i + 1] - rgb[1]) + Math.abs(d[i + 2] - rgb[2]);
+    if (off < 60) n++;
+  }
+  return n;
+}"""
+
+
+@pytest.mark.parametrize("profile", ["preview", "strict-csp"])
+def test_a_single_geocoded_place_is_shown_amid_its_region_its_citys_label_clear_of_the_marker(
+    page: Page, preview_server: Service, profile: str
+) -> None:
+    frame, drawn = open_view(
+        page, preview_server.url, "tomtom-geocode", {"query": "Amsterdam"}, profile=profile
+    )
+    assert drawn["status"] == "ok" and drawn["points"] == "1", drawn
+    zoom = json.loads(drawn["camera"])["zoom"]
+    assert 5 <= zoom <= 10, f"the offline basemap has no detail at zoom {zoom}: show the region"
+    width, height = frame.evaluate(MAP_SIZE)
+    x, y = on_screen(frame, (4.27, 52.08))  # The Hague, the basemap's nearest other city
+    assert 0 <= x <= width and 0 <= y <= height, "the nearest city is in sight"
+    px, py = frame.evaluate(
+        """() => { const m = document.getElementById("map").getBoundingClientRect();
+      const r = document.querySelector(".tt-num").getBoundingClientRect();
+      return [r.left - m.left + r.width / 2, r.top - m.top + r.height / 2]; }"""
+    )
+    # The marker covers its point and 12 px around it; the city's label goes below that, not
+    # half under it, and it is drawn (Amsterdam's dot is within a few px of the result).
+    under = frame.evaluate(LABEL_PIXELS, [px - 40, py + 6, px + 40, py + 15, list(CITY_LABEL)])
+    below = frame.evaluate(LABEL_PIXELS, [px - 40, py + 15, px + 40, py + 40, list(CITY_LABEL)])
+    assert under == 0 and below > 20, (under, below)
+    shoot(page, f"geocode-single-{profile}")
 
 
 MCP_UI_HOST = ROOT / "tests" / "widgets" / "mcp_ui_host"
@@ -1340,6 +1460,61 @@ def test_every_control_on_the_map_surface_sets_touch_action(
     )
     assert len(actions) > 8, actions
     assert [a for a in actions if a[1] == "auto"] == []
+
+
+FLEET_PLACES = [[4.8897, 52.3740], [5.1214, 52.0907], [4.4777, 51.9244], [4.6462, 52.3874]]
+
+
+def test_a_matrix_lists_origins_nearest_first_and_selecting_one_draws_its_links(
+    page: Page, preview_server: Service
+) -> None:
+    frame, drawn = open_view(page, preview_server.url, "tomtom-matrix", {"origins": FLEET_PLACES})
+    assert drawn["status"] == "ok", drawn
+    assert drawn["view"] == "fleet"
+    assert int(drawn["places"]) == 4
+    assert "Travel times" in frame.inner_text("#title")
+    options = frame.locator("#list [role=option]")
+    assert options.count() == 4
+    structured = page.evaluate("previewHost.result.structuredContent")
+    assert len(structured["travelTimes"]) == 4 and structured["billedCells"] == 16
+    first = options.first.locator(".tt-name").inner_text()
+    frame.locator("#fleet-sort").click()  # listed by number, then nearest first again
+    assert options.first.locator(".tt-name").inner_text() == "Origin 1"
+    frame.locator("#fleet-sort").click()
+    assert options.first.locator(".tt-name").inner_text() == first
+    before = frame.evaluate(INK)
+    options.first.click()
+    frame.wait_for_function("document.body.dataset.selected.startsWith('origin-')")
+    frame.wait_for_function(f"({INK})() > {before}")  # the origin's fastest links
+    shoot(page, "fleet-matrix")
+
+
+def test_a_plan_draws_each_vehicles_route_and_lists_its_stops_with_arrivals(
+    page: Page, preview_server: Service
+) -> None:
+    window = {"start": "2026-06-24T09:00:00+02:00", "end": "2026-06-24T17:00:00+02:00"}
+    args = {
+        "stops": [
+            {"position": p, "serviceMinutes": 10, "timeWindow": window} for p in FLEET_PLACES[1:]
+        ],
+        "vehicleCount": 2,
+        "depot": FLEET_PLACES[0],
+        "timeLimitSeconds": 1,
+    }
+    frame, drawn = open_view(page, preview_server.url, "tomtom-plan-routes", args)
+    assert drawn["status"] == "ok", drawn
+    assert drawn["view"] == "fleet"
+    assert "Route plan" in frame.inner_text("#title")
+    plan = page.evaluate("previewHost.result.structuredContent")
+    served = sorted(s for r in plan["routes"] for s in r["stops"])
+    assert served == [0, 1, 2]
+    assert frame.locator("#list [role=option]").count() == 3
+    assert frame.evaluate(INK) > 0.002, "the routes are drawn"
+    frame.locator("#list [role=option]").first.click()
+    popup = frame.locator(".maplibregl-popup-content")
+    popup.wait_for()
+    assert "Arrival" in popup.inner_text() and "Window" in popup.inner_text()
+    shoot(page, "fleet-plan")
 
 
 MIXED_ADDRESSES = ["Damrak 1, Amsterdam", "??", "Springfield", "Hoofdstraat 12", "", "Lisbon"]

@@ -1,11 +1,11 @@
 /**
- * The offline basemap every view draws under its data (ADR 0046): Natural
+ * The offline basemap every view draws under its data: Natural
  * Earth land, country borders and the names of major cities, in a light and a
  * dark theme. It is the whole map when there is no TomTom key, and stays
  * underneath TomTom's raster tiles so that a tile that fails shows it instead
  * of a hole. Labels use MapLibre's local glyph rendering (no glyph server).
  * The land and borders come packed (`basemap:data`, written by the build from
- * parts.mjs; ADR 0098).
+ * parts.mjs).
  */
 import packed from "basemap:data";
 import cities from "./cities.json";
@@ -66,8 +66,8 @@ export function basemapStyle(theme) {
           "text-field": ["get", "name"],
           "text-font": ["sans-serif"],
           "text-size": ["interpolate", ["linear"], ["zoom"], 2, 10, 8, 13],
-          "text-anchor": "top",
-          "text-offset": [0, 0.4],
+          // Under its dot, or beside a marker on its city (the views' obstacle layer, core/map.js).
+          "text-variable-anchor-offset": ["top", [0, 0.4], "top", [0, 1.4], "bottom", [0, -1.4], "left", [1.4, 0], "right", [-1.4, 0]],
           "text-max-width": 8,
           "symbol-sort-key": ["get", "rank"],
         },
@@ -75,6 +75,14 @@ export function basemapStyle(theme) {
       },
     ],
   };
+}
+
+/** The basemap's city nearest [lon, lat] that is more than `beyondKm` away from it, as [lon, lat, name]; null if none. */
+export function nearestCity([lon, lat], beyondKm = 0) {
+  const km = ([x, y]) => Math.hypot((x - lon) * Math.cos((lat * Math.PI) / 180), y - lat) * 111.2;
+  let best = null;
+  for (const city of cities) if (km(city) > beyondKm && (!best || km(city) < km(best))) best = city;
+  return best;
 }
 
 /** Restyle the basemap layers of `map` for `theme` (the data layers restyle themselves). */

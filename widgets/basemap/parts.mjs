@@ -1,6 +1,6 @@
 /**
  * Build time only: the offline basemap's land and borders as integer grid
- * deltas, the one form both of its users are written from (ADR 0098): the
+ * deltas, the one form both of its users are written from: the
  * views' packed basemap (`packParts`, decoded by unpack.js) and the server's
  * map images (image.mjs writes the same parts as JSON for Python).
  *

@@ -1,6 +1,6 @@
 /**
  * Build time only: Natural Earth 1:50m countries (world-atlas, pinned) made
- * small enough to inline in every view (ADR 0098). Vertices whose triangle is
+ * small enough to inline in every view. Vertices whose triangle is
  * under MIN_AREA square degrees go: a few kilometres of detail, what an inline
  * view shows at the zooms of a region or a route (the basemap is the offline
  * fallback; TomTom tiles are for streets). An island of at least ISLAND_AREA
@@ -13,7 +13,7 @@ import { createRequire } from "node:module";
 import { quantize } from "topojson-client";
 import { filter, filterWeight, presimplify, simplify } from "topojson-simplify";
 
-const MIN_AREA = 0.05;
+const MIN_AREA = 0.06;
 const ISLAND_AREA = 0.02;
 const QUANTIZE = 1e4;
 const require = createRequire(import.meta.url);

@@ -1,5 +1,5 @@
 /**
- * The views' offline basemap, unpacked (ADR 0098): the land polygons and border
+ * The views' offline basemap, unpacked: the land polygons and border
  * lines that parts.mjs packed at build time (zigzag varints in base64, on the
  * topology's integer grid), as GeoJSON for MapLibre. A ring or line that crosses
  * the antimeridian steps from 180 to -180 degrees on the grid; it is unwrapped

@@ -1,5 +1,5 @@
 /**
- * The size budget of a view document (ADR 0098): what a host downloads before
+ * The size budget of a view document (docs/views.md): what a host downloads before
  * the view shows anything, as sent and as gzip sends it. TomTom's own views are
  * 1.56 to 1.71 MB (420 KB gzipped); ours stay within the smaller of each.
  */

@@ -1,5 +1,5 @@
 /**
- * The esbuild plugins that keep each view document small (ADR 0098): only the
+ * The esbuild plugins that keep each view document small: only the
  * parts of the libraries a view runs end up in it. Each plugin's rewrite is a
  * pure function exported beside it, so the unit tests check it on text.
  *
@@ -10,10 +10,13 @@
  *   uses only ext-apps' `Protocol`; their files have no top-level effects.
  * - `zodNamespaceImports`: ext-apps imports zod as `import { z } from "zod/v4"`,
  *   an object esbuild cannot see into, so all of zod (JSON Schema conversion,
- *   the compiler) came along; `import * as z` is the same namespace, and esbuild
+ *   the compiler) would come along; `import * as z` is the same namespace, and esbuild
  *   keeps only the members used.
  * - `maplibreCss`: MapLibre's stylesheet without the rules of controls the views
  *   never add (their icons are most of its bytes).
+ * - `zodWithoutJsonSchema`: every zod schema carries its JSON Schema conversion,
+ *   which only a side that publishes tool schemas calls; a view registers no
+ *   tool, so those two modules become stubs that say so if called.
  */
 import { readFile } from "node:fs/promises";
 
@@ -135,5 +138,31 @@ export const maplibreCss = {
       contents: withoutUnusedControls(await readFile(args.path, "utf8")),
       loader: "css",
     }));
+  },
+};
+
+/** zod's JSON Schema modules (the conversion and its per-type processors). */
+const JSON_SCHEMA = /zod[\\/]v4[\\/]core[\\/](to-json-schema|json-schema-processors)\.js$/;
+
+/**
+ * A stand-in for a module of `source`: the same exports, each refusing to convert. The
+ * factories (`create...`) still hand out a function, since zod calls them as it builds
+ * a schema's `~standard`; `aggregateChecks` (read by schema getters) finds nothing.
+ */
+export function jsonSchemaStub(source) {
+  const names = [...source.matchAll(/^export (?:const|function|class) ([\w$]+)/gm)].map((m) => m[1]);
+  const aliases = [...source.matchAll(/^export \{([^}]*)\}/gm)].map((m) => `export {${m[1]}};`);
+  const value = (name) => (name.startsWith("create") ? "() => unavailable" : name === "aggregateChecks" ? "() => ({})" : name === "allProcessors" ? "{}" : "unavailable");
+  return [
+    'const unavailable = () => { throw new Error("JSON Schema conversion is not part of a view (bundle/plugins.mjs)"); };',
+    ...names.map((name) => `export const ${name} = ${value(name)};`),
+    ...aliases,
+  ].join("\n");
+}
+
+export const zodWithoutJsonSchema = {
+  name: "zod-without-json-schema",
+  setup(build) {
+    build.onLoad({ filter: JSON_SCHEMA }, async (args) => ({ contents: jsonSchemaStub(await readFile(args.path, "utf8")), loader: "js" }));
   },
 };

@@ -1,6 +1,6 @@
 import test from "node:test";
 import assert from "node:assert/strict";
-import { namespaceZod, withoutUnusedControls } from "./plugins.mjs";
+import { jsonSchemaStub, namespaceZod, withoutUnusedControls } from "./plugins.mjs";
 
 test("ext-apps' named import of zod's namespace becomes a namespace import of the same members", () => {
   assert.equal(namespaceZod('import{z as Q}from"zod/v4";Q.object({})'), 'import * as Q from "zod/v4";Q.object({})');
@@ -28,4 +28,24 @@ test("the rules of controls the views never add go, with at-rules left empty", (
 
 test("CSS whose braces do not balance is refused rather than cut wrongly", () => {
   assert.throws(() => withoutUnusedControls(".a{color:red"), /unbalanced/);
+});
+
+test("zod's JSON Schema modules become stubs with the same exports, which refuse to convert", async () => {
+  const source = [
+    "export function toJSONSchema(input, params) {}",
+    "export const stringProcessor = (schema, ctx) => {};",
+    "export function aggregateChecks(schema) {}",
+    "export const allProcessors = { string: stringProcessor };",
+    "export const createStandardJSONSchemaMethod = (schema, io) => (params) => {};",
+    "export { processSchema as process };",
+    "function processSchema() {}",
+  ].join("\n");
+  const stub = jsonSchemaStub(source);
+  const url = `data:text/javascript,${encodeURIComponent(stub.replace("export { processSchema as process };", "export const process = 1;"))}`;
+  const m = await import(url);
+  assert.deepEqual(Object.keys(m).sort(), ["aggregateChecks", "allProcessors", "createStandardJSONSchemaMethod", "process", "stringProcessor", "toJSONSchema"]);
+  assert.throws(() => m.toJSONSchema({}), /JSON Schema conversion is not part of a view/);
+  assert.equal(typeof m.createStandardJSONSchemaMethod({}, "input"), "function", "zod builds ~standard with it: it hands out a function");
+  assert.deepEqual(m.aggregateChecks({}), {});
+  assert.match(stub, /^export \{ processSchema as process \};$/m, "aliases are kept");
 });

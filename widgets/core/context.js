@@ -1,5 +1,5 @@
 /**
- * What the view tells the model through `updateModelContext` (ADR 0044): a
+ * What the view tells the model through `updateModelContext`: a
  * short text with a YAML front matter, so the model's next turn knows what the
  * user picked on the map, or that the view is degraded and why. Values are
  * JSON-quoted, which YAML reads as double-quoted scalars, so a place name can

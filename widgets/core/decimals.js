@@ -1,6 +1,6 @@
 "use strict";
 /**
- * The caller's coordinates in a data-viz page (envelope v3, docs/adr/0088).
+ * The caller's coordinates in a data-viz page (envelope v3, docs/result.md).
  *
  * A geometry that names `"dv": [d, dims]` instead of `"coordinates"` reads
  * them from the page's section, geometry after geometry: first the counts

@@ -1,11 +1,11 @@
 "use strict";
 /**
- * e5 deltas back to GeoJSON (docs/architecture.md, "The tool result").
+ * e5 deltas back to GeoJSON (docs/result.md, Versions).
  *
  * Lines and rings travel in units of 1e-5 degrees (times the geometry's
  * `q`, default 1), the first pair absolute, the rest differences: in
  * envelope v1 as flat integer arrays, in v2 as zigzag varint bytes
- * (a Uint8Array view, docs/adr/0015). Sums stay integers, so decoding is
+ * (a Uint8Array view). Sums stay integers, so decoding is
  * exact; only the final division makes floats.
  */
 const e5 = (() => {

@@ -3,11 +3,11 @@
  * App data from a tool result: base64 -> gunzip -> JSON envelope, and the
  * reason, in words a person can act on, whenever there is none to draw.
  *
- * Envelope v2 (docs/adr/0015): the JSON may be followed by a NUL byte and a
+ * Envelope v2 (docs/result.md): the JSON may be followed by a NUL byte and a
  * binary line section; each geometry's `"e5v"` names its parts' byte ranges
  * there, and they become `"e5"` byte views that e5.js decodes (zigzag
  * varints). v1 (`"e5"` integer arrays in the JSON alone) is still read.
- * v3, a data-viz page (docs/adr/0088): the section holds the caller's
+ * v3, a data-viz page (docs/result.md): the section holds the caller's
  * coordinates as exact decimals, which decimals.js gives back to every
  * geometry naming `"dv"`.
  */
@@ -145,7 +145,7 @@ const envelope = (() => {
       throw new ViewError("ui_disabled", "No map was requested for this answer (show_ui is false).");
     }
     if (typeof meta[OMITTED] === "string") {
-      // ADR 0003: "<reason>: <detail>", reason too_large or invalid.
+      // "<reason>: <detail>" (docs/result.md), reason too_large or invalid.
       const [reason, ...rest] = meta[OMITTED].split(":");
       const detail = rest.join(":").trim();
       if (reason.trim() === "too_large") {

@@ -4,7 +4,7 @@
  * error a view shows when the host did not pass the tool result's `_meta`
  * (the map data) to it. Two hosts are known to: Claude Desktop (ext-apps#696)
  * and ChatGPT on the web (openai-apps-sdk-examples#231); both deliver it on
- * their other surface (ADR 0062).
+ * their other surface (docs/views.md).
  */
 const PLATFORMS = ["web", "desktop", "mobile"];
 

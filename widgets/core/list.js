@@ -1,5 +1,5 @@
 /**
- * The list beside the map (ADR 0047): an ARIA listbox of grouped options that
+ * The list beside the map: an ARIA listbox of grouped options that
  * a keyboard reaches with Tab and walks with the arrow keys, Home and End;
  * Enter or Space (or a click) selects. Focus stays on the listbox and
  * `aria-activedescendant` names the active option, as the ARIA practices ask.

@@ -1,5 +1,6 @@
 /**
- * MapLibre for the views: the offline basemap (always), TomTom raster tiles
+ * MapLibre for the views (or the worker-free renderer where it cannot start:
+ * canvasmap.js): the offline basemap (always), TomTom raster tiles
  * above it when the server serves them (its own tile route, with a
  * short-lived token renewed before it expires), and the tool features styled by
  * `properties.kind` in a `Scene` that can be cleared and drawn again (partial
@@ -7,7 +8,9 @@
  * of its list item, so a click on the map selects the same thing the list does.
  */
 import maplibregl from "maplibre-gl";
-import { basemapStyle, setBasemapTheme } from "../basemap/basemap.js";
+import { basemapStyle, nearestCity, setBasemapTheme } from "../basemap/basemap.js";
+import { createCanvasMap } from "./canvasmap.js";
+import { evaluate } from "./expr.js";
 import * as style from "./style.js";
 import { escapeHtml } from "./html.js";
 
@@ -16,21 +19,62 @@ const DASH_LAYERS = Object.entries(style.DASHES);
 
 /** Renew the tile token at this share of its lifetime (tiles keep loading across it). */
 const RENEW_AT = 0.8;
+/** How long MapLibre may take to load before the worker-free renderer draws instead. */
+export const ENGINE_WAIT_MS = 20000;
+/** How long requested tiles may take to show one before the view says they failed (while on screen). */
+export const TILE_WAIT_MS = 20000;
 
-/** A map on `el` over the basemap in `theme`, resolved once its style has loaded. */
-export function createMap(el, theme) {
-  const map = new maplibregl.Map({
-    container: el,
-    style: basemapStyle(theme),
-    center: [0, 20],
-    zoom: 1,
-    attributionControl: false,
-    canvasContextAttributes: { preserveDrawingBuffer: true, antialias: true },
-    fadeDuration: 0,
+/**
+ * A map on `el` over the basemap in `theme`, resolved once its style has loaded:
+ * MapLibre, or where it cannot start (the host's CSP refuses its worker, no WebGL,
+ * an error before it loads, no load within ENGINE_WAIT_MS) the worker-free
+ * renderer, whose `fallback` says why. `gl`: MapLibre (a stand-in in unit tests).
+ */
+export function createMap(el, theme, gl = maplibregl) {
+  return new Promise((resolve) => {
+    let map = null;
+    let done = false;
+    const finish = (why) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      document.removeEventListener("securitypolicyviolation", refused);
+      if (!why) return resolve(map);
+      try {
+        map?.remove();
+      } catch {
+        // A map that never started may not tear down cleanly; its container is emptied below.
+      }
+      el.replaceChildren();
+      createCanvasMap(el, basemapStyle(theme), { fallback: why, attribution: "Natural Earth" }).once("load", (e) => resolve(e.target));
+    };
+    const refused = (e) => {
+      if (/^(worker|child)-src/.test(e.effectiveDirective)) finish(`map engine blocked by the host's CSP: ${e.effectiveDirective}`);
+    };
+    document.addEventListener("securitypolicyviolation", refused);
+    const timer = setTimeout(() => finish(`map engine did not start within ${ENGINE_WAIT_MS / 1000} s`), ENGINE_WAIT_MS);
+    try {
+      map = new gl.Map({
+        container: el,
+        style: basemapStyle(theme),
+        center: [0, 20],
+        zoom: 1,
+        attributionControl: false,
+        canvasContextAttributes: { preserveDrawingBuffer: true, antialias: true },
+        fadeDuration: 0,
+      });
+    } catch (err) {
+      return finish(`map engine cannot start: ${err.message}`);
+    }
+    map.on("error", (e) => {
+      if (!e.sourceId) finish(`map engine failed: ${e.error?.message || e.error}`);
+    });
+    map.once("load", () => {
+      map.addControl(new gl.NavigationControl({ showCompass: false }), "top-right");
+      map.addControl(new gl.AttributionControl({ compact: true, customAttribution: "Natural Earth" }), "bottom-right");
+      finish(null);
+    });
   });
-  map.addControl(new maplibregl.NavigationControl({ showCompass: false }), "top-right");
-  map.addControl(new maplibregl.AttributionControl({ compact: true, customAttribution: "Natural Earth" }), "bottom-right");
-  return new Promise((resolve) => map.once("load", () => resolve(map)));
 }
 
 export function setTheme(map, theme) {
@@ -66,13 +110,25 @@ export function addRaster(map, config, names, { onFail, t, status }) {
   status.set({ tiles: "requested" });
   renewTiles(map, config, names, status);
   let failed = false;
+  let arrived = false;
+  const fail = (why) => {
+    if (failed) return;
+    failed = true;
+    onFail(`${t("tilesFailed")}${why}`, "failed");
+  };
   map.on("error", (e) => {
-    if (!failed && e.sourceId && e.sourceId.startsWith("tiles-")) {
-      failed = true;
-      const status = e.error && e.error.status ? ` (HTTP ${e.error.status})` : "";
-      onFail(`${t("tilesFailed")}${status}`, "failed");
-    }
+    if (e.sourceId && e.sourceId.startsWith("tiles-")) fail(e.error && e.error.status ? ` (HTTP ${e.error.status})` : "");
   });
+  map.on("sourcedata", (e) => {
+    if (e.tile && e.sourceId?.startsWith("tiles-")) arrived = true;
+  });
+  // No tile at all after TILE_WAIT_MS on screen is a failure too (a view out of sight may load none).
+  const wait = () => {
+    timer = setTimeout(() => (arrived ? null : status.state.paused ? wait() : fail(` (none within ${TILE_WAIT_MS / 1000} s)`)), TILE_WAIT_MS);
+  };
+  let timer = null;
+  wait();
+  map.once("remove", () => clearTimeout(timer));
   return true;
 }
 
@@ -121,7 +177,30 @@ export function htmlMarker(map, d, lngLat, options) {
   }
   if (d.onClick) element.addEventListener("click", d.onClick);
   element.setAttribute("aria-hidden", "true");
+  if (map.addMarker) return map.addMarker(element, lngLat, options);
   return new maplibregl.Marker({ element, ...options }).setLngLat(lngLat).addTo(map);
+}
+
+const OBSTACLES = "tt-obstacles";
+/** Where a marker sits on its position, as fractions of its box (MapLibre's anchors). */
+const ANCHOR = { center: [0.5, 0.5], left: [0, 0.5], bottom: [0.5, 1] };
+
+/**
+ * Squares covering a `w` x `h` px box placed on a position by `anchor` and `offset`, as
+ * features of the obstacle layer: `s` the side, `o` the square's middle from the position
+ * in sides (MapLibre multiplies `icon-offset` by `icon-size`).
+ */
+export function obstacleSquares(lngLat, w, h, anchor = "center", offset = [0, 0]) {
+  const side = Math.min(w, h);
+  if (!(side > 0)) return [];
+  const [fx, fy] = ANCHOR[anchor] || ANCHOR.center;
+  const left = offset[0] - fx * w;
+  const mid = offset[1] - fy * h + h / 2;
+  const n = Math.ceil(w / side);
+  return Array.from({ length: n }, (_, i) => {
+    const x = Math.min(left + side / 2 + i * side, left + w - side / 2);
+    return { type: "Feature", properties: { s: side, o: [x / side, mid / side] }, geometry: { type: "Point", coordinates: lngLat } };
+  });
 }
 
 /**
@@ -134,16 +213,46 @@ export function createScene(map, addMarker = htmlMarker) {
   const layers = new Map(); // id -> group
   const markers = [];
   const handlers = [];
+  const data = new Map(); // source id -> features
+  // What the basemap's labels keep clear of: markers and circles, as an invisible symbol layer.
+  const obstacles = [];
+  let flushing = false;
+  const obstruct = (features) => {
+    obstacles.push(...features);
+    if (!flushing && features.length) {
+      flushing = true;
+      queueMicrotask(flush);
+    }
+  };
+  function flush() {
+    flushing = false;
+    const fc = { type: "FeatureCollection", features: obstacles };
+    if (map.getSource(OBSTACLES)) return map.getSource(OBSTACLES).setData(fc);
+    if (!map.hasImage?.("tt-box")) map.addImage?.("tt-box", { width: 1, height: 1, data: new Uint8Array(4) });
+    map.addSource(OBSTACLES, { type: "geojson", data: fc });
+    sources.push(OBSTACLES);
+    const layout = { "icon-image": "tt-box", "icon-size": ["get", "s"], "icon-offset": ["get", "o"], "icon-allow-overlap": true };
+    map.addLayer({ id: OBSTACLES, type: "symbol", source: OBSTACLES, layout, paint: { "icon-opacity": 0 } });
+    layers.set(OBSTACLES, null);
+  }
   return {
     map,
     /** A GeoJSON source of `features`; `options` are MapLibre's (clustering). */
     source(id, features, options = {}) {
       map.addSource(id, { type: "geojson", data: { type: "FeatureCollection", features }, ...options });
       sources.push(id);
+      data.set(id, features);
     },
     layer(spec, group) {
       map.addLayer(spec);
       layers.set(spec.id, group);
+      if (spec.type !== "circle") return;
+      obstruct(
+        (data.get(spec.source) || []).flatMap((f) => {
+          const r = evaluate(spec.paint?.["circle-radius"] ?? 5, f) + (evaluate(spec.paint?.["circle-stroke-width"] ?? 0, f) || 0);
+          return f.geometry?.type === "Point" ? obstacleSquares(f.geometry.coordinates, 2 * r, 2 * r) : [];
+        }),
+      );
     },
     /** Track a layer added to the map directly (checked caller layers). */
     adopt(id, group) {
@@ -153,6 +262,8 @@ export function createScene(map, addMarker = htmlMarker) {
     marker(description, lngLat, options = {}) {
       const m = addMarker(map, description, lngLat, options);
       markers.push({ m, group: options.group });
+      const el = m.getElement();
+      obstruct(obstacleSquares(lngLat, el.offsetWidth, el.offsetHeight, options.anchor, options.offset));
       return m;
     },
     on(type, layer, fn) {
@@ -172,6 +283,8 @@ export function createScene(map, addMarker = htmlMarker) {
       for (const id of layers.keys()) if (map.getLayer(id)) map.removeLayer(id);
       layers.clear();
       for (const id of sources.splice(0)) if (map.getSource(id)) map.removeSource(id);
+      data.clear();
+      obstacles.length = 0;
     },
   };
 }
@@ -283,21 +396,41 @@ export function framePadding(map, base = 48) {
   return padFor(W, H, panelBoxes(map), Math.max(8, Math.min(base, W / 8, H / 8)));
 }
 
+/** The offline basemap's detail ends about here: a single position on it is shown no closer. */
+export const BASEMAP_MAX_ZOOM = 10;
+/** Degrees either way a single position's context reaches at most (a zoom of about 5). */
+const CONTEXT_REACH = 8;
+
+/**
+ * The box to show a single position [lon, lat] in on the offline basemap: centred on
+ * it and reaching the nearest of the basemap's cities beyond 10 km, so that the map
+ * says where it is.
+ */
+export function contextBox([lon, lat]) {
+  const city = nearestCity([lon, lat], 10);
+  const dx = Math.min(CONTEXT_REACH, city ? Math.abs(city[0] - lon) : CONTEXT_REACH);
+  const dy = Math.min(CONTEXT_REACH, city ? Math.abs(city[1] - lat) : CONTEXT_REACH);
+  return [lon - dx, lat - dy, lon + dx, lat + dy];
+}
+
 /**
  * Fit the view to `box`, clear of the title, legend, notes and controls that
- * float over the map (`framePadding`: measured, so whatever their size).
+ * float over the map (`framePadding`: measured, so whatever their size). A single
+ * position is shown at street level over tiles, and with the places around it
+ * on the offline basemap alone (`contextBox`).
  */
 export function fit(map, box, padding = 48) {
   if (!box) return;
   map.resize(); // the list beside the map may just have appeared
-  const [w, s, e, n] = box;
-  const single = w === e && s === n;
+  const single = box[0] === box[2] && box[1] === box[3];
+  const tiles = Object.keys(map.getStyle().sources).some((id) => id.startsWith("tiles-"));
+  const [w, s, e, n] = single && !tiles ? contextBox(box) : box;
   map.fitBounds(
     [
       [w, s],
       [e, n],
     ],
-    { padding: framePadding(map, padding), maxZoom: single ? 14 : 16, duration: 0 },
+    { padding: framePadding(map, padding), maxZoom: single ? (tiles ? 14 : BASEMAP_MAX_ZOOM) : 16, duration: 0 },
   );
 }
 
@@ -338,7 +471,9 @@ export function showPopup(map, item, { t, onLink, status }) {
     const b = e.target.closest("button[data-link]");
     if (b) onLink(b.dataset.link, item);
   });
-  openPopup = new maplibregl.Popup({ closeButton: true, maxWidth: "260px", focusAfterOpen: false }).setLngLat(at).setDOMContent(el).addTo(map);
+  openPopup = map.addPopup
+    ? map.addPopup(el, at, { maxWidth: "260px" })
+    : new maplibregl.Popup({ closeButton: true, maxWidth: "260px", focusAfterOpen: false }).setLngLat(at).setDOMContent(el).addTo(map);
   status.set({ popup: item.id });
   openPopup.on("close", () => {
     if (status.state.popup === item.id) status.set({ popup: null });

@@ -1,9 +1,10 @@
 import test from "node:test";
 import assert from "node:assert/strict";
-import { addRaster, casingColor, createScene, dashedLines, describe, fit, flyTo, markIdle, padFor, refreshRaster, restoreCamera, selectOnClick, trackCamera } from "./map.js";
+import { BASEMAP_MAX_ZOOM, ENGINE_WAIT_MS, TILE_WAIT_MS, addRaster, createMap, casingColor, contextBox, createScene, dashedLines, describe, fit, flyTo, markIdle, padFor, refreshRaster, restoreCamera, selectOnClick, trackCamera } from "./map.js";
 import { createStatus } from "./status.js";
+import { basemapStyle } from "../basemap/basemap.js";
 import { createLocale } from "./i18n.js";
-import { fakeBody, fakeDocument, fakeMap, fakeMarker } from "../testing/fakes.js";
+import { canvasPage, fakeBody, fakeDocument, fakeMap, fakeMarker } from "../testing/fakes.js";
 
 const { t } = createLocale("en-US", "UTC");
 const statusOf = () => createStatus(fakeBody());
@@ -102,6 +103,31 @@ test("a scene shows, hides and clears what was drawn through it, leaving the res
   assert.ok(map.markers[0].removed);
 });
 
+test("markers and circles are obstacles the basemap's city labels step aside from", async () => {
+  const map = fakeMap();
+  const placed = (m, d, lngLat) => ({ getElement: () => ({ style: {}, offsetWidth: d.text.length * 10, offsetHeight: 20 }), remove() {}, lngLat });
+  const scene = createScene(map, placed);
+  scene.source("points", [{ type: "Feature", properties: { kind: "result" }, geometry: { type: "Point", coordinates: [4.9, 52.37] } }]);
+  scene.layer({ id: "points", type: "circle", source: "points", paint: { "circle-radius": ["case", ["==", ["get", "kind"], "result"], 10, 7], "circle-stroke-width": 2 } });
+  scene.marker({ className: "tt-marker", text: "Start" }, [4.3, 52.1], { anchor: "left", offset: [-8, 0] });
+  await Promise.resolve();
+  const layer = map.layers.get("tt-obstacles");
+  assert.equal(layer.type, "symbol");
+  assert.equal(layer.layout["icon-allow-overlap"], true);
+  assert.equal(layer.paint["icon-opacity"], 0);
+  const squares = map.sources.get("tt-obstacles").data.features.map((f) => [f.geometry.coordinates, f.properties.s, f.properties.o]);
+  assert.deepEqual(squares, [
+    [[4.9, 52.37], 24, [0, 0]], // the result's circle, its stroke included
+    [[4.3, 52.1], 20, [0.1, 0]], // "Start": a 50 x 20 chip from 8 px left of its position, in three squares
+    [[4.3, 52.1], 20, [1.1, 0]],
+    [[4.3, 52.1], 20, [1.6, 0]],
+  ]);
+  scene.clear();
+  assert.equal(map.sources.has("tt-obstacles"), false);
+  const labels = basemapStyle("light").layers.find((l) => l.id === "ne-city-labels").layout;
+  assert.ok(labels["text-variable-anchor-offset"].length > 2, "a city label has other places to go than under its dot");
+});
+
 test("dashed lines are one layer per dash pattern, filtered by the feature's dash", () => {
   const map = fakeMap();
   dashedLines(createScene(map, fakeMarker), "sections", "sections", "sections", 3, ["==", ["get", "route"], 0]);
@@ -175,20 +201,32 @@ test("a stored camera is put back only when it is whole", () => {
   assert.deepEqual(map.camera, { center: [5, 52], zoom: 9, bearing: 0 });
 });
 
-test("fitting pads the frame and caps the zoom, closer for a single point", () => {
+/** What `fit` asks of a map with tiles (`tiles`) or the offline basemap alone, for each box. */
+function fitted(boxes, { tiles }) {
   const map = fakeMap();
-  const fitted = [];
+  const out = [];
+  if (tiles) map.addSource("tiles-basemap", { type: "raster" });
   map.getContainer = () => ({ clientWidth: 800, clientHeight: 400 });
-  map.fitBounds = (box, options) => fitted.push([box, options]);
-  withDocument('<div id="title" hidden></div>', () => {
-    fit(map, [4, 52, 5, 53]);
-    fit(map, [4, 52, 4, 52], 24);
-    fit(map, null);
-  });
-  assert.deepEqual(fitted, [
+  map.fitBounds = (box, options) => out.push([box, options]);
+  withDocument('<div id="title" hidden></div>', () => boxes.forEach(([box, padding]) => fit(map, box, padding)));
+  return out;
+}
+
+test("fitting pads the frame and caps the zoom, at street level for a single point over tiles", () => {
+  assert.deepEqual(fitted([[[4, 52, 5, 53]], [[4.9, 52.37, 4.9, 52.37], 24], [null]], { tiles: true }), [
     [[[4, 52], [5, 53]], { padding: { top: 48, right: 48, bottom: 48, left: 48 }, maxZoom: 16, duration: 0 }],
-    [[[4, 52], [4, 52]], { padding: { top: 24, right: 24, bottom: 24, left: 24 }, maxZoom: 14, duration: 0 }],
+    [[[4.9, 52.37], [4.9, 52.37]], { padding: { top: 24, right: 24, bottom: 24, left: 24 }, maxZoom: 14, duration: 0 }],
   ]);
+});
+
+test("a single point on the offline basemap is shown amid the nearest city beyond it, not on empty land", () => {
+  const [[[[w, s], [e, n]], { maxZoom }]] = fitted([[[4.9, 52.37, 4.9, 52.37]]], { tiles: false });
+  assert.equal(maxZoom, BASEMAP_MAX_ZOOM);
+  const hague = [4.27, 52.08];
+  assert.ok(w <= hague[0] + 1e-9 && s <= hague[1] + 1e-9, "reaching The Hague, the nearest city beyond Amsterdam");
+  assert.ok(Math.abs((w + e) / 2 - 4.9) < 1e-9 && Math.abs((s + n) / 2 - 52.37) < 1e-9, "the point stays in the middle");
+  // In the South Pacific the nearest city is thousands of kilometres away: the reach is capped.
+  assert.deepEqual(contextBox([-130, -40]), [-138, -48, -122, -32]);
 });
 
 test("the data is fitted clear of every panel, each on the side that costs the least room", () => {
@@ -242,4 +280,90 @@ test("the canvas says in words what is drawn, for screen readers too", () => {
 test("the casing follows the theme", () => {
   assert.equal(casingColor("dark"), "#0d1117");
   assert.equal(casingColor("sepia"), "#ffffff");
+});
+
+/** A stand-in for MapLibre whose Map's `behave(map)` decides whether it loads, fails or hangs. */
+function engine(behave) {
+  const Control = class {};
+  const Map = class {
+    constructor() {
+      this.handlers = {};
+      this.removed = false;
+      behave(this);
+    }
+    on(type, fn) {
+      this.handlers[type] = fn;
+    }
+    once(type, fn) {
+      this.handlers[type] = fn;
+    }
+    addControl() {}
+    remove() {
+      this.removed = true;
+    }
+  };
+  return { Map, NavigationControl: Control, AttributionControl: Control };
+}
+
+test("where MapLibre starts, it is the map; where it cannot, the worker-free renderer draws and says why", async (ctx) => {
+  const page = canvasPage();
+  ctx.after(() => page.restore());
+  const loads = engine((m) => queueMicrotask(() => m.handlers.load()));
+  const started = await createMap(page.el, "light", loads);
+  assert.equal(started.fallback, undefined);
+
+  const noWebgl = engine(() => {
+    throw new Error("Failed to initialize WebGL");
+  });
+  const pending = createMap(page.el, "light", noWebgl);
+  page.frames();
+  const fallen = await pending;
+  assert.equal(fallen.fallback, "map engine cannot start: Failed to initialize WebGL");
+  assert.ok(page.el.querySelector("canvas.maplibregl-canvas"), "the renderer's canvas is in the frame");
+
+  let failed = null;
+  const blocked = createMap(page.el, "light", engine((m) => (failed = m)));
+  const refused = new page.document.defaultView.Event("securitypolicyviolation");
+  refused.effectiveDirective = "worker-src";
+  page.document.dispatchEvent(refused);
+  page.frames();
+  assert.equal((await blocked).fallback, "map engine blocked by the host's CSP: worker-src");
+  assert.ok(failed.removed, "the engine that could not start is removed");
+});
+
+test("a map engine that never loads gives way to the worker-free renderer after ENGINE_WAIT_MS", async (ctx) => {
+  ctx.mock.timers.enable({ apis: ["setTimeout"] });
+  const page = canvasPage();
+  ctx.after(() => page.restore());
+  const pending = createMap(page.el, "dark", engine(() => {}));
+  ctx.mock.timers.tick(ENGINE_WAIT_MS - 1);
+  let done = false;
+  pending.then(() => (done = true));
+  await Promise.resolve();
+  assert.equal(done, false);
+  ctx.mock.timers.tick(1);
+  page.frames();
+  assert.equal((await pending).fallback, `map engine did not start within ${ENGINE_WAIT_MS / 1000} s`);
+});
+
+test("requested tiles that show none on screen within TILE_WAIT_MS are a failure the view reports", (ctx) => {
+  ctx.mock.timers.enable({ apis: ["setTimeout"] });
+  const failed = [];
+  const onFail = (...args) => failed.push(args);
+  const map = fakeMap();
+  const status = statusOf();
+  addRaster(map, config({ basemap: "https://x/b/{z}/{x}/{y}" }), ["basemap"], { onFail, t, status });
+  status.set({ paused: true });
+  ctx.mock.timers.tick(TILE_WAIT_MS);
+  assert.deepEqual(failed, [], "out of sight a view may load no tiles: it waits on");
+  status.set({ paused: false });
+  ctx.mock.timers.tick(TILE_WAIT_MS);
+  assert.deepEqual(failed, [[`${t("tilesFailed")} (none within ${TILE_WAIT_MS / 1000} s)`, "failed"]]);
+
+  const loaded = fakeMap();
+  const quiet = [];
+  addRaster(loaded, config({ basemap: "https://x/b/{z}/{x}/{y}" }), ["basemap"], { onFail: (...a) => quiet.push(a), t, status });
+  loaded.emit("sourcedata", { sourceId: "tiles-basemap", tile: {} });
+  ctx.mock.timers.tick(TILE_WAIT_MS);
+  assert.deepEqual(quiet, [], "a tile arrived: no failure");
 });

@@ -1,11 +1,12 @@
 /**
- * What the streaming tool arguments already say (ADR 0044): the waypoints,
+ * What the streaming tool arguments already say: the waypoints,
  * markers, centres and areas to draw before the result arrives. Partial
  * arguments are "healed" JSON, so anything half-written is skipped, never
  * guessed. Returns a FeatureCollection with `kind` "waypoint" | "marker" |
  * "area" | "bbox", and whether a route is being computed.
  */
 import { parseBbox } from "./bounds.js";
+import { M_PER_DEG_LON_EQUATOR } from "./earth.js";
 
 const isPosition = (p) =>
   Array.isArray(p) && p.length >= 2 && Number.isFinite(p[0]) && Number.isFinite(p[1]) && Math.abs(p[0]) <= 180 && Math.abs(p[1]) <= 90;
@@ -18,8 +19,8 @@ export function circle(center, radius, steps = 48) {
   const ring = [];
   for (let i = 0; i <= steps; i++) {
     const a = (2 * Math.PI * i) / steps;
-    const dLat = (radius * Math.sin(a)) / 111320;
-    const dLon = (radius * Math.cos(a)) / (111320 * Math.cos((lat * Math.PI) / 180));
+    const dLat = (radius * Math.sin(a)) / M_PER_DEG_LON_EQUATOR;
+    const dLon = (radius * Math.cos(a)) / (M_PER_DEG_LON_EQUATOR * Math.cos((lat * Math.PI) / 180));
     ring.push([lon + dLon, lat + dLat]);
   }
   return ring;

@@ -52,6 +52,8 @@ export function mapSession(tileNames, layers, createMap = mapInFrame) {
     open(ctx) {
       pending ??= (async () => {
         const [map, config] = await Promise.all([createMap(ctx.theme()), mapConfig(ctx.callTool, layers)]);
+        if (map.fallback) ctx.engineFallback(map.fallback);
+        else ctx.status.set({ engine: "maplibre" });
         const scene = mapCore.createScene(map);
         const tiles = mapCore.addRaster(map, config, tileNames(ctx.theme(), config), {
           onFail: (msg, state) => ctx.tilesFailed(msg, state),

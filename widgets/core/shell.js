@@ -239,7 +239,7 @@ export function createShell(doc, t, on) {
     theme() {
       return doc.documentElement.dataset.theme || "light";
     },
-    /** Watch whether the frame is on screen: `onChange(visible)` (ADR 0045); returns the observer. */
+    /** Watch whether the frame is on screen: `onChange(visible)`; returns the observer. */
     observeVisibility(onChange) {
       const observer = new IntersectionObserver((entries) => onChange(entries.some((e) => e.isIntersecting)));
       observer.observe($("frame"));

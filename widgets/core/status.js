@@ -19,11 +19,11 @@ const json = (v) => (v ? JSON.stringify(v) : undefined);
 /** Every status key rendered under `document.body.dataset`, with how its value is written. */
 export const DATASET = {
   status: text, // "loading" | "ok" | "error"
-  reason: text, // why: "drawn", "empty", "tiles_failed", or a failure reason (ADR 0041)
+  reason: text, // why: "drawn", "empty", "tiles_failed", or a failure reason (docs/views.md)
   reported: text, // the last status the server acknowledged
   modelContext: text, // "selection" | "degraded": the last update the model accepted
   display: text, // "inline" | "fullscreen"
-  paused: flag, // scrolled out of sight (ADR 0045)
+  paused: flag, // scrolled out of sight
   items: text, // list items shown
   selected: text, // the selected item's id
   stored: flag, // a stored view state was found for this result
@@ -41,6 +41,7 @@ export const DATASET = {
   fetched: present, // the data came through tomtom-get-app-data
   refetched: present, // the host dropped _meta and the server ran the tool again (VIEW_REFETCH)
   legend: text, // "open" | "folded" (absent: no legend)
+  engine: text, // "maplibre" | "canvas": the worker-free renderer draws (MapLibre could not start)
 };
 
 export const INITIAL = Object.freeze({ status: "loading", counts: Object.freeze({}) });
@@ -86,7 +87,8 @@ export function render(state, body, before = {}) {
  * Besides the keys of `DATASET` and `counts`, the state holds what is not
  * rendered: `connected` (to the host), `resulted` (a tool result arrived),
  * `lastResult` (which one, so that the same result is drawn once), `toolNamed`
- * (the host named the tool), `legendOpen` (the user opened or folded the legend), `tilesProblem` (the tiles' note), `hidden` (legend
+ * (the host named the tool), `legendOpen` (the user opened or folded the legend), `tilesProblem` (the tiles' note),
+ * `engineProblem` (why MapLibre could not start), `hidden` (legend
  * groups switched off) and `lastReport` (the last report sent, never sent twice).
  */
 export function createStatus(body, initial = INITIAL) {

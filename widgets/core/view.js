@@ -5,7 +5,7 @@
  * (`updateModelContext`); view state under the result's `viewUUID`; pausing
  * while scrolled away; redrawing in a new theme or locale; the note on
  * offline demo data; and the status report to the server, with the host the
- * view runs in (ADRs 0041, 0062, 0070). The DOM belongs to `shell.js`, the
+ * view runs in (docs/views.md). The DOM belongs to `shell.js`, the
  * status to `status.js`; a view supplies `onResult` and draws.
  */
 import { App } from "@modelcontextprotocol/ext-apps";
@@ -21,6 +21,8 @@ import { createRedraw } from "./redraw.js";
 const RESULT_WAIT_MS = 120000;
 /** How long a view waits for its tool input when it needs it to fetch its data (hosts send it before the result). */
 const INPUT_WAIT_MS = 10000;
+/** How long one of the view's own tool calls (map configuration, data pages) may take before it fails. */
+export const CALL_WAIT_MS = 60000;
 const DATA_SOURCE = "com.tomtom/data-source";
 
 /** The view's `App`, offering inline and full-screen display. */
@@ -49,7 +51,7 @@ export async function startView(spec, app = createApp(spec.name)) {
     l10n: createLocale(navigator.language, undefined),
     state: viewState(null),
     status,
-    /** False while the view is scrolled out of sight (ADR 0045). */
+    /** False while the view is scrolled out of sight. */
     get visible() {
       return status.state.paused !== true;
     },
@@ -70,7 +72,7 @@ export async function startView(spec, app = createApp(spec.name)) {
     },
     isHidden,
     tilesProblem: () => status.state.tilesProblem,
-    callTool: async (name, args) => app.callServerTool({ name, arguments: args }),
+    callTool: async (name, args) => app.callServerTool({ name, arguments: args }, { timeout: CALL_WAIT_MS }),
     /** The tool input once the host sent it, or null after `ms`. */
     waitForInput(ms = INPUT_WAIT_MS) {
       if (ctx.input) return Promise.resolve(ctx.input);
@@ -83,10 +85,10 @@ export async function startView(spec, app = createApp(spec.name)) {
       });
     },
     /**
-     * The app data of `result` (ADRs 0003, 0041). Where the host dropped `_meta`
+     * The app data of `result`, or why there is none. Where the host dropped `_meta`
      * and the server runs tools again for views (VIEW_REFETCH: `refetch`
      * in the map configuration), the server runs the view's tool again with its
-     * tool input, and a note says the data was fetched again (ADR 0099).
+     * tool input, and a note says the data was fetched again.
      */
     async appData(result) {
       try {
@@ -131,14 +133,25 @@ export async function startView(spec, app = createApp(spec.name)) {
     /** True once the view drew its result. */
     drawn: () => redraw.drawn(),
     openLink,
-    /** Draw succeeded: mark the document and tell the server. */
+    /** Draw succeeded: mark the document and tell the server (`fallback`: drawn without MapLibre, and why). */
     ok(detail, counts = {}) {
       shell.hideMessage();
       setCounts(counts);
-      const problem = status.state.tilesProblem;
-      report("ok", "drawn", problem ? `${detail}; ${problem}` : detail);
+      const { engineProblem, tilesProblem } = status.state;
+      report("ok", engineProblem ? "fallback" : "drawn", [detail, engineProblem, tilesProblem].filter(Boolean).join("; "));
     },
-    /** Tiles are missing or failed: a note, not an error (ADR 0041); after the ok report, reported again. */
+    /**
+     * MapLibre could not start (`why`, in English): the worker-free renderer draws, a kept
+     * note says so on screen (in the offline note when there is one), the host's log
+     * hears why, and every report carries it.
+     */
+    engineFallback(why) {
+      status.set({ engine: "canvas", engineProblem: why });
+      if (!shell.joinOffline(ctx.t("simpleMap"))) shell.addNote(ctx.t("simpleMap"), true);
+      console.warn(why);
+      if (status.state.connected) app.sendLog?.({ level: "warning", logger: spec.name, data: why })?.catch?.(() => {});
+    },
+    /** Tiles are missing or failed: a note, not an error; after the ok report, reported again. */
     tilesFailed(message, tiles = "failed") {
       if (status.state.tilesProblem) return;
       status.set({ tilesProblem: message, tiles });
@@ -149,11 +162,11 @@ export async function startView(spec, app = createApp(spec.name)) {
     empty(title, message, counts = {}) {
       shell.showMessage("empty", title, message);
       setCounts(counts);
-      report("ok", "empty", message);
+      report("ok", "empty", [message, status.state.engineProblem].filter(Boolean).join("; "));
     },
     /** Nothing (more) to draw: say why on screen, to the server and to the model. */
     fail(reason, message, title = errorTitle(reason)) {
-      // The host dropped _meta: name it and say what the user can do there (ADR 0062).
+      // The host dropped _meta: name it and say what the user can do there.
       if (reason === "meta_dropped") message = metaDroppedText(hostInfo(app));
       shell.showMessage("error", title, message);
       report("error", reason, message);
@@ -297,7 +310,7 @@ export async function startView(spec, app = createApp(spec.name)) {
   }
 
   window.addEventListener("resize", relayout);
-  // Offscreen, the view stops refreshing tiles and animating (ADR 0045).
+  // Offscreen, the view stops refreshing tiles and animating.
   const observer = shell.observeVisibility((visible) => {
     if (visible !== ctx.visible) status.set({ paused: !visible });
   });

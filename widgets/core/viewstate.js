@@ -1,7 +1,7 @@
 /**
- * Per-result view state in `localStorage` under the server-sent `viewUUID`
- * (ADR 0045): camera, selection, open popup and hidden layers, restored when
- * the host shows the same tool result again (a conversation reopened). A host
+ * Per-result view state in `localStorage` under the server-sent `viewUUID`:
+ * camera, selection, open popup and hidden layers, restored when the host
+ * shows the same tool result again (a conversation reopened). A host
  * without storage (opaque sandbox origin) simply gets no persistence.
  */
 

@@ -4,7 +4,7 @@
  * shorthand) onto a Scene, symbol layers as HTML labels, and the list items
  * of the first MAX_ITEMS features. The caller's data is never changed: the
  * features are copies tagged with their item id. Data that comes in pages
- * (docs/adr/0087) is drawn as they arrive: the first with `drawData`, every
+ * (docs/result.md, Data-viz pages) is drawn as they arrive: the first with `drawData`, every
  * other with `drawPage`, a source of its own whose layers stack among the
  * others' as one source's features would. It touches the map only through the
  * Scene (and `scene.map` to learn whether MapLibre took a layer, and to place
@@ -12,6 +12,7 @@
  */
 import envelope from "../core/envelope.js";
 import { boundsOf } from "../core/bounds.js";
+import { evaluate, matches } from "../core/expr.js";
 import { selectOnClick } from "../core/map.js";
 import * as style from "../core/style.js";
 
@@ -96,8 +97,32 @@ function featureName(props, labelKeys, i, t) {
   return t("feature", { n: i + 1 });
 }
 
-/** The list items of the first MAX_ITEMS tagged features (those with a geometry), named by `labelKeys` first. */
-export function listItems(features, labelKeys, l10n, theme) {
+/** The layer types that draw a geometry, in the order a list mark takes its colour from them. */
+const MARKED_BY = { Point: ["circle", "heatmap"], LineString: ["line"], Polygon: ["fill", "fill-extrusion", "line"] };
+
+/**
+ * `(feature) => colour`: what the drawn `layers` ({layer} as added, bottom first) paint a
+ * feature in, from the topmost layer of the type that marks its geometry; null when none does.
+ */
+export function paintedColor(layers) {
+  return (f) => {
+    const kind = f.geometry?.type.replace("Multi", "");
+    for (const type of MARKED_BY[kind] || []) {
+      for (const { layer } of [...layers].reverse()) {
+        if (layer.type !== type || !matches(layer.filter, f)) continue;
+        const color = evaluate(layer.paint[`${type}-color`], f);
+        if (typeof color === "string") return color;
+      }
+    }
+    return null;
+  };
+}
+
+/**
+ * The list items of the first MAX_ITEMS tagged features (those with a geometry), named by
+ * `labelKeys` first, each marked in the colour its layer paints it (`colorOf`).
+ */
+export function listItems(features, labelKeys, l10n, theme, colorOf = () => null) {
   return features.slice(0, MAX_ITEMS).flatMap((f, i) => {
     const box = f.geometry && boundsOf(f.geometry);
     if (!box) return [];
@@ -109,7 +134,7 @@ export function listItems(features, labelKeys, l10n, theme) {
         kind: "feature",
         name: featureName(f.properties, labelKeys, i, l10n.t),
         sub: f.geometry.type,
-        mark: { color: style.kindStyle("feature", l10n.t, theme).color, shape: /Point/.test(f.geometry.type) ? "dot" : /Line/.test(f.geometry.type) ? "line" : "area" },
+        mark: { color: colorOf(f) || style.kindStyle("feature", l10n.t, theme).color, shape: /Point/.test(f.geometry.type) ? "dot" : /Line/.test(f.geometry.type) ? "line" : "area" },
         position: point ? [box[0], box[1]] : [(box[0] + box[2]) / 2, (box[1] + box[3]) / 2],
         bbox: point ? null : box,
         facts: Object.fromEntries(props.slice(0, 8).map(([k, v]) => [k, typeof v === "object" ? JSON.stringify(v) : String(v)])),
@@ -163,7 +188,11 @@ export function drawData(scene, geojson, data, { theme, l10n, select, start = 0 
       scene.adopt(layer.id, `layer-${i}`);
       added.push({ layer, group: `layer-${i}` });
       selectOnClick(scene, layer.id, select, ITEM);
-      legend.push({ label, color, shape: type === "line" ? "line" : type === "circle" || type === "heatmap" ? "dot" : "area", group: `layer-${i}` });
+      // A data-driven colour: the one the layer paints its first feature in.
+      const first = features.find((f) => matches(layer.filter, f));
+      const painted = first && evaluate(layer.paint[`${type}-color`], first);
+      const swatch = typeof painted === "string" ? painted : color;
+      legend.push({ label, color: swatch, shape: type === "line" ? "line" : type === "circle" || type === "heatmap" ? "dot" : "area", group: `layer-${i}` });
     } catch (err) {
       problems.push(err.message);
     }
@@ -175,8 +204,9 @@ export function drawData(scene, geojson, data, { theme, l10n, select, start = 0 
   scene.source("selection", []);
   scene.layer({ id: "selection-line", type: "line", source: "selection", paint: { "line-color": "#0b57d0", "line-width": 4, "line-dasharray": [1, 1] } }, "selection");
   const labelKeys = specs.map((s) => s && s.label).filter((k) => typeof k === "string");
-  const items = listItems(features, labelKeys, l10n, theme);
-  return { n: features.length, drawnLayers, labels, problems, legend, items, labelKeys, added, symbols, pages: [start], select };
+  const colorOf = paintedColor(added);
+  const items = listItems(features, labelKeys, l10n, theme, colorOf);
+  return { n: features.length, drawnLayers, labels, problems, legend, items, labelKeys, colorOf, added, symbols, pages: [start], select };
 }
 
 /** The id of caller layer `layer`'s copy for the page from `start` (`drawn.pages[0]`'s is the layer). */

@@ -28,6 +28,24 @@ test("without layers the data is drawn as fill, line and circle in the palette, 
   assert.deepEqual({ n: result.n, drawnLayers: result.drawnLayers, labels: result.labels, problems: result.problems }, { n: 2, drawnLayers: 3, labels: 0, problems: [] });
 });
 
+test("each list mark and legend swatch is in the colour its layer paints on the map, not a grey of its own", () => {
+  const line = { type: "Feature", properties: {}, geometry: { type: "LineString", coordinates: [[4, 52], [5, 53]] } };
+  const { result } = drawn(collection(point(4.9, 52.37), line, square()), {});
+  const [areas, lines, points] = result.legend.map((r) => r.color);
+  assert.deepEqual(
+    result.items.map((item) => [item.sub, item.mark.color]),
+    [
+      ["Point", points],
+      ["LineString", lines],
+      ["Polygon", areas],
+    ],
+  );
+  const layers = [{ type: "circle", paint: { "circle-color": ["match", ["get", "kind"], "cafe", "#8250df", "#1a7f37"] } }];
+  const data = drawn(collection(point(1, 2, { kind: "park" }), point(3, 4, { kind: "cafe" })), { layers }).result;
+  assert.deepEqual(data.items.map((item) => item.mark.color), ["#1a7f37", "#8250df"], "data-driven: each feature's own colour");
+  assert.equal(data.legend[0].color, "#1a7f37", "the legend shows a colour the layer draws");
+});
+
 test("the caller's data is tagged on copies, never changed", () => {
   const doc = collection(point(1, 2, { name: "a" }));
   const before = JSON.stringify(doc);

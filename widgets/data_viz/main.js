@@ -1,7 +1,7 @@
 /**
  * Data-viz view: the caller's GeoJSON with the caller's layers. Inline app
  * data when the result carries it; otherwise the data in pages of features
- * (docs/adr/0087): the plan from the result's `_meta` (or asked of the server
+ * (docs/result.md): the plan from the result's `_meta` (or asked of the server
  * when the host dropped it), the pages fetched a few at a time with this
  * view's own tool input (pages.js) and drawn as they arrive, with progress
  * (docs/architecture.md, rule 4). The drawing is draw.js's.
@@ -75,7 +75,7 @@ function decorate(ctx, paged) {
     if (first.length >= MAX_ITEMS) break;
     first.push(...tagged({ type: "FeatureCollection", features: features.slice(0, MAX_ITEMS - first.length) }, start));
   }
-  ctx.setItems([{ title: l10n.t("features"), items: listItems(first, drawn.labelKeys, l10n, ctx.theme()) }]);
+  ctx.setItems([{ title: l10n.t("features"), items: listItems(first, drawn.labelKeys, l10n, ctx.theme(), drawn.colorOf) }]);
   mapCore.describe(session.opened.map, l10n.t("summary", { what: l10n.t("featuresN", { n }) }));
   mapCore.markIdle(session.opened.map, ctx.status);
 }

@@ -1,5 +1,5 @@
 /**
- * The data-viz view's data in pages of features (docs/adr/0087): the plan
+ * The data-viz view's data in pages of features (docs/result.md): the plan
  * comes in the tool result's `_meta` (or, from a host that dropped it, from
  * `tomtom-get-app-data` with `plan`), and the pages from `tomtom-get-app-data`
  * with `page`, `PARALLEL` at a time, so that several replicas make them at

@@ -1,5 +1,5 @@
 /**
- * The map view's drawing: a tool FeatureCollection (ADR 0001) onto a Scene,
+ * The map view's drawing: a tool FeatureCollection (docs/result.md) onto a Scene,
  * by `properties.kind`, and the list items that go with it: routes (the
  * alternatives), their instructions, places and areas. Charging stations
  * come coloured by availability from the server (`color`, `state`, `detail`);
@@ -21,7 +21,7 @@ const SAME_PLACE = 1e-4;
 const ON_POINT = [-8, 0];
 const BESIDE_PIN = [12, 0];
 
-/** The flat vertex list of a route feature, parts concatenated (ADR 0001). */
+/** The flat vertex list of a route feature, parts concatenated. */
 function routeCoords(geometry) {
   if (!geometry) return [];
   if (geometry.type === "LineString") return geometry.coordinates;

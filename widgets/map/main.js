@@ -1,4 +1,4 @@
-/** Map view: every tool whose envelope `data` is a FeatureCollection (ADR 0001). */
+/** Map view: every tool whose envelope `data` is a FeatureCollection (docs/result.md). */
 import e5 from "../core/e5.js";
 import envelope from "../core/envelope.js";
 import { boundsOf } from "../core/bounds.js";

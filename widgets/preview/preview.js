@@ -1,5 +1,5 @@
 /**
- * The /preview page: a real MCP Apps host (ADR 0042). It speaks MCP to this
+ * The /preview page: a real MCP Apps host (docs/views.md). It speaks MCP to this
  * server's /mcp with the TypeScript SDK client, mounts a tool's linked ui://
  * view in a sandbox proxy on another origin (or, where it has none, an opaque
  * srcdoc iframe) under the view's declared CSP, and drives it through
@@ -18,9 +18,12 @@
  *   own (openai-apps-sdk-examples#231);
  * - `cross-origin`: the page speaks MCP to the server's other loopback name,
  *   another origin, as the MCP Apps reference host does from its own port:
- *   the server must answer CORS, preflight included.
+ *   the server must answer CORS, preflight included;
+ * - `strict-csp`: the view under the specification's restrictive default policy
+ *   with the declared domains added, and no worker source (so no `blob:`
+ *   worker, as in the MCP Inspector and any host that names none).
  *
- * Test hook: ?tool=<name>&args=<json>[&profile=chatgpt][&strip_meta=1][&theme=dark]
+ * Test hook: ?tool=<name>&args=<json>[&profile=chatgpt|strict-csp|...][&strip_meta=1][&theme=dark]
  * [&locale=de-DE][&time_zone=Europe/Berlin][&width=320][&height=300][&partial=1][&hold=1]
  * (in the query or the #fragment) runs at once; window.previewHost exposes the
  * state and `release()` (send a held result) and `reloadView()`.
@@ -43,6 +46,7 @@ const PROFILES = {
   "drop-meta": { host: "tomtom-preview-host", meta: "drop" },
   chatgpt: { host: "chatgpt (tomtom-mcp-apps preview profile)", meta: "replace", openai: true },
   "cross-origin": { host: "tomtom-preview-host", meta: "keep", otherOrigin: true },
+  "strict-csp": { host: "tomtom-preview-host", meta: "keep", strict: true },
 };
 const profileName = PROFILES[query.get("profile")] ? query.get("profile") : "preview";
 const profile = PROFILES[profileName];
@@ -78,6 +82,7 @@ function setStatus(status, text, isError = false) {
 function cspFor(csp = {}) {
   const connect = (csp.connectDomains || []).join(" ");
   const resource = (csp.resourceDomains || []).join(" ");
+  if (profile.strict) return strictCsp(connect, resource);
   return [
     "default-src 'none'",
     `script-src 'unsafe-inline' 'unsafe-eval' blob: ${resource}`,
@@ -90,6 +95,26 @@ function cspFor(csp = {}) {
     "frame-src 'none'",
     "object-src 'none'",
     "base-uri 'none'",
+  ].join("; ");
+}
+
+/**
+ * The specification's restrictive default (apps.mdx, "Host Behavior") with the declared
+ * domains where its fields map them: no worker-src, so workers fall back to script-src,
+ * which names no `blob:`.
+ */
+function strictCsp(connect, resource) {
+  return [
+    "default-src 'none'",
+    `script-src 'self' 'unsafe-inline' ${resource}`,
+    `style-src 'self' 'unsafe-inline' ${resource}`,
+    `img-src 'self' data: ${resource}`,
+    `font-src ${resource || "'none'"}`,
+    `media-src 'self' data: ${resource}`,
+    `connect-src ${connect || "'none'"}`,
+    "frame-src 'none'",
+    "object-src 'none'",
+    "base-uri 'self'",
   ].join("; ");
 }
 

@@ -1,5 +1,5 @@
 /**
- * The preview's sandbox proxy (ADR 0042): served on the other loopback name
+ * The preview's sandbox proxy (docs/views.md): served on the other loopback name
  * than the host page (127.0.0.1 <-> localhost), so host and sandbox have
  * different origins as MCP Apps hosts must. It puts the view's HTML in an
  * inner iframe (`allow-scripts allow-same-origin`: the view gets this

@@ -187,3 +187,48 @@ export function memoryStorage() {
     removeItem: (k) => m.delete(k),
   };
 }
+
+const DRAWING = ["setTransform", "clearRect", "fillRect", "beginPath", "moveTo", "lineTo", "arc", "fill", "stroke", "setLineDash", "strokeText", "fillText", "drawImage"];
+
+/** A 2D context that keeps every drawing call as [name, ...args, {the style it was made in}]; text is 6 px a character. */
+export function fakeContext() {
+  const ctx = { calls: [], font: "10px sans-serif", fillStyle: "#000", strokeStyle: "#000", lineWidth: 1, globalAlpha: 1 };
+  for (const name of DRAWING) {
+    ctx[name] = (...args) => ctx.calls.push([name, ...args, { fillStyle: ctx.fillStyle, strokeStyle: ctx.strokeStyle, lineWidth: ctx.lineWidth, globalAlpha: ctx.globalAlpha }]);
+  }
+  ctx.measureText = (text) => ({ width: String(text).length * 6 });
+  return ctx;
+}
+
+/**
+ * A page for the worker-free renderer in node: `document` with a `width` x `height`
+ * #map, canvases that draw on `fakeContext`, and animation frames run by `frames()`.
+ * `restore()` puts the globals back.
+ */
+export function canvasPage(width = 800, height = 400) {
+  const { document, window } = fakeDocument('<div id="map"></div>');
+  const el = document.getElementById("map");
+  Object.defineProperties(el, { clientWidth: { value: width }, clientHeight: { value: height } });
+  window.HTMLCanvasElement.prototype.getContext = function () {
+    return (this.fake ??= fakeContext());
+  };
+  window.HTMLElement.prototype.getBoundingClientRect = () => ({ left: 0, top: 0, right: 0, bottom: 0, width: 0, height: 0 });
+  const queue = [];
+  const saved = { document: globalThis.document, raf: globalThis.requestAnimationFrame, caf: globalThis.cancelAnimationFrame };
+  globalThis.document = document;
+  globalThis.requestAnimationFrame = (fn) => queue.push(fn);
+  globalThis.cancelAnimationFrame = () => {};
+  return {
+    document,
+    el,
+    /** Run the animation frames asked for so far (and those they ask for), `n` rounds at most. */
+    frames(n = 10) {
+      for (let i = 0; i < n && queue.length; i++) for (const fn of queue.splice(0)) fn(performance.now());
+    },
+    restore() {
+      globalThis.document = saved.document;
+      globalThis.requestAnimationFrame = saved.raf;
+      globalThis.cancelAnimationFrame = saved.caf;
+    },
+  };
+}

@@ -50,7 +50,7 @@ async def test_a_long_route_arrives_gzipped_and_its_size_is_known_before_decodin
 async def test_a_job_in_a_worker_gives_exactly_the_result_of_the_same_job_inline(
     tomtom: TomTomClient,
 ) -> None:
-    # Lisbon-Warsaw: long enough to need fitting (Madrid-Warsaw now goes as is, ADR 0018).
+    # Lisbon-Warsaw: long enough to need fitting (Madrid-Warsaw goes as is).
     raw = await tomtom.calculate_route_raw([LISBON, WARSAW], key=None)
     inline = jobs.routing(raw, [LISBON, WARSAW], True, BUDGET)
     pool = FitPool(workers=1)
@@ -59,7 +59,7 @@ async def test_a_job_in_a_worker_gives_exactly_the_result_of_the_same_job_inline
         pooled = await pool.run_in_process(jobs.routing, raw, [LISBON, WARSAW], True, BUDGET)
     finally:
         pool.close()
-    # Every result has a fresh viewUUID (ADR 0045); everything else is the same.
+    # Every result has a fresh viewUUID; everything else is the same.
     assert pooled.meta["viewUUID"] != inline.meta["viewUUID"]
     assert dataclasses.replace(pooled, fit_ms=0, meta={**pooled.meta, "viewUUID": ""}) == (
         dataclasses.replace(inline, fit_ms=0, meta={**inline.meta, "viewUUID": ""})

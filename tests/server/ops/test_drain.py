@@ -20,7 +20,7 @@ from tests.server.harness import LISBON, WARSAW
 from tomtom_mcp_apps import fitting
 from tomtom_mcp_apps.server.jobs import APP_DATA_KEY
 
-# Routes that need fitting (Madrid-Warsaw now goes as is: ADR 0018).
+# Routes that need fitting (Madrid-Warsaw goes as is).
 LONG_ROUTES = [[LISBON, WARSAW], [WARSAW, LISBON]] * 4
 DRAIN = {"DRAIN_DELAY_S": "1.5", "DRAIN_TIMEOUT_S": "40"}
 WAIT_S = 60.0

@@ -1,6 +1,6 @@
-"""A replica's and a fitting worker's start-up objects stay out of full collections
-(docs/adr/0007-event-loop-housekeeping.md): without this, a full pass over a warm
-replica's ~120,000 objects stalls its event loop for about 100 ms."""
+"""A replica's and a fitting worker's start-up objects stay out of full collections:
+without this, a full pass over a warm replica's objects stalls its event loop
+(docs/runtime.md, Event-loop housekeeping)."""
 
 from __future__ import annotations
 

@@ -124,6 +124,31 @@ async def test_two_replicas_sharing_redis_enforce_one_budget_exactly(redis: Serv
 
 
 @pytest.mark.process
+async def test_a_matrix_takes_its_billed_units_from_the_shared_budget_all_or_none(
+    redis: Service,
+) -> None:
+    clock = Clock(NOON + 1)
+    user = "d" * 31 + "1"
+    one, two = replicas(redis_url(redis), 100, clock)
+    try:
+        await one.spend(user, 60)  # a 12 x 12 matrix: 5 x 12 transactions
+        with pytest.raises(UserQuotaError):
+            await two.spend(user, 41)
+        await two.spend(user, 40)
+        with pytest.raises(UserQuotaError):
+            await one.spend(user)
+    finally:
+        await asyncio.gather(one.aclose(), two.aclose())
+
+
+async def test_a_matrix_over_what_is_left_takes_nothing_on_one_replica() -> None:
+    budgets = Budgets([Window("minute", 60, 10)], clock=Clock(NOON + 1))
+    with pytest.raises(UserQuotaError):
+        await budgets.spend(ALICE, 11)
+    assert await spend(budgets, ALICE, 10) == [None] * 10
+
+
+@pytest.mark.process
 async def test_while_redis_is_unreachable_each_replica_keeps_the_budget_itself() -> None:
     clock = Clock(NOON + 1)
     failures = metrics.REGISTRY.get_sample_value("tomtom_mcp_quota_store_failures_total") or 0
@@ -185,5 +210,5 @@ async def test_a_batch_is_taken_whole_or_not_at_all_across_replicas(redis: Servi
         await asyncio.gather(one.aclose(), two.aclose())
     assert sum(o is None for o in batches) == 2
     refused = [o for o in batches if o is not None]
-    assert all("less room left than this batch's 5 queries" in str(o) for o in refused)
+    assert all("less room left than this request's 5 billed requests" in str(o) for o in refused)
     assert [o is None for o in singles] == [True, True, False]

@@ -125,7 +125,7 @@ async def test_a_batch_counts_each_query_against_the_keys_quota() -> None:
     pacer = Pacer({}, max_wait_s=10, quota_per_minute=100)
     client, seen = keyed_client(pacer)
     await client.batch_search_raw(queries(60), key=None)
-    with pytest.raises(QuotaError, match="less room left than this batch's 50 queries"):
+    with pytest.raises(QuotaError, match="less room left than this request's 50 billed requests"):
         await client.batch_search_raw(queries(50), key=None)
     with pytest.raises(QuotaError, match="more than this API key's 100 per minute"):
         await client.batch_search_raw(queries(101), key=None)
@@ -138,7 +138,9 @@ async def test_a_batch_counts_each_query_against_the_signed_in_users_budget() ->
     client, seen = keyed_client(Pacer({}, max_wait_s=10), budgets)
     with call_scope.entered("tomtom-batch-geocode", 30, "a" * 32):
         await client.batch_search_raw(queries(70), key=None)
-        with pytest.raises(UserQuotaError, match="less room left than this batch's 31 queries"):
+        with pytest.raises(
+            UserQuotaError, match="less room left than this request's 31 billed requests"
+        ):
             await client.batch_search_raw(queries(31), key=None)
         with pytest.raises(UserQuotaError, match="more than your whole budget of 100"):
             await client.batch_search_raw(queries(150), key=None)

@@ -48,6 +48,28 @@ async def test_an_ok_status_is_logged_at_info(caplog: pytest.LogCaptureFixture) 
     assert record.levelno == logging.INFO
 
 
+async def test_a_view_drawn_without_its_map_engine_is_logged_as_a_warning_and_counted_per_host(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO, logger="tomtom_mcp_apps.server.tools.app_only")
+    labels = {"tool": "tomtom-routing", "reason": "fallback", "host": "inspector"}
+    labels |= {"platform": "web"}
+    before = widget_count(**labels)
+    report = {
+        "tool": "tomtom-routing",
+        "status": "ok",
+        "reason": "fallback",
+        "detail": "3 features, offline basemap; map engine blocked by the host's CSP: worker-src",
+        "host": {"name": "MCP Inspector", "version": "2.0.0", "platform": "web"},
+    }
+    async with tool_client() as tools:
+        await tools.call("tomtom-report-app-status", report)
+    (record,) = [r for r in caplog.records if r.name == "tomtom_mcp_apps.server.tools.app_only"]
+    assert record.levelno == logging.WARNING
+    assert "worker-src" in record.detail
+    assert widget_count(**labels) == before + 1
+
+
 def widget_count(**labels: str) -> float:
     full = {"tool": "other", "status": "ok", "reason": "other", "host": "unknown"}
     full |= {"platform": "unknown"} | labels

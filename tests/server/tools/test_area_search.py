@@ -7,7 +7,7 @@ import pytest
 from tests.fixtures.tomtom import documented
 from tests.server.harness import (
     AMSTERDAM,
-    assert_adr_0001,
+    assert_map_data_shape,
     assert_model_text,
     features_of,
     line_of,
@@ -30,7 +30,7 @@ async def test_area_search_finds_places_inside_a_circle_and_draws_it_under_them(
     for result in answer["results"]:
         assert haversine_m(*result["position"], *AMSTERDAM) <= 1500 * 1.01
     envelope = outcome.envelope
-    assert_adr_0001(envelope["data"])
+    assert_map_data_shape(envelope["data"])
     kinds = [f["properties"]["kind"] for f in envelope["data"]["features"]]
     assert kinds[0] == "area" and kinds.count("result") == answer["count"]  # area drawn first
 

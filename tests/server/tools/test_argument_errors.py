@@ -65,6 +65,42 @@ BAD_ARGUMENTS = [
     ),
     ("tomtom-traffic", {"bbox": [4.8, 52.3, 4.9]}, "bbox: bbox needs four numbers"),
     (
+        "tomtom-matrix",
+        {"origins": [[4.9, 152.3]]},
+        "origins.0: latitude 152.3 is outside [-90, 90] (positions are [lon, lat])",
+    ),
+    (
+        "tomtom-matrix",
+        {"origins": [AMSTERDAM], "travelMode": "bicycle"},
+        "travelMode: use 'car', 'truck' or 'pedestrian'; got 'bicycle'",
+    ),
+    (
+        "tomtom-plan-routes",
+        {
+            "stops": [
+                {
+                    "position": UTRECHT,
+                    "timeWindow": {
+                        "start": "2026-06-24T12:00:00+02:00",
+                        "end": "2026-06-24T09:00:00+02:00",
+                    },
+                }
+            ],
+            "vehicleCount": 1,
+            "depot": AMSTERDAM,
+        },
+        "stops.0.timeWindow: ends (2026-06-24T09:00:00+02:00) before it starts",
+    ),
+    (
+        "tomtom-plan-routes",
+        {
+            "stops": [{"position": UTRECHT, "serviceMinutes": -3}],
+            "vehicleCount": 1,
+            "depot": AMSTERDAM,
+        },
+        "stops.0.serviceMinutes: must be greater than or equal to 0",
+    ),
+    (
         "tomtom-dynamic-map",
         {"markers": [{"position": [4.9]}]},
         "markers.0.position: a position is two numbers, [lon, lat]; got 1",
@@ -74,8 +110,8 @@ BAD_ARGUMENTS = [
     ("tomtom-poi-categories", {"limit": 0}, "limit: must be greater than or equal to 1, got 0"),
     (
         "tomtom-get-app-data",
-        {"tool": "tomtom-data-viz", "arguments": {}, "offset": -1},
-        "offset: must be greater than or equal to 0, got -1",
+        {"tool": "tomtom-data-viz", "arguments": {}, "page": {"from": -1, "to": 2, "digest": "d"}},
+        "page.from: must be greater than or equal to 0, got -1",
     ),
     (
         "tomtom-get-app-data",

@@ -11,10 +11,10 @@ import httpx
 import orjson
 import pytest
 
+from tests.fitting.support import synthetic_route
 from tomtom_mcp_apps import fitting
 from tomtom_mcp_apps.server.config import Settings
 from tomtom_mcp_apps.server.jobs import APP_DATA_KEY, DATA_SOURCE_KEY, OFFLINE_NOTE, OMITTED_KEY
-from tomtom_mcp_apps.server.offline.roads import route_with_points
 from tomtom_mcp_apps.server.pool import FitPool, Placement
 from tomtom_mcp_apps.server.runtime import Runtime
 from tomtom_mcp_apps.server.tools._delivery import deliver
@@ -36,7 +36,7 @@ async def runtime() -> AsyncIterator[Runtime]:
 
 
 def route_data(points: int, *, sections: int = 6) -> dict:
-    line = route_with_points(points, seed=7)
+    line = synthetic_route(points, seed=7)
     n = len(line)
     bounds = [round(i * (n - 1) / sections) for i in range(sections + 1)]
     return {

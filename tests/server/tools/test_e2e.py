@@ -22,8 +22,8 @@ from tests.server.harness import (
     MADRID,
     UTRECHT,
     WARSAW,
-    assert_adr_0001,
     assert_indices_hit_their_vertices,
+    assert_map_data_shape,
     coordinate_lists,
     features_of,
     wire_size,
@@ -62,7 +62,7 @@ async def test_every_tool_answers_over_http_within_the_contract(
         assert data["geojson"] == arguments["geojson"]
     else:
         assert data["features"]
-        assert_adr_0001(data)
+        assert_map_data_shape(data)
 
 
 @pytest.mark.parametrize(
@@ -89,7 +89,7 @@ async def test_long_routes_are_fitted_in_the_pool_under_the_budget_with_indices_
     assert wire_size(result) <= BUDGET
     envelope = fitting.decode(result.meta[APP_DATA_KEY])
     assert envelope["fitted"]["original_points"] > 40_000
-    assert_adr_0001(envelope["data"])
+    assert_map_data_shape(envelope["data"])
     for route in features_of(envelope, "route"):
         assert_indices_hit_their_vertices(route)
 

@@ -12,8 +12,8 @@ from tests.server.harness import (
     LISBON,
     UTRECHT,
     WARSAW,
-    assert_adr_0001,
     assert_indices_hit_their_vertices,
+    assert_map_data_shape,
     assert_model_text,
     features_of,
     line_of,
@@ -40,7 +40,7 @@ async def test_ev_search_lists_stations_with_connectors_and_live_availability() 
         for connector in station["connectors"]:
             assert 0 <= connector["free"] <= connector["count"]
     envelope = outcome.envelope
-    assert_adr_0001(envelope["data"])
+    assert_map_data_shape(envelope["data"])
     drawn = features_of(envelope, "station")
     assert len(drawn) == answer["count"]
     for feature, station in zip(drawn, answer["stations"], strict=True):

@@ -133,6 +133,10 @@ CALLS: dict[str, tuple[str, dict[str, Any]]] = {
         {"query": "charging", "center": [2.33, 48.84], "radius": 2000},
     ),
     "poi_categories": ("tomtom-poi-categories", {"filter": "e"}),
+    "matrix_sync": (
+        "tomtom-matrix",
+        {"origins": [AMSTERDAM, ZUID], "destinations": [[4.89, 52.37], [5.12, 52.09]]},
+    ),
 }
 """Each fixture, and the call that reads it."""
 

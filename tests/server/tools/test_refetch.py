@@ -1,4 +1,4 @@
-"""`tomtom-refetch-app-data` (docs/adr/0096): off by default, a TomTom tool never runs
+"""`tomtom-refetch-app-data` (docs/views.md): off by default, a TomTom tool never runs
 again; with `VIEW_REFETCH=on` it runs the same request again, visibly: a marked
 User-Agent, a counter of its own, a cap per user or client and a flag in the result."""
 

@@ -9,7 +9,7 @@ from tests.server.harness import (
     AMSTERDAM,
     BERLIN,
     UTRECHT,
-    assert_adr_0001,
+    assert_map_data_shape,
     assert_model_text,
     features_of,
     tool_client,
@@ -133,7 +133,7 @@ async def test_alternatives_are_drawn_as_grey_secondary_lines_without_guidance()
     answer = assert_model_text(outcome, "tomtom-routing")
     assert [r["route_index"] for r in answer["routes"]] == [0, 1, 2]
     routes = features_of(outcome.envelope, "route")
-    assert_adr_0001(outcome.envelope["data"])
+    assert_map_data_shape(outcome.envelope["data"])
     main, *alternatives = routes
     assert "guidance" in main["properties"] and not main["properties"].get("alternative")
     assert len(alternatives) == 2

@@ -26,6 +26,7 @@ async def test_views_are_listed_under_uris_that_carry_a_hash_of_the_built_docume
         widgets.MAP_URI,
         widgets.DATA_VIZ_URI,
         widgets.TRAFFIC_URI,
+        widgets.FLEET_URI,
         widgets.BATCH_URI,
     }
     for view in widgets.views():
@@ -35,7 +36,12 @@ async def test_views_are_listed_under_uris_that_carry_a_hash_of_the_built_docume
 
 @pytest.mark.parametrize(
     "earlier",
-    ["ui://tomtom/map.html", "ui://tomtom/map-0123456789ab.html", "ui://tomtom/traffic-beef.html"],
+    [
+        "ui://tomtom/map.html",
+        "ui://tomtom/map-0123456789ab.html",
+        "ui://tomtom/traffic-beef.html",
+        "ui://tomtom/fleet-0123456789ab.html",
+    ],
 )
 async def test_an_earlier_builds_uri_is_answered_with_the_current_build(earlier: str) -> None:
     stem = earlier.removeprefix("ui://tomtom/").split("-")[0].removesuffix(".html")
@@ -44,7 +50,7 @@ async def test_an_earlier_builds_uri_is_answered_with_the_current_build(earlier:
         content = (await tools.client.read_resource(earlier)).contents[0]
     assert content.text == current.html
     assert content.mime_type == "text/html;profile=mcp-app"
-    assert content.meta["ui"]["csp"]["resourceDomains"] == [ORIGIN]
+    assert content.meta["ui"]["csp"]["connectDomains"] == [ORIGIN]
 
 
 @pytest.mark.parametrize("uri", ["ui://tomtom/atlas.html", "ui://tomtom/map-NOTHEX.html"])
@@ -54,12 +60,15 @@ async def test_a_uri_that_names_no_view_of_ours_is_refused(uri: str) -> None:
             await tools.client.read_resource(uri)
 
 
-async def test_the_csp_names_exactly_the_public_origin_when_tiles_are_served() -> None:
+async def test_the_csp_lets_views_fetch_from_the_public_origin_alone_and_load_nothing_by_url() -> (
+    None
+):
     async with tool_client(**HOSTED) as tools:
         content = (await tools.client.read_resource(widgets.MAP_URI)).contents[0]
     meta = content.meta
-    assert meta["ui"]["csp"] == {"connectDomains": [ORIGIN], "resourceDomains": [ORIGIN]}
-    assert meta["openai/widgetCSP"] == {"connect_domains": [ORIGIN], "resource_domains": [ORIGIN]}
+    # Tiles are fetched (connect-src) and decoded; nothing is an <img>, a script or a font.
+    assert meta["ui"]["csp"] == {"connectDomains": [ORIGIN], "resourceDomains": []}
+    assert meta["openai/widgetCSP"] == {"connect_domains": [ORIGIN], "resource_domains": []}
     assert meta["openai/widgetDomain"] == ORIGIN
     assert "domain" not in meta["ui"]
 
