@@ -49,11 +49,15 @@ from loadtest.wire import call_tool, result_text
 from tests.standin import forget, recorded
 from tomtom_mcp_apps import fitting
 from tomtom_mcp_apps.server.jobs import APP_DATA_KEY, BATCH_PAGE_KEY, JOB_KEY
-from tomtom_mcp_apps.server.offline._geo import CITIES, NAME_ROOTS
+from tomtom_mcp_apps.server.offline._geo import NAME_ROOTS, gazetteer
 from tomtom_mcp_apps.server.tool_names import BATCH_GEOCODE, JOB_RESULT, RESUME_JOB
 
 PAGES_AT_ONCE = 2
 """Pages the view asks for at once (`widgets/batch/jobs.js` PARALLEL)."""
+TOWNS = 300
+"""The most prominent Natural Earth places, which the addresses' streets are in."""
+SHARED_NAMES = ("Springfield", "Valencia", "Portland", "Santa Cruz", "San Fernando")
+"""Names several places of like size share: ambiguous, as TomTom answers them."""
 EMPTY_ROWS = 40
 """Empty rows in the file (a batch of more than 100 takes at most 60)."""
 CALL_TIMEOUT_S = 180.0
@@ -63,6 +67,7 @@ def addresses(rows: int, seed: int = 7) -> list[str]:
     """`rows` addresses, seeded: streets in towns (93%), streets without a town (3%),
     bare names found in several places (2%), text with no place in it (1%), some empty."""
     rng = random.Random(seed)
+    towns = [place.name for place in gazetteer().places[:TOWNS]]
     empty = set(rng.sample(range(rows), min(EMPTY_ROWS, rows // 50)))
     out = []
     for i in range(rows):
@@ -71,11 +76,11 @@ def addresses(rows: int, seed: int = 7) -> list[str]:
         if i in empty:
             out.append("")
         elif draw < 0.93:
-            out.append(f"{rng.randint(1, 240)} {root} Street, {rng.choice(CITIES).name}")
+            out.append(f"{rng.randint(1, 240)} {root} Street, {rng.choice(towns)}")
         elif draw < 0.96:
             out.append(f"{rng.randint(1, 240)} {root} Road")
         elif draw < 0.98:
-            out.append(f"{root}{rng.choice(['ville', 'ham', 'dorf', 'ford'])}")
+            out.append(rng.choice(SHARED_NAMES))
         else:
             out.append(rng.choice(["-", "?", "#7", "n/a"]))
     return out

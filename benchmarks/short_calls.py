@@ -79,7 +79,8 @@ from tomtom_mcp_apps import fitting
 from tomtom_mcp_apps.server import bodies, jobs
 from tomtom_mcp_apps.server.config import Settings
 from tomtom_mcp_apps.server.ops.heap import freeze_startup_heap
-from tomtom_mcp_apps.server.tomtom import AiohttpTransport, Pacer, TomTomClient
+from tomtom_mcp_apps.server.outbound import Network
+from tomtom_mcp_apps.server.tomtom import Pacer, TomTomClient
 from tomtom_mcp_apps.server.tool_names import GEOCODE, ROUTING
 from tomtom_mcp_apps.server.tools._route_options import DEFAULT_SECTIONS, route_params
 
@@ -347,9 +348,7 @@ def job_split(standin_url: str, repeats: int) -> tuple[float, float]:
 
 async def _route_body(standin_url: str) -> bodies.RawBody:
     """The calculateRoute body as the routing tool asks for it, from the stand-in."""
-    client = TomTomClient(
-        AiohttpTransport(1), standin_url, OFFLINE_KEY, pacer=Pacer({}, max_wait_s=10)
-    )
+    client = TomTomClient(Network(1), standin_url, OFFLINE_KEY, pacer=Pacer({}, max_wait_s=10))
     try:
         return await client.calculate_route_raw(
             ROUTE, section_types=DEFAULT_SECTIONS, key=None, params=route_params()

@@ -463,4 +463,6 @@ def _put(out, acc, filled, pos, value, width):
 
 
 _FIXED_CODES = np.zeros(_FIXED_LENGTHS.shape[0], dtype=np.int64)
-_canonical(_FIXED_LENGTHS, _FIXED_CODES)
+# In Python: importing this module compiles or loads no kernel, so a process that never
+# fits (one answering only short calls) never waits for numba.
+_canonical.py_func(_FIXED_LENGTHS, _FIXED_CODES)

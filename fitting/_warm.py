@@ -23,15 +23,17 @@ _MMAP_THRESHOLD = 32 << 20
 _TRIM_THRESHOLD = 512 << 20
 
 
-def warm_up() -> None:
+def warm_up(*, keep_freed: bool = True) -> None:
     """Runs one tiny fit that calls every kernel, so each is compiled or loaded from cache.
 
     A wavy ring that must be simplified reaches the ring kernels as well as the line ones;
     the same data read as a caller's GeoJSON reaches the scan, the shape checks and the
-    exact decimals of data-viz pages; a TomTom leg's points, the route reader's. Also keeps
-    freed memory in the process (`keep_freed_memory`).
+    exact decimals of data-viz pages; a TomTom leg's points, the route reader's. With
+    `keep_freed` (a fitting worker), also keeps freed memory in the process
+    (`keep_freed_memory`).
     """
-    keep_freed_memory()
+    if keep_freed:
+        keep_freed_memory()
     t = np.linspace(0.0, 2.0 * np.pi, 200)
     wave = 1.0 + 0.3 * np.cos(7.0 * t)
     ring = np.column_stack([5.0 + 0.1 * np.cos(t) * wave, 52.0 + 0.1 * np.sin(t) * wave])

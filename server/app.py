@@ -34,7 +34,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from tomtom_mcp_apps import widgets
+from tomtom_mcp_apps import fitting, widgets
 from tomtom_mcp_apps.server.auth import SignIn, build_sign_in, current_user, user_id_in
 from tomtom_mcp_apps.server.config import Settings
 from tomtom_mcp_apps.server.errors import ToolCallError
@@ -184,6 +184,16 @@ def build_app(
     if sign_in is not None:
         mcp_endpoint = sign_in.protect(SignedInShares(mcp_endpoint, door, user_id_in))
 
+    loop_kernels = asyncio.Event()
+    """Set once this process has loaded the kernels of the jobs it runs on its loop."""
+
+    async def load_loop_kernels() -> None:
+        # In a thread, while the pool warms: a replica's first short route would otherwise
+        # load them on the loop, stalling every call beside it (docs/runtime.md).
+        await asyncio.to_thread(fitting.warm_up, keep_freed=False)
+        freeze_startup_heap()
+        loop_kernels.set()
+
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
         _log_modes(settings, sign_in)
@@ -192,14 +202,18 @@ def build_app(
                 await stack.enter_async_context(sign_in.running())
             await stack.enter_async_context(mcp.session_manager.run())  # the server's `running`
             freeze_startup_heap()
-            lag = asyncio.get_running_loop().create_task(watch_loop_lag())
+            loop = asyncio.get_running_loop()
+            lag = loop.create_task(watch_loop_lag())
+            kernels = loop.create_task(load_loop_kernels()) if start_pool else None
             try:
                 yield
             finally:
                 lag.cancel()
+                if kernels is not None:
+                    kernels.cancel()
 
     async def health(_: Request) -> JSONResponse:
-        ready = runtime.pool.ready and not drain.active
+        ready = runtime.pool.ready and loop_kernels.is_set() and not drain.active
         status = "draining" if drain.active else "ok" if ready else "starting"
         body = {
             "status": status,

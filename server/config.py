@@ -208,7 +208,7 @@ class Settings(BaseSettings):
         20.0, ge=0, allow_inf_nan=False, validation_alias="CLIENT_RATE_PER_S"
     )
     """Requests per second per client (0: no limit), in bursts of `client_burst`."""
-    client_burst: int = Field(200, ge=1, validation_alias="CLIENT_BURST")
+    client_burst: int = Field(400, ge=1, validation_alias="CLIENT_BURST")
     trusted_proxies: _Networks = Field((), validation_alias="TRUSTED_PROXIES")
     """Proxies whose `X-Forwarded-For` names the client (CIDRs); others' is ignored."""
     max_calls_in_flight: int = Field(128, ge=1, validation_alias="MAX_CALLS_IN_FLIGHT")

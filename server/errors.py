@@ -39,6 +39,16 @@ brackets, the built-in class each also is::
      ├── IssuerUnavailable (RuntimeError)        the authorization server's metadata, keys or
      │                                           introspection cannot be had (a 503)
      ├── QuotaStoreError (RuntimeError)          the shared budget store did not answer
+     ├── TransportError                          an outgoing request got no answer; messages
+     │    │                                      quote the class's name (`server.outbound`)
+     │    ├── ConnectError                       no connection: refused, unresolvable, TLS
+     │    ├── ReadError                          the connection failed mid-exchange
+     │    ├── RemoteProtocolError                the answer broke HTTP or ended early
+     │    ├── UnsupportedProtocol                the URL is not http or https
+     │    ├── InvalidURL                         the URL cannot be parsed
+     │    └── TransportTimeout                   a step took longer than its timeout
+     │         ├── ConnectTimeout                no free connection, or connecting, in time
+     │         └── ReadTimeout                   no byte of the answer in time
      ├── OfflineBadRequest (ValueError)          the offline upstream refuses a request: a 400
      │                                           in the shape of the TomTom service asked
      └── ConfigError (ValueError)                an environment variable is unusable (start-up)
@@ -185,6 +195,44 @@ class OfflineBadRequest(ValueError):
         self.message = message
         self.target = target
         self.code = code
+
+
+class TransportError(Exception):
+    """An outgoing request got no usable answer. The class's name is what messages quote
+    ("could not be reached (ConnectError)"); the message may hold the URL, and so a key."""
+
+
+class ConnectError(TransportError):
+    """No connection: refused, unresolvable, or TLS refused the certificate."""
+
+
+class ReadError(TransportError):
+    """The connection failed while the request was sent or its answer read."""
+
+
+class RemoteProtocolError(TransportError):
+    """The answer broke HTTP, or the connection closed before its end."""
+
+
+class UnsupportedProtocol(TransportError):
+    """The URL has no scheme this server speaks (http, https)."""
+
+
+class InvalidURL(TransportError):
+    """The URL cannot be parsed."""
+
+
+class TransportTimeout(TransportError):
+    """A step of the request took longer than its timeout (not the whole request's
+    deadline, which is the built-in `TimeoutError`)."""
+
+
+class ConnectTimeout(TransportTimeout):
+    """No free connection, or no connection made, in time."""
+
+
+class ReadTimeout(TransportTimeout):
+    """No byte of the answer came in time."""
 
 
 class ConfigError(ValueError):

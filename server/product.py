@@ -1,13 +1,7 @@
-"""The product as outside parties see it: its name, its version, the User-Agent of its
-requests.
-
-The version is the installed package's (`importlib.metadata`), written once, in
-pyproject.toml, so the MCP handshake's `serverInfo.version` and the User-Agent always
-name the release that runs. Every request this server makes to TomTom (API calls over
-httpx, tiles over aiohttp, static maps) and to a caller's `data_url` says who makes it,
-built here and nowhere else: an operator finds this server's traffic in TomTom's usage
-figures (issue 21), and a view's second request for the same data (`VIEW_REFETCH`,
-docs/adr/0096) is told apart from the first. Imports nothing of `server`.
+"""The product as outside parties see it: its name, its installed version, and the
+User-Agent of every request it sends (`server.outbound` sets it), so that an operator
+finds this server's traffic in TomTom's usage figures and a view's refetch is told apart
+(docs/upstream.md, Transport). Imports nothing of `server`.
 """
 
 from __future__ import annotations

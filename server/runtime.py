@@ -14,14 +14,13 @@ import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
-import httpx
-
+from tomtom_mcp_apps.server import outbound
 from tomtom_mcp_apps.server.config import Settings
 from tomtom_mcp_apps.server.pool import FitPool, Placement
 from tomtom_mcp_apps.server.product import user_agent
 from tomtom_mcp_apps.server.quotas import Budgets, build_budgets
 from tomtom_mcp_apps.server.tiles import RateLimiter, Tiles, build_tiles
-from tomtom_mcp_apps.server.tomtom import AiohttpTransport, Bounds, Pacer, TomTomClient
+from tomtom_mcp_apps.server.tomtom import Bounds, Pacer, TomTomClient
 
 
 @dataclass
@@ -30,7 +29,7 @@ class Runtime:
     tomtom: TomTomClient
     """The one shared TomTom client: its pooled keep-alive connections to TomTom, and the
     offline upstream at `OFFLINE_BASE_URL`."""
-    downloads: httpx.AsyncClient
+    downloads: outbound.Client
     """A separate client for data-viz `data_url` downloads (no TomTom base URL, no redirects)."""
     pool: FitPool
     placement: Placement
@@ -67,21 +66,18 @@ async def running(runtime: Runtime, *, start_pool: bool = True) -> AsyncIterator
             await runtime.budgets.aclose()
 
 
-def build_runtime(
-    settings: Settings, *, upstream: httpx.AsyncBaseTransport | None = None
-) -> Runtime:
-    """The shared clients and the (not yet started) fitting pool. `upstream`, when given,
-    carries every TomTom request, keyed or not, in place of the network and the built-in
-    offline upstream (the tools' tests: a stand-in TomTom in process)."""
-    offline: httpx.AsyncBaseTransport | None = None
+def build_runtime(settings: Settings, *, upstream: object = None) -> Runtime:
+    """The shared clients and the (not yet started) fitting pool. `upstream`, when given
+    (an httpx transport in the tools' tests: a stand-in TomTom in process), carries every
+    TomTom request, keyed or not, in place of the network and the offline upstream."""
+    offline: outbound.Transport | None = None
     if settings.offline_mode != "never" and upstream is None:
         from tomtom_mcp_apps.server.offline import build_upstream_app
 
         # Requests with no key go here, the others to TomTom.
-        offline = httpx.ASGITransport(app=build_upstream_app())
-    headers = {"user-agent": user_agent(settings.public_url)}
-    downloads = httpx.AsyncClient(
-        timeout=httpx.Timeout(settings.data_viz_timeout_s), follow_redirects=False, headers=headers
+        offline = outbound.offline_upstream(build_upstream_app())
+    downloads = outbound.data_urls(
+        timeout_s=settings.data_viz_timeout_s, user_agent=user_agent(settings.public_url)
     )
     pool = FitPool(
         settings.fit_workers,
@@ -97,7 +93,7 @@ def build_runtime(
     return Runtime(
         settings=settings,
         tomtom=TomTomClient(
-            upstream or AiohttpTransport(settings.upstream_connections),
+            upstream or outbound.tomtom_api(settings.upstream_connections),
             base_url=settings.api_base_url,
             default_key=settings.api_key,
             placement=placement,

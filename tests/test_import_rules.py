@@ -285,3 +285,72 @@ def test_no_module_imports_a_test_module_or_a_conftest() -> None:
                 if ours and any(p.startswith("test_") or p == "conftest" for p in parts):
                     found.append(f"{path.relative_to(ROOT)} imports {name}")
     assert found == []
+
+
+HTTP_CLIENTS = (
+    "aiohttp",
+    "h11",
+    "http.client",
+    "httpcore",
+    "httpcore2",
+    "httpx",
+    "httpx2",
+    "requests",
+    "urllib.request",
+    "urllib3",
+    "yarl",
+)
+"""HTTP client libraries (and their URL type, yarl): only the seam, `server.outbound`, uses one."""
+SEAM = "server/outbound/"
+
+
+def imported_names(source: str) -> set[str]:
+    """Every module `source` imports, wherever the import stands, with `from a import b`
+    also counted as `a.b` (b may be a module: `from urllib import request`)."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return names
+
+
+def http_client_imports(sources: dict[str, str]) -> list[str]:
+    """ "<module> imports <library>" for each library a module outside the seam imports."""
+    return [
+        f"{module} imports {lib}"
+        for module, source in sorted(sources.items())
+        if not module.startswith(SEAM)
+        for lib in HTTP_CLIENTS
+        if any(n == lib or n.startswith(f"{lib}.") for n in imported_names(source))
+    ]
+
+
+def test_only_the_outbound_seam_imports_an_http_client_library() -> None:
+    sources = {
+        str(path.relative_to(ROOT)): path.read_text(encoding="utf-8")
+        for package in ("server", "fitting", "widgets", "tomtom_mcp_apps")
+        for path in (ROOT / package).rglob("*.py")
+        if "node_modules" not in path.parts
+    }
+    assert any(module.startswith(SEAM) for module in sources)
+    assert http_client_imports(sources) == []
+
+
+def test_an_http_client_imported_outside_the_seam_in_any_form_is_found() -> None:
+    sources = {
+        "server/tiles/_service.py": "import aiohttp\n",
+        "server/auth/_issuer.py": "def fetch():\n    from httpx import AsyncClient\n",
+        "server/downloads/_data_url.py": "from urllib import parse, request\n",
+        "server/app.py": "import urllib.request as fetch\nfrom yarl import URL\n",
+        "server/outbound/_network.py": "import aiohttp\nfrom yarl import URL\n",
+    }
+    assert http_client_imports(sources) == [
+        "server/app.py imports urllib.request",
+        "server/app.py imports yarl",
+        "server/auth/_issuer.py imports httpx",
+        "server/downloads/_data_url.py imports urllib.request",
+        "server/tiles/_service.py imports aiohttp",
+    ]

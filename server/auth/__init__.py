@@ -22,10 +22,10 @@ import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
-import httpx
 from starlette.routing import Route
 from starlette.types import ASGIApp
 
+from tomtom_mcp_apps.server import outbound
 from tomtom_mcp_apps.server.auth._gate import bearer_token, gate
 from tomtom_mcp_apps.server.auth._issuer import AuthorizationServer
 from tomtom_mcp_apps.server.auth._metadata import metadata_routes, metadata_url
@@ -33,6 +33,7 @@ from tomtom_mcp_apps.server.auth._user import User, current_user, user_id_in, us
 from tomtom_mcp_apps.server.auth._verifier import IntrospectionCheck, JwtCheck, TokenCheck
 from tomtom_mcp_apps.server.config import Settings
 from tomtom_mcp_apps.server.errors import ConfigError
+from tomtom_mcp_apps.server.product import user_agent
 
 __all__ = [
     "SignIn",
@@ -55,7 +56,7 @@ class SignIn:
     """The MCP endpoint as users enter it (`PUBLIC_URL`): Protected Resource Metadata's
     `resource`."""
     scopes: tuple[str, ...]
-    http: httpx.AsyncClient
+    http: outbound.Client
     """The client to the authorization server (metadata, keys, introspection)."""
 
     @property
@@ -77,21 +78,16 @@ class SignIn:
             await self.http.aclose()
 
 
-def build_sign_in(
-    settings: Settings, *, transport: httpx.AsyncBaseTransport | None = None
-) -> SignIn | None:
+def build_sign_in(settings: Settings, *, transport: object = None) -> SignIn | None:
     """The replica's sign-in from `settings`, or None without `OAUTH_ISSUER`. `transport`
-    carries the requests to the authorization server in tests."""
+    (an httpx transport) stands in for the authorization server in tests."""
     if settings.oauth_issuer is None:
         return None
     resource, audience = settings.public_url, settings.token_audience
     if resource is None or audience is None:
         raise ConfigError("OAUTH_ISSUER needs PUBLIC_URL: the MCP endpoint as users enter it")
-    http = httpx.AsyncClient(
-        timeout=httpx.Timeout(settings.oauth_timeout_s),
-        follow_redirects=False,
-        transport=transport,
-        headers={"accept-encoding": "identity"},
+    http = outbound.issuer(
+        timeout_s=settings.oauth_timeout_s, user_agent=user_agent(resource), stand_in=transport
     )
     issuer = AuthorizationServer(
         settings.oauth_issuer,

@@ -22,16 +22,18 @@ from collections.abc import Callable, Iterable
 from typing import Any
 from urllib.parse import urlsplit
 
-import httpx
 import orjson
 from jwt import PyJWK, PyJWTError
 
-from tomtom_mcp_apps.server.errors import IssuerUnavailable, TokenRefused
+from tomtom_mcp_apps.server import outbound
+from tomtom_mcp_apps.server.bodies import Origin, coding_of, decode
+from tomtom_mcp_apps.server.errors import BodyError, IssuerUnavailable, TokenRefused, TransportError
 
 log = logging.getLogger(__name__)
 
 MAX_DOCUMENT_BYTES = 1024 * 1024
-"""Metadata and key sets are a few kilobytes; more is not read."""
+"""Metadata, key sets and introspection answers are a few kilobytes; more is not read."""
+ISSUER = Origin("The authorization server's answer", "")
 SIGNING_KEY_TYPES = frozenset({"RSA", "EC", "OKP"})
 NO_KEYS_RETRY_S = 5.0
 """With no keys yet and the last fetch failed, how long tokens are answered 503 at once
@@ -63,7 +65,7 @@ class AuthorizationServer:
     def __init__(
         self,
         issuer: str,
-        http: httpx.AsyncClient,
+        http: outbound.Client,
         *,
         cache_s: float,
         refetch_s: float,
@@ -201,15 +203,15 @@ class AuthorizationServer:
     async def _document(self, url: str, what: str, *, missing_ok: bool = False) -> Any:
         """A JSON document of the authorization server, at most `MAX_DOCUMENT_BYTES`."""
         try:
-            async with self._http.stream(
+            async with self._http.request(
                 "GET", url, headers={"accept": "application/json"}
             ) as response:
-                if response.status_code == 404 and missing_ok:
+                if response.status == 404 and missing_ok:
                     return None
-                if response.status_code != 200:
-                    raise IssuerUnavailable(f"{url} answered HTTP {response.status_code}")
-                body = await _bounded(response.aiter_bytes(), url)
-        except httpx.HTTPError as exc:
+                if response.status != 200:
+                    raise IssuerUnavailable(f"{url} answered HTTP {response.status}")
+                body = await bounded(response, url)
+        except TransportError as exc:
             raise IssuerUnavailable(f"{url} could not be reached ({type(exc).__name__})") from None
         try:
             document = orjson.loads(body)
@@ -220,13 +222,16 @@ class AuthorizationServer:
         return document
 
 
-async def _bounded(chunks: Any, url: str) -> bytes:
-    body = bytearray()
-    async for chunk in chunks:
-        body += chunk
-        if len(body) > MAX_DOCUMENT_BYTES:
-            raise IssuerUnavailable(f"{url} sent more than {MAX_DOCUMENT_BYTES} bytes")
-    return bytes(body)
+async def bounded(response: outbound.Answer, url: str) -> bytes:
+    """An answer's body, at most `MAX_DOCUMENT_BYTES` as received and once decoded."""
+    body = await response.read(MAX_DOCUMENT_BYTES)
+    if body is None:
+        raise IssuerUnavailable(f"{url} sent more than {MAX_DOCUMENT_BYTES} bytes")
+    try:
+        coding = coding_of(response.header("content-encoding"), ISSUER)
+        return decode(body, coding, MAX_DOCUMENT_BYTES, ISSUER)
+    except BodyError as exc:  # gzip past the bound, broken, or in a coding not asked for
+        raise IssuerUnavailable(f"{url}: {exc}") from None
 
 
 def _signing_keys(document: dict[str, Any]) -> dict[str | None, dict[str, Any]]:

@@ -22,13 +22,13 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import httpx
 import jwt
 import orjson
 from mcp.server.auth.provider import AccessToken
 
-from tomtom_mcp_apps.server.auth._issuer import AuthorizationServer
-from tomtom_mcp_apps.server.errors import IssuerUnavailable, TokenRefused
+from tomtom_mcp_apps.server import outbound
+from tomtom_mcp_apps.server.auth._issuer import AuthorizationServer, bounded
+from tomtom_mcp_apps.server.errors import IssuerUnavailable, TokenRefused, TransportError
 
 REQUIRED_CLAIMS = ("exp", "iss", "aud", "sub")
 REMEMBERED_TOKENS = 10_000
@@ -131,7 +131,7 @@ class IntrospectionCheck:
     def __init__(
         self,
         server: AuthorizationServer,
-        http: httpx.AsyncClient,
+        http: outbound.Client,
         *,
         client_id: str,
         client_secret: str,
@@ -143,7 +143,7 @@ class IntrospectionCheck:
     ) -> None:
         self._server = server
         self._http = http
-        self._auth = httpx.BasicAuth(client_id, client_secret)
+        self._auth = outbound.basic_auth(client_id, client_secret)
         self._audiences = _spellings(audience)
         self._leeway = leeway_s
         self._cache_s = cache_s
@@ -168,23 +168,25 @@ class IntrospectionCheck:
         endpoint = (await self._server.metadata()).get("introspection_endpoint")
         if not isinstance(endpoint, str):
             raise IssuerUnavailable(f"{self._server.issuer} publishes no introspection_endpoint")
+        body, content_type = outbound.form({"token": token, "token_type_hint": "access_token"})
+        headers = {
+            "accept": "application/json",
+            "authorization": self._auth,
+            "content-type": content_type,
+        }
         try:
-            response = await self._http.post(
-                endpoint,
-                data={"token": token, "token_type_hint": "access_token"},
-                auth=self._auth,
-                headers={"accept": "application/json"},
-            )
-        except httpx.HTTPError as exc:
+            async with self._http.request("POST", endpoint, headers=headers, body=body) as response:
+                if response.status != 200:
+                    raise IssuerUnavailable(
+                        f"the introspection endpoint answered HTTP {response.status}"
+                    )
+                content = await bounded(response, "the introspection endpoint")
+        except TransportError as exc:
             raise IssuerUnavailable(
                 f"the introspection endpoint could not be reached ({type(exc).__name__})"
             ) from None
-        if response.status_code != 200:
-            raise IssuerUnavailable(
-                f"the introspection endpoint answered HTTP {response.status_code}"
-            )
         try:
-            answer = orjson.loads(response.content)
+            answer = orjson.loads(content)
         except orjson.JSONDecodeError:
             raise IssuerUnavailable("the introspection endpoint's answer is not JSON") from None
         if not isinstance(answer, dict):

@@ -40,7 +40,6 @@ from tomtom_mcp_apps.server.bodies._decoding import (
     coding_of,
     decode,
     prefix,
-    received,
     too_large,
 )
 from tomtom_mcp_apps.server.bodies._geojson_arrays import (
@@ -95,7 +94,6 @@ __all__ = [
     "prefix",
     "read_features",
     "read_geojson",
-    "received",
     "request_body",
     "required_list",
     "segment",

@@ -1,16 +1,15 @@
 """The one bounded decoding of every body read from outside: TomTom's answers of every
 status, a caller's `data_url`, tiles and static maps.
 
-Readers take a body's bytes as received, up to a cap (`received`), and hand them here with
-its `Content-Encoding`: identity or one layer of gzip (`coding_of`), inflated in steps that
-count the output and stop past a limit (`Inflation`), so a bomb costs its limit and no
-more (docs/upstream.md, One bounded decoding). Pure and picklable; no HTTP client.
+Readers take a body's bytes as received, up to a cap (`server.outbound`), and hand them
+here with its `Content-Encoding`: identity or one layer of gzip (`coding_of`), inflated in
+steps that count the output and stop past a limit (`Inflation`), so a bomb costs its limit
+and no more (docs/upstream.md, One bounded decoding). Pure and picklable; no HTTP client.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterable
 from dataclasses import dataclass
 
 from isal import isal_zlib
@@ -67,19 +66,6 @@ def coding_of(header: str, origin: Origin = TOMTOM) -> str:
         f"{origin.what} came in an unrequested encoding ({codings[0][:30]}): this server "
         f"asks for gzip and decodes that or none. {origin.retry}"
     )
-
-
-async def received(chunks: AsyncIterable[bytes], cap: int) -> bytes | None:
-    """The bytes of a body as they come off the wire, or None as soon as they pass `cap`
-    (the reader then says so in its own words and closes the response)."""
-    parts: list[bytes] = []
-    size = 0
-    async for chunk in chunks:
-        size += len(chunk)
-        if size > cap:
-            return None
-        parts.append(chunk)
-    return b"".join(parts)
 
 
 class Inflation:

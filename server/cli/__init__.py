@@ -6,9 +6,11 @@ from __future__ import annotations
 import argparse
 
 from tomtom_mcp_apps.server.cli import fit, serve, stdio, upstream
+from tomtom_mcp_apps.server.cli._kernel_cache import use_user_cache
 
 
 def main(argv: list[str] | None = None) -> int:
+    use_user_cache()  # before anything imports numba: no subcommand module does at import
     parser = argparse.ArgumentParser(prog="tomtom-mcp-apps", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     serve.add_parser(sub)

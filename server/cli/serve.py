@@ -5,13 +5,7 @@ from __future__ import annotations
 import argparse
 import atexit
 
-import uvicorn
-
-from tomtom_mcp_apps.server.cli._draining import DrainingServer
 from tomtom_mcp_apps.server.cli._settings import settings_of
-from tomtom_mcp_apps.server.http import ConnectionLimits, guarded
-from tomtom_mcp_apps.server.ops import tracing
-from tomtom_mcp_apps.server.ops.drain import Drain
 from tomtom_mcp_apps.server.ops.logs import configure_logging
 
 
@@ -38,10 +32,19 @@ def run(args: argparse.Namespace) -> int:
         host = f"[{host}]" if ":" in host else host
         settings = settings.model_copy(update={"public_url": f"http://{host}:{args.port}/mcp"})
     configure_logging(settings.log_level, settings.log_json)
-    if tracing.configure(settings.traces_exporter):
-        atexit.register(tracing.shutdown)
+    # Imported here, as every subcommand's server: the command line itself stays light, for
+    # the other subcommands and for fitting workers, which import it again when it runs as
+    # the `tomtom-mcp-apps` script.
+    import uvicorn
 
     from tomtom_mcp_apps.server.app import build_app
+    from tomtom_mcp_apps.server.cli._draining import DrainingServer
+    from tomtom_mcp_apps.server.http import ConnectionLimits, guarded
+    from tomtom_mcp_apps.server.ops import tracing
+    from tomtom_mcp_apps.server.ops.drain import Drain
+
+    if tracing.configure(settings.traces_exporter):
+        atexit.register(tracing.shutdown)
 
     drain = Drain()
     config = uvicorn.Config(

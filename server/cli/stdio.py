@@ -9,6 +9,7 @@ their basemap.
 from __future__ import annotations
 
 import argparse
+import gc
 import logging
 
 import anyio
@@ -46,4 +47,8 @@ def run(args: argparse.Namespace) -> int:
         extra={"event": "stdio", "offline": settings.offline_mode},
     )
     anyio.run(mcp.run_stdio_async, backend_options={"use_uvloop": True})
+    # Served, and the pool closed: what is left is the interpreter's exit, whose last
+    # collections walk every object numba and the SDK made (seconds on a busy machine)
+    # while the host waits for the process to end. Frozen, they are passed over.
+    gc.freeze()
     return 0

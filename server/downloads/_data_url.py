@@ -1,25 +1,14 @@
-"""The guarded download of a data-viz `data_url`.
+"""The guarded download of a data-viz `data_url`, a URL a model chose.
 
-A hosted server that fetches any URL a model names is a server-side request
-forgery risk: the URL may point at the cloud metadata service, a database on
-the private network, or a name that resolves to a public address when checked
-and to a private one when fetched (DNS rebinding). So the download:
-
-- accepts `http` and `https` only, and no credentials in the URL;
-- resolves the host once, refuses it if any address is private, loopback,
-  link-local, multicast, reserved, unspecified or otherwise not global
-  (IPv4, IPv6, and IPv4 embedded in IPv6), unless configuration allows private
-  targets;
-- connects to the address it checked (the URL's host is replaced by that
-  address; `Host` and TLS SNI keep the name, so virtual hosting and certificate
-  checks still work), so nothing is resolved a second time (ADR 0021);
-- follows no redirects, bounds the whole download in time, and accepts JSON-ish
-  content types only;
-- reads the body as received, capped while streaming, and decodes it with the one
-  bounded decoding of `server.bodies` (identity or one layer of gzip, capped once
-  decoded too; stacked and unknown codings refused), long ones in a thread
-  (`server.pool.Placement.decoded`): never httpx's decoding, which inflates every
-  layer of a stacked coding whole (ADR 0021's addendum).
+Fetched from inside the deployment's network, so it is a server-side request forgery
+risk (cloud metadata, private services, DNS rebinding). The download accepts `http` and
+`https` without credentials; resolves the host once and refuses it if any address is
+not a public one (unless `DATA_VIZ_ALLOW_PRIVATE`); connects to the checked address,
+`Host` and TLS keeping the name, so nothing is resolved twice; follows no redirect;
+accepts JSON-like types only; and bounds size and time, the body read as received and
+decoded by `server.bodies`' one bounded decoding. The URL is parsed by the library that
+sends it (`server.outbound`), so the host checked is the host reached
+(docs/front-door.md, `data_url` downloads).
 """
 
 from __future__ import annotations
@@ -30,11 +19,10 @@ import logging
 import socket
 from collections.abc import Sequence
 
-import httpx
-
-from tomtom_mcp_apps.server.bodies import ACCEPT_ENCODING, DATA_URL, RawBody, coding_of, received
+from tomtom_mcp_apps.server import outbound
+from tomtom_mcp_apps.server.bodies import ACCEPT_ENCODING, DATA_URL, RawBody, coding_of
 from tomtom_mcp_apps.server.config import Settings
-from tomtom_mcp_apps.server.errors import BodyError, DataUrlError
+from tomtom_mcp_apps.server.errors import BodyError, DataUrlError, InvalidURL, TransportError
 from tomtom_mcp_apps.server.pool import Placement
 
 __all__ = ["address_refusal", "download"]
@@ -63,6 +51,7 @@ _CONTENT_TYPES = frozenset(
     }
 )
 _NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
+_REDIRECTS = frozenset({301, 302, 303, 307, 308})
 
 
 def address_refusal(address: IPAddress) -> str | None:
@@ -101,14 +90,13 @@ def _embedded_ipv4(address: IPAddress) -> ipaddress.IPv4Address | None:
 
 
 async def download(
-    client: httpx.AsyncClient, url: str, settings: Settings, placement: Placement
+    client: outbound.Client, url: str, settings: Settings, placement: Placement
 ) -> bytes:
     """The body at `url`, decoded, after every check above (long ones inflated where
     `placement` says); raises `DataUrlError` with the reason."""
     parsed = _parse(url)
     host = parsed.host
-    port = parsed.port or (443 if parsed.scheme == "https" else 80)
-    addresses = await _resolve(host, port)
+    addresses = await _resolve(parsed.raw_host, parsed.port)
     if not settings.data_viz_allow_private:
         for address in addresses:
             reason = address_refusal(address)
@@ -118,16 +106,9 @@ async def download(
                     f"data_url host {host!r} is refused: {reason}. Only public internet "
                     "addresses may be fetched; pass the GeoJSON inline instead."
                 )
-    pinned = parsed.copy_with(host=str(addresses[0]))
-    headers = {
-        "host": parsed.netloc.decode("ascii"),
-        "accept": "application/geo+json, application/json;q=0.9, */*;q=0.1",
-        "accept-encoding": ACCEPT_ENCODING,
-    }
-    extensions = {"sni_hostname": host} if parsed.scheme == "https" else {}
     try:
         async with asyncio.timeout(settings.data_viz_timeout_s):
-            raw = await _fetch(client, pinned, headers, extensions, settings, url)
+            raw = await _fetch(client, parsed, str(addresses[0]), settings)
             return await placement.decoded(raw, DATA_URL)
     except BodyError as exc:
         raise DataUrlError(str(exc)) from None
@@ -136,18 +117,18 @@ async def download(
             f"data_url took longer than {settings.data_viz_timeout_s:g} s to download; "
             "use a faster host or a smaller file."
         ) from None
-    except httpx.HTTPError as exc:
+    except TransportError as exc:
         logger.warning("data_url %s failed: %s", host, type(exc).__name__)
         raise DataUrlError(
             f"data_url could not be downloaded ({type(exc).__name__}): check that "
-            f"{parsed.scheme}://{parsed.netloc.decode('ascii')} is reachable."
+            f"{parsed.scheme}://{parsed.netloc} is reachable."
         ) from None
 
 
-def _parse(url: str) -> httpx.URL:
+def _parse(url: str) -> outbound.Url:
     try:
-        parsed = httpx.URL(url)
-    except httpx.InvalidURL as exc:
+        parsed = outbound.parse_url(url)
+    except InvalidURL as exc:
         raise DataUrlError(f"data_url is not a valid URL: {exc}") from None
     if parsed.scheme not in ("http", "https"):
         raise DataUrlError(
@@ -155,7 +136,7 @@ def _parse(url: str) -> httpx.URL:
         )
     if not parsed.host:
         raise DataUrlError("data_url has no host name.")
-    if parsed.userinfo:
+    if parsed.has_userinfo:
         raise DataUrlError("data_url must not carry a user name or password.")
     return parsed
 
@@ -178,51 +159,41 @@ async def _resolve(host: str, port: int) -> Sequence[IPAddress]:
 
 
 async def _fetch(
-    client: httpx.AsyncClient,
-    pinned: httpx.URL,
-    headers: dict[str, str],
-    extensions: dict[str, str],
-    settings: Settings,
-    original: str,
+    client: outbound.Client, parsed: outbound.Url, address: str, settings: Settings
 ) -> RawBody:
-    """The body as received, in its one checked coding, at most `DATA_VIZ_MAX_BYTES`."""
+    """The body as received from the checked `address`, in its one checked coding, at
+    most `DATA_VIZ_MAX_BYTES`."""
     limit = settings.data_viz_max_bytes
-    request = client.build_request(
-        "GET",
-        pinned,
-        headers=headers,
-        extensions=extensions,
-        timeout=settings.data_viz_timeout_s,
-    )
-    response = await client.send(request, stream=True, follow_redirects=False)
-    try:
-        if response.is_redirect:
-            target = response.headers.get("location", "")
+    headers = {
+        "accept": "application/geo+json, application/json;q=0.9, */*;q=0.1",
+        "accept-encoding": ACCEPT_ENCODING,
+    }
+    async with client.request("GET", parsed, headers=headers, pin=address) as response:
+        if response.status in _REDIRECTS and "location" in response.headers:
+            target = response.header("location")
             raise DataUrlError(
-                f"data_url answered with a redirect (HTTP {response.status_code}) to "
+                f"data_url answered with a redirect (HTTP {response.status}) to "
                 f"{target[:200]!r}; redirects are not followed: pass the final URL."
             )
-        if response.status_code != 200:
+        if response.status != 200:
             raise DataUrlError(
-                f"data_url answered HTTP {response.status_code}; expected 200 with GeoJSON."
+                f"data_url answered HTTP {response.status}; expected 200 with GeoJSON."
             )
-        content_type = response.headers.get("content-type", "")
+        content_type = response.header("content-type")
         media = content_type.split(";")[0].strip().lower()
         if media and media not in _CONTENT_TYPES and not media.endswith("+json"):
             raise DataUrlError(
                 f"data_url content type {media!r} is not a data file: expected GeoJSON or "
                 "JSON (application/geo+json, application/json), CSV or text, or GPX."
             )
-        declared = response.headers.get("content-length")
+        declared = response.header("content-length")
         if declared and declared.isdigit() and int(declared) > limit:
             raise DataUrlError(_too_large(int(declared), limit))
-        coding = coding_of(response.headers.get("content-encoding", ""), DATA_URL)
-        body = await received(response.aiter_raw(), limit)
+        coding = coding_of(response.header("content-encoding"), DATA_URL)
+        body = await response.read(limit)
         if body is None:
             raise DataUrlError(_too_large(None, limit))
-    finally:
-        await response.aclose()
-    logger.info("data_url downloaded %d bytes from %s", len(body), httpx.URL(original).host)
+    logger.info("data_url downloaded %d bytes from %s", len(body), parsed.host)
     return RawBody(body, coding, limit)
 
 

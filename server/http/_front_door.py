@@ -3,8 +3,9 @@
 ASGI middleware in front of every route but the probes: a rate per client (429), a share
 per client of the calls in flight (429), a ceiling on calls in flight (503 before the body
 is read: nothing was billed, so a balancer or client may retry), and the body within a
-deadline (408) and a size (413). Refusals are counted by reason, never logged one by one
-(docs/front-door.md).
+deadline (408) and a size (413). A refusal is the status and a line of text, never a
+JSON-RPC error: no request id has been read. Refusals are counted by reason, never logged
+one by one (docs/front-door.md).
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-import orjson
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from tomtom_mcp_apps.server.config import Settings
@@ -34,7 +34,7 @@ class DoorLimits:
 
     client_rate_per_s: float = 20.0
     """0: no rate per client."""
-    client_burst: int = 200
+    client_burst: int = 400
     trusted_proxies: Sequence[Network] = ()
     max_calls_in_flight: int = 128
     client_max_in_flight: int = 32
@@ -206,21 +206,20 @@ async def _refuse(
     why: str,
     retry_after: float | None = None,
 ) -> None:
-    """A refusal, counted by `reason`: a JSON-RPC error for a call, else a line of text."""
+    """A refusal, counted by `reason`: the status, `Retry-After` when given, and `why` as
+    a line of text (docs/front-door.md, Refusals)."""
     metrics.REFUSALS.labels(reason).inc()
-    headers = [(b"cache-control", b"no-store")]
+    body = (why + "\n").encode()
+    headers = [
+        (b"cache-control", b"no-store"),
+        (b"content-type", b"text/plain; charset=utf-8"),
+        (b"content-length", str(len(body)).encode()),
+    ]
     if retry_after is not None:
         headers.append((b"retry-after", str(max(1, math.ceil(retry_after))).encode()))
     if call:  # its body, unread, would follow on a kept-alive connection, as slowly as it likes
         headers.append((b"connection", b"close"))
-    if call:
-        error = {"code": -32000, "message": why[0].upper() + why[1:] + "."}
-        body = orjson.dumps({"jsonrpc": "2.0", "id": None, "error": error})
-        headers.append((b"content-type", b"application/json"))
-    else:
-        body = (why + "\n").encode()
-        headers.append((b"content-type", b"text/plain; charset=utf-8"))
-        headers.append((b"access-control-allow-origin", b"*"))  # the views' tile fetches
-    headers.append((b"content-length", str(len(body)).encode()))
+    else:  # the views' tile fetches; CORS answers for calls, from the allowed origins
+        headers.append((b"access-control-allow-origin", b"*"))
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})

@@ -282,7 +282,7 @@ def _rows_member(
     if located.size >= 2:
         geometry, section = fitting.point_run(rows.lonlat[located])
     elif located.size == 1:
-        lon, lat = rows.lonlat[located[0]]
+        lon, lat = rows.lonlat[located[0]].tolist()
         geometry = {"type": "Point", "coordinates": [round(lon, 5), round(lat, 5)]}
     if located.size:
         properties = {"kind": "batch_points"}

@@ -1,17 +1,24 @@
-"""A coarse map of Europe: countries as boxes, a small gazetteer, stable seeds and names.
+"""A coarse map of Europe (countries as boxes), Natural Earth's populated places, stable
+seeds and names.
 
-Coarse on purpose: the emulation needs plausible, deterministic answers (a
-Lisbon to Warsaw route crosses PRT, ESP, FRA, DEU, POL), not borders.
+The boxes are coarse on purpose: the emulation needs plausible, deterministic countries
+along a route (a Lisbon to Warsaw route crosses PRT, ESP, FRA, DEU, POL), not borders.
+The places are Natural Earth's 1:10m populated places (`places.json`, public domain;
+`scripts/offline_places.py` wrote it), the same source as the views' basemap cities: a
+name is found only if it is one of them (docs/upstream.md, Places).
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 import unicodedata
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
+import orjson
 
 from tomtom_mcp_apps.fitting.geo import M_PER_DEG, haversine_m
 
@@ -101,53 +108,121 @@ _BOX_CODES = np.array([b[0] for b in _BOXES])
 _BOX_ARRAY = np.array([b[1:] for b in _BOXES], dtype=np.float64)
 
 
+PLACES_FILE = Path(__file__).with_name("places.json")
+MAX_NAME_WORDS = 6
+"""The longest place name looked for in a query, in words."""
+
+
 @dataclass(frozen=True)
-class City:
+class Place:
+    """A Natural Earth populated place: its name, position, country and admin-1 region."""
+
     name: str
-    iso3: str
     lon: float
     lat: float
+    iso3: str
+    iso2: str
+    country: str
+    region: str
+    population: int
+    rank: int
+    """Its place in Natural Earth's order of prominence (0: the most prominent)."""
 
 
-CITIES: tuple[City, ...] = (
-    City("Amsterdam", "NLD", 4.9041, 52.3676),
-    City("Rotterdam", "NLD", 4.4777, 51.9244),
-    City("Brussels", "BEL", 4.3517, 50.8503),
-    City("Luxembourg", "LUX", 6.1296, 49.6116),
-    City("Paris", "FRA", 2.3522, 48.8566),
-    City("Lyon", "FRA", 4.8357, 45.7640),
-    City("Marseille", "FRA", 5.3698, 43.2965),
-    City("Berlin", "DEU", 13.4050, 52.5200),
-    City("Hamburg", "DEU", 9.9937, 53.5511),
-    City("Munich", "DEU", 11.5820, 48.1351),
-    City("Frankfurt", "DEU", 8.6821, 50.1109),
-    City("Cologne", "DEU", 6.9603, 50.9375),
-    City("Vienna", "AUT", 16.3738, 48.2082),
-    City("Zurich", "CHE", 8.5417, 47.3769),
-    City("Geneva", "CHE", 6.1432, 46.2044),
-    City("Milan", "ITA", 9.1900, 45.4642),
-    City("Rome", "ITA", 12.4964, 41.9028),
-    City("Madrid", "ESP", -3.7038, 40.4168),
-    City("Barcelona", "ESP", 2.1734, 41.3851),
-    City("Seville", "ESP", -5.9845, 37.3891),
-    City("Lisbon", "PRT", -9.1393, 38.7223),
-    City("Porto", "PRT", -8.6291, 41.1579),
-    City("Warsaw", "POL", 21.0122, 52.2297),
-    City("Krakow", "POL", 19.9450, 50.0647),
-    City("Prague", "CZE", 14.4378, 50.0755),
-    City("Budapest", "HUN", 19.0402, 47.4979),
-    City("Bratislava", "SVK", 17.1077, 48.1486),
-    City("Ljubljana", "SVN", 14.5058, 46.0569),
-    City("Zagreb", "HRV", 15.9819, 45.8150),
-    City("Copenhagen", "DNK", 12.5683, 55.6761),
-    City("Stockholm", "SWE", 18.0686, 59.3293),
-    City("Oslo", "NOR", 10.7522, 59.9139),
-    City("London", "GBR", -0.1276, 51.5072),
-    City("Dublin", "IRL", -6.2603, 53.3498),
-    City("Athens", "GRC", 23.7275, 37.9838),
-)
-_CITY_LON = np.array([c.lon for c in CITIES])
-_CITY_LAT = np.array([c.lat for c in CITIES])
+@dataclass(frozen=True)
+class Gazetteer:
+    places: tuple[Place, ...]
+    by_name: dict[str, tuple[Place, ...]]
+    """Each folded name (and other name) with its places, most prominent first."""
+    lon: np.ndarray
+    lat: np.ndarray
+    population: np.ndarray
+
+
+@functools.cache
+def gazetteer() -> Gazetteer:
+    """`places.json`, read once, on the first search that needs it."""
+    data = orjson.loads(PLACES_FILE.read_bytes())
+    countries = data["countries"]
+    places = []
+    by_name: dict[str, list[Place]] = {}
+    for rank, (name, lon, lat, iso3, region, population, others) in enumerate(data["places"]):
+        iso2, country = countries[iso3]
+        place = Place(name, lon, lat, iso3, iso2, country, region, population, rank)
+        places.append(place)
+        for key in {" ".join(fold(w) for w in words_of(n)) for n in (name, *others)}:
+            by_name.setdefault(key, []).append(place)
+    return Gazetteer(
+        tuple(places),
+        {key: tuple(found) for key, found in by_name.items()},
+        np.array([p.lon for p in places]),
+        np.array([p.lat for p in places]),
+        np.array([p.population for p in places]),
+    )
+
+
+def words_of(text: str) -> list[str]:
+    """The words of `text`, split at spaces and commas, without the punctuation around
+    them (as written; fold them to look them up)."""
+    return [w for w in (w.strip('.;:!?()"') for w in text.replace(",", " ").split()) if w]
+
+
+def place_named_in(
+    query: str,
+    countries: list[str] | None = None,
+    near: tuple[float, float] | None = None,
+    skip: frozenset[str] = frozenset(),
+) -> tuple[Place, str] | None:
+    """The place named in `query`, and the rest of the query; None when it names none.
+
+    The longest name wins, then the most prominent place of that length, so "bar in
+    Lyon" finds Lyon and not Bar; of places with the same name the one nearest `near`,
+    else the most prominent ("London" is London, England). Folded words in `skip` (a
+    search's category words) name no place. Only places in `countries` (ISO2 or ISO3).
+    """
+    written = words_of(query)
+    words = [fold(w) for w in written]
+    wanted = {c.upper() for c in countries or []}
+    by_name = gazetteer().by_name
+    for size in range(min(MAX_NAME_WORDS, len(words)), 0, -1):
+        best: tuple[Place, int] | None = None
+        for start in range(len(words) - size + 1):
+            span = words[start : start + size]
+            if size == 1 and span[0] in skip:
+                continue
+            places = [
+                p
+                for p in by_name.get(" ".join(span), ())
+                if not wanted or p.iso3 in wanted or p.iso2 in wanted
+            ]
+            if not places:
+                continue
+            if near is not None:
+                lons, lats = [p.lon for p in places], [p.lat for p in places]
+                places = [places[int(np.argmin(haversine_m(near[0], near[1], lons, lats)))]]
+            if best is None or places[0].rank < best[0].rank:
+                best = (places[0], start)
+        if best is not None:
+            place, start = best
+            return place, " ".join(written[:start] + written[start + size :])
+    return None
+
+
+def nearest_place(lon: float, lat: float, min_population: int = 0) -> tuple[Place, float]:
+    """The place nearest the position (of at least `min_population`), and its distance."""
+    g = gazetteer()
+    d = haversine_m(lon, lat, g.lon, g.lat)
+    if min_population:
+        d = np.where(g.population >= min_population, d, np.inf)
+    i = int(np.argmin(d))
+    return g.places[i], float(d[i])
+
+
+def country_named(iso3: str, iso2: str, name: str) -> Country:
+    """The country of a place: this map's own where it has it, else one made from the
+    place's (streets named in English)."""
+    return COUNTRIES.get(iso3) or Country(iso3, iso2, name, "{} Street")
+
 
 NAME_ROOTS = (
     "Linden", "Rosen", "Berg", "Garden", "Marina", "Victoria", "Europa", "Central", "Park",
@@ -189,7 +264,18 @@ def countries_of(lon: np.ndarray, lat: np.ndarray) -> np.ndarray:
 
 
 def country_of(lon: float, lat: float) -> Country:
-    return COUNTRIES[str(countries_of(np.array([lon]), np.array([lat]))[0])]
+    """The country of a position: the first box holding it, else that of the nearest
+    Natural Earth place (outside Europe, the boxes know no country)."""
+    inside = (
+        (_BOX_ARRAY[:, 0] <= lon)
+        & (lon <= _BOX_ARRAY[:, 2])
+        & (_BOX_ARRAY[:, 1] <= lat)
+        & (lat <= _BOX_ARRAY[:, 3])
+    )
+    if inside.any():
+        return COUNTRIES[str(_BOX_CODES[int(np.argmax(inside))])]
+    place, _ = nearest_place(lon, lat)
+    return country_named(place.iso3, place.iso2, place.country)
 
 
 def boxes_of(iso3: str) -> list[tuple[float, float, float, float]]:
@@ -202,41 +288,12 @@ def fold(text: str) -> str:
     return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
 
 
-def city_named_in(query: str) -> City | None:
-    """The gazetteer city whose name appears as a word in `query`, longest name first."""
-    words = fold(query).replace(",", " ").split()
-    for city in sorted(CITIES, key=lambda c: -len(c.name)):
-        if fold(city.name) in words:
-            return city
-    return None
-
-
-def nearest_city(lon: float, lat: float) -> tuple[City, float]:
-    d = haversine_m(lon, lat, _CITY_LON, _CITY_LAT)
-    i = int(np.argmin(d))
-    return CITIES[i], float(d[i])
-
-
 def offset(lon: float, lat: float, east_m: float, north_m: float) -> tuple[float, float]:
     """The position `east_m`, `north_m` metres away (flat-earth; fine below ~100 km)."""
     dlat = north_m / M_PER_DEG
     dlon = east_m / (M_PER_DEG * max(math.cos(math.radians(lat)), 0.01))
     new_lat = min(max(lat + dlat, -89.9), 89.9)
     return float(((lon + dlon + 180.0) % 360.0) - 180.0), float(new_lat)
-
-
-def position_for(text: str, countries: list[str] | None = None) -> tuple[float, float]:
-    """A stable position for a place name the gazetteer does not know: inside the first
-    requested country's box when a country set is given, else somewhere in Europe."""
-    rng = rng_for("place", fold(text))
-    box = None
-    for code in countries or []:
-        iso3 = iso3_of(code)
-        if iso3 is not None:
-            box = boxes_of(iso3)[0]
-            break
-    w, s, e, n = box or (-9.0, 36.5, 30.0, 60.0)
-    return float(rng.uniform(w, e)), float(rng.uniform(s, n))
 
 
 def iso3_of(code: str) -> str | None:

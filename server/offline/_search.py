@@ -1,13 +1,17 @@
 """Search API answers (geocode, reverse geocode, fuzzy, POI, nearby, along route).
 
-Names and addresses are invented but stable: every result derives from a seed
-of the request's meaningful parts, and every distance is computed from the
-positions actually returned, so `dist` and `detourTime` agree with the map.
+Places are found only by name, among Natural Earth's populated places (`_geo`): a query
+that names none gets no results, the reason in the summary's `offlineNote`, never a
+position made up (docs/upstream.md, Places). Streets, numbers and POIs are invented but
+stable: every result derives from a seed of the request's meaningful parts, and every
+distance is computed from the positions actually returned, so `dist` and `detourTime`
+agree with the map.
 """
 
 from __future__ import annotations
 
 import base64
+import functools
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -52,62 +56,107 @@ _ATTRACTION = Category(7376, "important tourist attraction", "Attraction", ())
 _BY_ID = {c.id: c for c in (*CATEGORIES, _ATTRACTION)}
 
 
+NOTE_FIELD = "offlineNote"
+"""The summary field that says why an offline search found nothing (TomTom has none;
+the search tools pass it on to the model)."""
+KNOWN = (
+    "the offline demo data knows places only by name, Natural Earth's populated places "
+    "(cities and towns, and streets and POIs it makes up in them)"
+)
+
+
 def geocode(text: str, q: Query) -> dict[str, Any]:
-    """A place name resolves to a gazetteer city (or a street in it), else to a stable
-    position derived from the name, near the `lat`/`lon` bias when one is given. As TomTom
-    answers, some queries are not clear: a street with no town is found with low
-    confidence, a bare name that is no known city has several candidates, and text with
-    no place in it (fewer than two letters) has none."""
+    """A place name resolves to that Natural Earth place; an address in a known place to
+    a street made up near it; anything else to no result and a note saying why. As TomTom
+    answers, some queries are not clear: a name that places of like size share (three
+    Springfields) has several candidates, and a street with no town, in a search limited to
+    countries, is found with low confidence."""
     _require_query(text)
     limit = q.integer("limit", low=1, high=_MAX_LIMIT, default=10)
     bias = _bias(q)
     countries = q.countries()
     q.language()
-    if sum(ch.isalpha() for ch in text) < 2:
-        return _search_answer(text, [], bias, "NON_NEAR")
     rng = _geo.rng_for("geocode", _geo.fold(text))
-    city = _geo.city_named_in(text)
-    rest = _without(text, city.name) if city else text.strip()
-    if city is not None and not rest:
-        results = [_geography(city.name, city.lon, city.lat, _geo.COUNTRIES[city.iso3], rng)]
+    named = _geo.place_named_in(text, countries, bias)
+    if named is None:
+        guessed = _street_without_town(text, countries, rng)
+        if guessed is None:
+            return _not_known(text, countries)
+        results = [guessed]
     else:
-        if city is not None:
-            lon, lat = _geo.offset(city.lon, city.lat, *rng.uniform(-3000, 3000, size=2))
-        elif bias is not None and not countries:
-            lon, lat = _geo.offset(*bias, *rng.uniform(-20_000, 20_000, size=2))
-        else:
-            lon, lat = _geo.position_for(text, countries)
-        country = _geo.country_of(lon, lat)
-        if any(ch.isdigit() for ch in rest) or city is not None:
-            results = [_street_result(rest, lon, lat, country, rng, city)]
-            if city is None:  # no town said: the street is a guess
-                results[0]["score"] = 6.0
-                results[0]["matchConfidence"] = {"score": 0.6}
-        else:
-            results = [_geography(rest.title(), lon, lat, country, rng)]
-            if not countries and bias is None:  # a name found in several places
+        place, rest = named
+        country = _geo.country_named(place.iso3, place.iso2, place.country)
+        if not rest:
+            results = [_geography(place.name, place.lon, place.lat, country, rng, place.region)]
+            others = _namesakes(place, countries, rng) if bias is None else []
+            if others:  # a name found in several places: none is sure
                 results[0]["matchConfidence"] = {"score": 0.62}
-                results[0]["address"]["freeformAddress"] = f"{rest.title()}, {country.name}"
-                results += _namesakes(rest, rng)
-    results = [r for r in results if _in_countries(r, countries)][:limit]
+                freeform = f"{place.name}, {place.region}, {country.name}"
+                results[0]["address"]["freeformAddress"] = freeform
+                results += others
+        else:
+            lon, lat = _geo.offset(place.lon, place.lat, *rng.uniform(-3000, 3000, size=2))
+            results = [_street_result(rest, lon, lat, country, rng, place.name)]
+    results = results[:limit]
     _add_dist(results, bias)
     return _search_answer(text, results, bias, "NON_NEAR")
 
 
-def _namesakes(name: str, rng: np.random.Generator) -> list[dict[str, Any]]:
-    """Other places of the same name, elsewhere, each about as likely as the first (whose
-    confidence drops with theirs): an ambiguous query."""
+def _namesakes(
+    place: _geo.Place, countries: list[str], rng: np.random.Generator
+) -> list[dict[str, Any]]:
+    """Other places of the same name at least a quarter as populous, each about as likely
+    as the first, whose confidence drops with theirs: an ambiguous query. "London" has
+    none (London, Ontario is a twenty-fifth of it); "Springfield" has four."""
+    key = " ".join(_geo.fold(w) for w in _geo.words_of(place.name))
+    wanted = {c.upper() for c in countries}
+    others = [
+        p
+        for p in _geo.gazetteer().by_name.get(key, ())
+        if p is not place
+        and p.population * 4 >= place.population
+        and (not wanted or p.iso3 in wanted or p.iso2 in wanted)
+    ]
     found = []
-    for k in (2, 3):
-        lon, lat = _geo.position_for(f"{name} ({k})")
-        country = _geo.country_of(lon, lat)
-        result = _geography(name.title(), lon, lat, country, rng)
-        result["address"]["freeformAddress"] = f"{name.title()}, {country.name}"
-        result["score"] = round(10.0 - 0.4 * k, 2)
-        result["matchConfidence"] = {"score": round(0.6 - 0.04 * k, 2)}
-        result["id"] = _id("geo", name, k, lon, lat)
+    for k, other in enumerate(others, start=2):
+        country = _geo.country_named(other.iso3, other.iso2, other.country)
+        result = _geography(other.name, other.lon, other.lat, country, rng, other.region)
+        result["address"]["freeformAddress"] = f"{other.name}, {other.region}, {country.name}"
+        result["score"] = round(max(10.0 - 0.4 * k, 6.0), 2)
+        result["matchConfidence"] = {"score": round(max(0.6 - 0.04 * k, 0.3), 2)}
         found.append(result)
     return found
+
+
+def _street_without_town(
+    text: str, countries: list[str], rng: np.random.Generator
+) -> dict[str, Any] | None:
+    """A street and number with no town it knows, in a search limited to countries: put
+    in the first country's most prominent place with low confidence, as TomTom answers
+    such a guess; None where nothing says where to look."""
+    if not any(ch.isdigit() for ch in text) or sum(ch.isalpha() for ch in text) < 2:
+        return None
+    wanted = {c.upper() for c in countries}
+    place = next((p for p in _geo.gazetteer().places if p.iso3 in wanted or p.iso2 in wanted), None)
+    if place is None:
+        return None
+    country = _geo.country_named(place.iso3, place.iso2, place.country)
+    lon, lat = _geo.offset(place.lon, place.lat, *rng.uniform(-3000, 3000, size=2))
+    result = _street_result(text.strip(), lon, lat, country, rng, place.name)
+    result["score"] = 6.0
+    result["matchConfidence"] = {"score": 0.6}
+    return result
+
+
+def _not_known(text: str, countries: list[str]) -> dict[str, Any]:
+    """No results, as TomTom answers none, and the offline upstream's reason."""
+    where = f" in {', '.join(countries)}" if countries else ""
+    answer = _search_answer(text, [], None, "NON_NEAR")
+    answer["summary"][NOTE_FIELD] = (
+        f"{text.strip()!r} is not in the offline demo data{where}: {KNOWN}. "
+        "Name a city or town, or set a TomTom API key for real results."
+    )
+    return answer
 
 
 def reverse_geocode(position: str, q: Query) -> dict[str, Any]:
@@ -133,10 +182,10 @@ def reverse_geocode(position: str, q: Query) -> dict[str, Any]:
 
 
 def fuzzy_search(text: str, q: Query) -> dict[str, Any]:
-    """Free text: a bare city name answers with the city, anything else with POIs."""
+    """Free text: a bare place name answers with the place, anything else with POIs."""
     _require_query(text)
-    city = _geo.city_named_in(text)
-    if city is not None and not _without(text, city.name) and q.text("categorySet") is None:
+    named = _geo.place_named_in(text, q.countries(), _bias(q), _category_words())
+    if named is not None and not named[1] and q.text("categorySet") is None:
         return geocode(text, q)
     return _poi_search(text, q, "search")
 
@@ -197,6 +246,8 @@ def search_along_route(text: str, q: Query, body: bytes) -> dict[str, Any]:
 
 
 def _poi_search(text: str, q: Query, kind: str) -> dict[str, Any]:
+    """POIs around the position given, else around the place the text names; with
+    neither there is nowhere to search: no results, and the note."""
     limit = q.integer("limit", low=1, high=_MAX_LIMIT, default=10)
     assert limit is not None
     bias = _bias(q)
@@ -204,15 +255,15 @@ def _poi_search(text: str, q: Query, kind: str) -> dict[str, Any]:
     countries = q.countries()
     category = _category(q, text)
     q.language()
-    city = _geo.city_named_in(text)
-    named = _without(text, city.name) if city else text.strip()
-    brand = None if _matches_category(text) or q.text("categorySet") or not named else named
+    named = _geo.place_named_in(text, countries, bias, _category_words())
+    rest = named[1] if named else text.strip()
+    brand = None if _matches_category(text) or q.text("categorySet") or not rest else rest
     if bias is not None:
         center = bias
-    elif city is not None:
-        center = (city.lon, city.lat)
+    elif named is not None:
+        center = (named[0].lon, named[0].lat)
     else:
-        center = _geo.position_for(text, countries)
+        return _not_known(text, countries)
     rng = _geo.rng_for(
         kind, _geo.fold(text), round(center[0], 5), round(center[1], 5), radius, category.id
     )
@@ -222,6 +273,12 @@ def _poi_search(text: str, q: Query, kind: str) -> dict[str, Any]:
     if bias is not None:
         results.sort(key=lambda r: r["dist"])
     return _search_answer(text, results, bias, "NEARBY" if bias else "NON_NEAR")
+
+
+@functools.cache
+def _category_words() -> frozenset[str]:
+    """Words that name a category ("cafe", "bar"), never a place in a search."""
+    return frozenset(_geo.fold(word) for c in CATEGORIES for word in c.words)
 
 
 def _pois(
@@ -282,21 +339,30 @@ def _poi(
 
 
 def _geography(
-    name: str, lon: float, lat: float, country: _geo.Country, rng: np.random.Generator
+    name: str,
+    lon: float,
+    lat: float,
+    country: _geo.Country,
+    rng: np.random.Generator,
+    region: str = "",
 ) -> dict[str, Any]:
+    address = {
+        "municipality": name,
+        "countrySubdivision": region,
+        "countryCode": country.iso2,
+        "country": country.name,
+        "countryCodeISO3": country.iso3,
+        "freeformAddress": name,
+    }
+    if not region:
+        del address["countrySubdivision"]
     return {
         "type": "Geography",
         "id": _id("geo", name, lon, lat),
         "score": 10.0,
         "entityType": "Municipality",
         "matchConfidence": {"score": 1.0},
-        "address": {
-            "municipality": name,
-            "countryCode": country.iso2,
-            "country": country.name,
-            "countryCodeISO3": country.iso3,
-            "freeformAddress": name,
-        },
+        "address": address,
         "position": {"lat": round(lat, 6), "lon": round(lon, 6)},
         "viewport": _viewport(lon, lat, 12_000.0),
         "boundingBox": _viewport(lon, lat, 15_000.0),
@@ -310,11 +376,11 @@ def _street_result(
     lat: float,
     country: _geo.Country,
     rng: np.random.Generator,
-    city: _geo.City | None,
+    municipality: str,
 ) -> dict[str, Any]:
     words = [w for w in rest.replace(",", " ").split() if not any(ch.isdigit() for ch in w)]
     numbers = [w for w in rest.replace(",", " ").split() if any(ch.isdigit() for ch in w)]
-    address = _address(lon, lat, country, rng, municipality=city.name if city else None)
+    address = _address(lon, lat, country, rng, municipality=municipality)
     if words:
         address["streetName"] = " ".join(words).title()
     if numbers:
@@ -342,9 +408,9 @@ def _address(
     municipality: str | None = None,
 ) -> dict[str, Any]:
     if municipality is None:
-        city, far = _geo.nearest_city(lon, lat)
-        if far < 30_000 and city.iso3 == country.iso3:
-            municipality = city.name
+        place, far = _geo.nearest_place(lon, lat)
+        if far < 30_000 and place.iso3 == country.iso3:
+            municipality = place.name
         else:
             root = _geo.NAME_ROOTS[int(rng.integers(len(_geo.NAME_ROOTS)))]
             municipality = (
@@ -451,12 +517,6 @@ def _require_query(text: str) -> None:
         raise OfflineBadRequest(
             "The query is empty: put the text to search for in the path.", target="query"
         )
-
-
-def _without(text: str, name: str) -> str:
-    folded = _geo.fold(name)
-    words = [w for w in text.replace(",", " ").split() if _geo.fold(w) != folded]
-    return " ".join(words)
 
 
 def _viewport(lon: float, lat: float, half_m: float) -> dict[str, Any]:

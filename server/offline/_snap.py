@@ -243,7 +243,7 @@ def _element(projected: np.ndarray, run: list[int], system: str) -> dict[str, An
     country = _geo.country_of(float(start[0]), float(start[1]))
     limit = _LIMITS_KMH[int(road.integers(len(_LIMITS_KMH)))]
     numbers = [f"{'A' if limit >= 100 else 'N'}{int(road.integers(1, 400))}"] if limit >= 80 else []
-    city, _ = _geo.nearest_city(float(start[0]), float(start[1]))
+    city, _ = _geo.nearest_place(float(start[0]), float(start[1]))
     imperial = system == "imperial" or (system == "auto" and country.iso3 in ("GBR", "USA"))
     speed: dict[str, Any] = {"value": limit, "unit": "kmph", "type": "Maximum"}
     if imperial:

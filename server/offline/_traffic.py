@@ -23,6 +23,8 @@ DEFAULT_FIELDS = "{incidents{type,geometry{type,coordinates},properties{iconCate
 _CELL = 0.1
 _KM_PER_DEG_LON = M_PER_DEG_LON_EQUATOR / 1000
 _KM_PER_DEG_LAT = M_PER_DEG_LAT_EQUATOR / 1000
+CITY_POPULATION = 500_000
+"""Incidents gather around places this large (Natural Earth's `POP_MAX`)."""
 # iconCategory -> (weight, event code, description, delay magnitudes)
 _KINDS = {
     6: (0.40, 101, "Stationary traffic", (1, 2, 3)),
@@ -73,7 +75,7 @@ def _cell(i: int, j: int, now: datetime) -> list[dict[str, Any]]:
     """The incidents of one 0.1° cell: where and what from its seed, when relative to `now`."""
     rng = _geo.rng_for("traffic", i, j)
     lon0, lat0 = i * _CELL, j * _CELL
-    city, far = _geo.nearest_city(lon0 + _CELL / 2, lat0 + _CELL / 2)
+    city, far = _geo.nearest_place(lon0 + _CELL / 2, lat0 + _CELL / 2, CITY_POPULATION)
     count = int(rng.poisson(0.3 + 4.0 * math.exp(-far / 20_000.0)))
     out = []
     for k in range(count):

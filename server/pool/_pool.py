@@ -3,18 +3,21 @@
 One entry point, `FitPool.run_in_process(func, *args, size=...)`. Warmed at start-up, it
 hands the executor only as many jobs as it has workers (the rest wait in `_admission.py`'s
 order) and is rebuilt when a worker dies. Workers ignore SIGTERM and SIGINT, since the
-replica finishes its jobs and stops them itself, and exit when their parent is gone.
+replica finishes its jobs and stops them itself (`close` kills them at once, warming or
+not), and exit when their parent is gone.
 """
 
 from __future__ import annotations
 
 import asyncio
 import atexit
+import contextlib
 import functools
 import logging
 import math
 import multiprocessing
 import multiprocessing.connection
+import multiprocessing.context
 import os
 import signal
 import threading
@@ -51,6 +54,7 @@ class FitPool:
         self._traces_exporter = traces_exporter
         self._admission = Admission(workers, BYTES_PER_SECOND if least_work_first else None)
         self._executor: ProcessPoolExecutor | None = None
+        self._context: _WorkerContext | None = None
         self._rebuild_lock = asyncio.Lock()
         self._warm_done = asyncio.Event()
         self._warming: asyncio.Task[None] | None = None
@@ -105,18 +109,29 @@ class FitPool:
         )
 
     def close(self) -> None:
+        """Stop now: jobs waiting are cancelled and the workers killed, mid-job or warming
+        (they ignore SIGTERM), then reaped. Whoever closes the pool has no use for what
+        they would return, and a local host kills a server that takes more than a
+        moment to exit, leaking its queues' semaphores (docs/runtime.md)."""
         if self._warming is not None:
             self._warming.cancel()
-        if self._executor is not None:
-            self._executor.shutdown(wait=True, cancel_futures=True)
-            self._executor = None
+        executor, context = self._executor, self._context
+        self._executor = self._context = None
         self._warm_done.clear()
+        if executor is None or context is None:
+            return
+        for process in context.started:
+            process.kill()
+        # The executor sees its workers gone, fails what was pending and closes its queues
+        # and its thread; waited for, so that nothing of it is left at the interpreter's exit.
+        executor.shutdown(wait=True, cancel_futures=True)
 
     def _new_executor(self) -> ProcessPoolExecutor:
         # spawn, not fork: the parent runs threads (uvicorn, anyio) that fork would copy mid-state.
+        self._context = _WorkerContext()
         return ProcessPoolExecutor(
             max_workers=self._workers,
-            mp_context=multiprocessing.get_context("spawn"),
+            mp_context=self._context,
             initializer=_worker_init,
             initargs=(self._traces_exporter,),
         )
@@ -155,14 +170,38 @@ WORKER_NICENESS = 10
 scheduler should run the replica's event loop first, so the workers yield to it."""
 
 
+class _WorkerProcess(multiprocessing.context.SpawnProcess):
+    """A fitting worker, lowered in priority as soon as it exists: before it imports numba
+    and the server's modules, which at start-up compete with the replica's own imports."""
+
+    def start(self) -> None:
+        super().start()
+        if self.pid is not None:
+            lowered = min(19, os.getpriority(os.PRIO_PROCESS, 0) + WORKER_NICENESS)
+            with contextlib.suppress(OSError):
+                os.setpriority(os.PRIO_PROCESS, self.pid, lowered)
+
+
+class _WorkerContext(multiprocessing.context.SpawnContext):
+    """The spawn context, starting `_WorkerProcess`es and keeping them for `close`."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.started: list[_WorkerProcess] = []
+
+    def Process(self, *args: Any, **kwargs: Any) -> _WorkerProcess:
+        process = _WorkerProcess(*args, **kwargs)
+        self.started.append(process)
+        return process
+
+
 def _worker_init(traces_exporter: str = "none") -> None:
-    """Leave stopping to the replica (and go with it), lower the worker's CPU priority,
-    export traces when the replica does, compile or load the fitting kernels, then take
-    the warm heap out of the collector's full passes (`server.ops.heap`)."""
+    """Leave stopping to the replica (and go with it), export traces when the replica
+    does, compile or load the fitting kernels, then take the warm heap out of the
+    collector's full passes (`server.ops.heap`)."""
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _exit_with_parent()
-    os.nice(WORKER_NICENESS)
     if tracing.configure(traces_exporter):
         atexit.register(tracing.shutdown)
     fitting.warm_up()

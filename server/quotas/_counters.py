@@ -15,11 +15,6 @@ import math
 from collections import OrderedDict
 from collections.abc import Sequence
 
-from redis.asyncio import Redis
-from redis.asyncio.retry import Retry
-from redis.backoff import NoBackoff
-from redis.exceptions import RedisError
-
 from tomtom_mcp_apps.server.errors import QuotaStoreError
 from tomtom_mcp_apps.server.quotas._windows import Window
 
@@ -75,6 +70,13 @@ class RedisCounts:
     """Counts in Redis, shared by every replica; each take is one script run (atomic)."""
 
     def __init__(self, url: str, timeout_s: float) -> None:
+        # Imported here: a replica without `QUOTA_STORE` never loads the Redis client.
+        from redis.asyncio import Redis
+        from redis.asyncio.retry import Retry
+        from redis.backoff import NoBackoff
+        from redis.exceptions import RedisError
+
+        self._errors = (RedisError, OSError)
         # No retries inside the client: a failed take falls back at once (`Budgets`), and
         # the caller's wait stays bounded by the timeout.
         self._redis = Redis.from_url(
@@ -93,7 +95,7 @@ class RedisCounts:
         lifetimes = [math.ceil(w.left(now)) + 5 for w in windows]  # a little past its end
         try:
             full = int(await self._take(keys=keys, args=[*limits, *lifetimes, count, keep]))
-        except (RedisError, OSError) as exc:
+        except self._errors as exc:
             raise QuotaStoreError(type(exc).__name__) from None
         return windows[full - 1] if full else None
 

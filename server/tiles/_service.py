@@ -19,23 +19,18 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import aiohttp
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
-from tomtom_mcp_apps.server.bodies import (
-    ACCEPT_ENCODING,
-    IDENTITY,
-    TILE,
-    RawBody,
-    coding_of,
-    received,
-)
+from tomtom_mcp_apps.server import outbound
+from tomtom_mcp_apps.server.bodies import IDENTITY, TILE, RawBody, coding_of
 from tomtom_mcp_apps.server.errors import (
     BodyError,
     QuotaError,
     RateLimitError,
     TokenError,
+    TransportError,
+    TransportTimeout,
     UserQuotaError,
 )
 from tomtom_mcp_apps.server.http import RateLimiter
@@ -44,7 +39,7 @@ from tomtom_mcp_apps.server.pool import Placement
 from tomtom_mcp_apps.server.quotas import Budgets
 from tomtom_mcp_apps.server.tiles._layers import LAYER_NAMES, LAYERS, Layer, tile_problem
 from tomtom_mcp_apps.server.tiles._tokens import TileTokens
-from tomtom_mcp_apps.server.tomtom import Family, Pacer, family_of, retry_after_s, tomtom_connector
+from tomtom_mcp_apps.server.tomtom import Family, Pacer, family_of, request_url, retry_after_s
 
 log = logging.getLogger(__name__)
 
@@ -92,39 +87,19 @@ class Tiles:
         self.tokens = tokens
         self._placement = placement
         self._pacer = pacer
-        self._user_agent = user_agent
         self._timeout_s = timeout_s
         self._budgets = budgets
         self._limiter = limiter
         self._api = api_base_url.rstrip("/")
         self._public = public_base_url.rstrip("/")
         self._max_bytes = max_bytes
-        self._timeout = aiohttp.ClientTimeout(
-            total=timeout_s, connect=min(5.0, timeout_s), sock_read=timeout_s
+        self._upstream = outbound.tiles(
+            connections=connections, timeout_s=timeout_s, user_agent=user_agent
         )
-        self._connections = connections
-        self._session: aiohttp.ClientSession | None = None
-
-    def _client(self) -> aiohttp.ClientSession:
-        """The keep-alive pool to TomTom for tiles, made on first use (inside the loop).
-
-        aiohttp, not the API's httpx client: a tile is one small GET, and httpcore's
-        pure-Python connection handling cost it three to four times aiohttp's CPU per
-        request (docs/adr/0061); a pool of its own also keeps a burst of tiles from
-        taking the connections TomTom API calls wait for."""
-        if self._session is None:
-            # Bodies as received (`auto_decompress=False`), decoded by `server.bodies`.
-            self._session = aiohttp.ClientSession(
-                connector=tomtom_connector(self._connections),
-                timeout=self._timeout,
-                auto_decompress=False,
-                headers={"accept-encoding": ACCEPT_ENCODING, "user-agent": self._user_agent},
-            )
-        return self._session
+        """TomTom's tiles, through a pool of their own (`server.outbound`)."""
 
     async def aclose(self) -> None:
-        if self._session is not None:
-            await self._session.close()
+        await self._upstream.aclose()
 
     def map_tiles(self, key: str, layers: Iterable[str], user: str | None = None) -> MapTiles:
         """Templates for `layers`, with a token sealing `key` (never the key itself) and the
@@ -204,22 +179,21 @@ class Tiles:
         return None
 
     async def _fetch(self, layer: Layer, path: str, key: str, headers: dict[str, str]) -> Response:
-        url = self._api + path
-        params = {"tileSize": "256", "key": key}
+        url = request_url(self._api, path, [("tileSize", "256"), ("key", key)])
         started = time.perf_counter()
         outcome = "unavailable"
         try:
-            async with self._client().get(
-                url, params=params, headers=headers, allow_redirects=False
+            async with self._upstream.request(
+                "GET", url, headers=headers, encoded=True
             ) as upstream:
                 outcome, response = await self._answer(layer.name, upstream)
                 if upstream.status == 429:  # TomTom's own: nothing more for the key until then
                     wait = retry_after_s(upstream.headers.get("retry-after")) or 1.0
                     self._pacer.hold(key, family_of(path), wait)
                 return response
-        except TimeoutError:
+        except (TimeoutError, TransportTimeout):
             return _refused(layer.name, 504, "unavailable", "TomTom sent no tile in time")
-        except aiohttp.ClientError as exc:
+        except TransportError as exc:
             # The exception text repeats the URL and its key: only its type is told.
             reason = f"TomTom could not be reached ({type(exc).__name__})"
             return _refused(layer.name, 502, "unavailable", reason)
@@ -228,7 +202,7 @@ class Tiles:
                 time.perf_counter() - started
             )
 
-    async def _answer(self, name: str, upstream: aiohttp.ClientResponse) -> tuple[str, Response]:
+    async def _answer(self, name: str, upstream: outbound.Answer) -> tuple[str, Response]:
         status = upstream.status
         kept = {h: upstream.headers[h] for h in PASSED_BACK if h in upstream.headers}
         if status == 304:
@@ -242,8 +216,8 @@ class Tiles:
         if declared.isdigit() and int(declared) > self._max_bytes:
             return "too_large", self._too_large(name)
         try:
-            coding = coding_of(",".join(upstream.headers.getall("content-encoding", [])), TILE)
-            body = await received(upstream.content.iter_any(), self._max_bytes)
+            coding = coding_of(upstream.header("content-encoding"), TILE)
+            body = await upstream.read(self._max_bytes)
             if body is None:
                 return "too_large", self._too_large(name)
             if coding != IDENTITY:

@@ -1,9 +1,8 @@
 """The TomTom client, on the event loop: requests, their pacing, and what a failure becomes.
 
-- `TomTomClient` (`_client.py`): a method per endpoint, sent straight to shared httpx transports,
+- `TomTomClient` (`_client.py`): a method per endpoint, sent through `server.outbound`,
   each request bounded (`Bounds`); answers are kept as received (`server.bodies`);
-- `AiohttpTransport` (`_transport.py`): the transport to TomTom, aiohttp's pool behind httpx's
-  interface; `tomtom_connector`, the pool's connector, which the tiles' pool shares;
+  `request_url`, a TomTom URL with its query encoded once (tiles' too);
 - `error_for` and `scrub` (`_errors.py`): TomTom's failed answers as `TomTomError`s
   (`server.errors`), scrubbed of the key;
 - `Submitted`, `SYNC_MAX_ITEMS`, `ASYNC_MAX_ITEMS`, `wait_seconds` (`_batches.py`): what
@@ -27,19 +26,23 @@ from tomtom_mcp_apps.server.tomtom._batches import (
     batch_id_in,
     wait_seconds,
 )
-from tomtom_mcp_apps.server.tomtom._client import Bounds, Params, TomTomClient, coordinate
+from tomtom_mcp_apps.server.tomtom._client import (
+    Bounds,
+    Params,
+    TomTomClient,
+    coordinate,
+    request_url,
+)
 from tomtom_mcp_apps.server.tomtom._errors import retry_after_s, scrub
 from tomtom_mcp_apps.server.tomtom._families import FAMILIES, Family, family_of
 from tomtom_mcp_apps.server.tomtom._matrix import billed_cells
 from tomtom_mcp_apps.server.tomtom._pacing import Pacer
-from tomtom_mcp_apps.server.tomtom._transport import AiohttpTransport, tomtom_connector
 
 __all__ = [
     "ASYNC_MAX_ITEMS",
     "FAMILIES",
     "SYNC_MAX_ITEMS",
     "WAIT_SECONDS",
-    "AiohttpTransport",
     "Bounds",
     "Family",
     "Pacer",
@@ -50,8 +53,8 @@ __all__ = [
     "billed_cells",
     "coordinate",
     "family_of",
+    "request_url",
     "retry_after_s",
     "scrub",
-    "tomtom_connector",
     "wait_seconds",
 ]

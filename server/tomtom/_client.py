@@ -1,40 +1,14 @@
-"""The TomTom REST client: requests straight to httpx transports, bodies kept as received.
+"""The TomTom REST client: a method per endpoint, each request paced, bounded and counted.
 
-Every method returns TomTom's answer (parsed JSON, or the raw calculateRoute body
-that the route jobs decode where they run) or raises a `TomTomError` (`server.errors`;
-built in `_errors.py`), which the model reads as a tool error. The API key travels
-as the `key` query parameter, which httpx repeats in its exception messages;
-every text that leaves this module is scrubbed of it.
-
-Every request is bounded (`Bounds`): a deadline for the whole answer, not only for
-each read, and a size as received. Every body, error answers included, is read as
-received (never decoded by httpx, which inflates every layer of a stacked coding
-whole) and decoded by `server.bodies`' one bounded decoding: a success within its
-decoded cap (`RawBody.limit`) wherever it is used, small ones settled on the loop
-(`Placement.settled`); the start of an error answer, to quote. Every keyed request is
-paced (`_pacing.py`) by its API family (`_families.py`). The one retry is after
-TomTom's 429, which TomTom does not bill, when its Retry-After fits the call's
-deadline; nothing else is retried, since a failed request may still have been billed.
-
-A request a signed-in user causes (the call's scope names them) is taken from their
-budget first (`server.quotas.Budgets`), once, whatever pacing and the one retry then do;
-over budget it is never sent and the call ends in a `UserQuotaError` with the time to
-retry. Offline answers cost TomTom nothing and are not counted.
-
-Every request goes through `_fetch` under an endpoint label `"<family>/<endpoint>"`
-(search, routing, traffic, map, ev), which metrics and traces report; pacing takes
-its family from the path (`_families.py`).
-
-Which upstream answers is decided per request (`serves_offline`): a request with a
-key (the caller's, else the configured one) goes to TomTom; one with no key goes to
-the built-in offline upstream at `OFFLINE_BASE_URL`, unless `OFFLINE` says otherwise
-(docs/adr/0060).
-
-A request goes straight to its upstream's transport (`AiohttpTransport`'s keep-alive
-pool for TomTom, docs/adr/0102; the offline upstream's `httpx.ASGITransport`), not
-through an `httpx.AsyncClient`: the client's layers (cookies, auth, redirects, default
-headers merged, the URL parsed again) serve nothing here and cost about a tenth of a
-millisecond per request (docs/adr/0091-per-call-overhead.md).
+Every method returns TomTom's answer (parsed JSON, or calculateRoute's body as received,
+which the route jobs decode where they run) or raises a `TomTomError` (`server.errors`,
+built in `_errors.py`) the model reads as a tool error, scrubbed of the key that travels
+in the query. A request has a deadline for its whole answer and a size cap as received
+(`Bounds`); every body is decoded by `server.bodies`' one bounded decoding. Keyed
+requests are paced by API family and spend a signed-in user's budget first; the one
+retry is after TomTom's unbilled 429, when its Retry-After fits the call. A request with
+a key goes to TomTom, one without to the offline upstream in process (docs/upstream.md).
+Requests go out through `server.outbound`, the server's one HTTP seam.
 """
 
 from __future__ import annotations
@@ -47,24 +21,25 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlencode
 
-import httpx
-
+from tomtom_mcp_apps.server import outbound
 from tomtom_mcp_apps.server.bodies import (
     ACCEPT_ENCODING,
     MAX_DECODED_BYTES,
     RawBody,
     loads,
     prefix,
-    received,
 )
 from tomtom_mcp_apps.server.config import OFFLINE_BASE_URL
 from tomtom_mcp_apps.server.errors import (
     AnswerTooLargeError,
     BodyError,
+    InvalidURL,
     MissingKeyError,
     RateLimitError,
     Redirected,
     TomTomError,
+    TransportError,
+    TransportTimeout,
     UpstreamTimeoutError,
     UpstreamUnavailableError,
 )
@@ -111,8 +86,8 @@ class Outgoing:
     method: str
     base: str
     path: str
-    url: httpx.URL
-    """`base + path` and the query (`request_url`)."""
+    url: str
+    """`base + path` and the query, encoded (`request_url`)."""
     key: str | None
     body: bytes | None
     headers: dict[str, str]
@@ -123,22 +98,21 @@ class Outgoing:
         return self.base == OFFLINE_BASE_URL
 
 
-def request_url(base: str, path: str, query: Params) -> httpx.URL:
-    """`base + path?query`, the query encoded exactly as httpx encodes `params` (a name's
-    values together, where it first appears; booleans as true and false), parsed once:
-    httpx's merging of `params` into a URL cost more than the rest of a request's making
-    (docs/adr/0091-per-call-overhead.md)."""
+def request_url(base: str, path: str, query: Params) -> str:
+    """`base + path?query`, encoded once and sent as is: a name's values together, where it
+    first appears, booleans as true and false (as httpx encodes `params`, which the tests
+    check)."""
     if not query:
-        return httpx.URL(base + path)
+        return base + path
     values: dict[str, list[str]] = {}
     for name, value in query:
         values.setdefault(name, []).append(_text(value))
     pairs = [(name, value) for name, listed in values.items() for value in listed]
-    return httpx.URL(f"{base}{path}?{urlencode(pairs)}")
+    return f"{base}{path}?{urlencode(pairs)}"
 
 
 def _text(value: str | int | float | bool | None) -> str:
-    """A query value as httpx writes it (`httpx._utils.primitive_value_to_str`)."""
+    """A query value as text: booleans as true and false, None as nothing."""
     if value is True:
         return "true"
     if value is False:
@@ -168,13 +142,14 @@ class TomTomClient:
     that key, or, when there is none, to the offline upstream (`offline_mode`
     `auto`). Bodies are returned as parsed JSON objects, except calculateRoute's,
     which the route jobs decode where they run. `transport` carries the requests to
-    `base_url`, `offline` those to the offline upstream (`transport` too when None);
+    `base_url`, `offline` those to the offline upstream (`transport` too when None),
+    each a `server.outbound.Transport` or a test's stand-in (`outbound.transport`);
     the client owns both and closes them (`aclose`).
     """
 
     def __init__(
         self,
-        transport: httpx.AsyncBaseTransport,
+        transport: outbound.Transport,
         base_url: str,
         default_key: str | None,
         placement: Placement = INLINE,
@@ -184,11 +159,11 @@ class TomTomClient:
         offline_mode: str = "auto",
         budgets: Budgets | None = None,
         public_url: str | None = None,
-        offline: httpx.AsyncBaseTransport | None = None,
+        offline: outbound.Transport | None = None,
     ) -> None:
-        self._transport = transport
+        self._upstream = outbound.Client(transport)
         """Carries every request to `base_url`, and offline ones when `offline` is None."""
-        self._offline = offline or transport
+        self._offline = outbound.Client(offline) if offline is not None else self._upstream
         self.closed = False
         """Set by `aclose`."""
         self._public_url = public_url
@@ -200,21 +175,14 @@ class TomTomClient:
         self._pacer = pacer or Pacer({}, max_wait_s=10.0)
         self._offline_mode = offline_mode
         self._budgets = budgets
-        deadline = self._bounds.deadline_s
-        self._timeout = {
-            "connect": min(5.0, deadline),
-            "read": deadline,
-            "write": deadline,
-            "pool": deadline,
-        }
-        """Each request's httpx timeouts (its `timeout` extension); the whole answer is
-        bounded by `Bounds.deadline_s` besides."""
+        self._timeouts = outbound.Timeouts.within(self._bounds.deadline_s)
+        """Each step of a request; the whole answer is bounded by `Bounds.deadline_s`."""
 
     async def aclose(self) -> None:
         """Closes the transports (their pooled connections); requests then fail."""
         self.closed = True
-        await self._transport.aclose()
-        if self._offline is not self._transport:
+        await self._upstream.aclose()
+        if self._offline is not self._upstream:
             await self._offline.aclose()
 
     def key_for(self, key: str | None) -> str | None:
@@ -527,48 +495,44 @@ class TomTomClient:
     async def _send(self, outgoing: Outgoing) -> RawBody:
         bounds = self._bounds
         key, method, path = outgoing.key, outgoing.method, outgoing.path
-        transport = self._offline if outgoing.offline else self._transport
-        request = httpx.Request(
-            method,
-            outgoing.url,
-            content=outgoing.body,
-            headers=outgoing.headers,
-            extensions={"timeout": self._timeout},
-        )
+        client = self._offline if outgoing.offline else self._upstream
         try:
-            async with asyncio.timeout(bounds.deadline_s):
-                response = await transport.handle_async_request(request)
-                # A body the transport read (tests' MockTransport) is already decoded.
-                decoded = response.is_stream_consumed
-                try:
-                    if response.status_code >= 400:
-                        raise error_for(await _error_answer(response), key)
-                    if 300 <= response.status_code < 400:  # Matrix v2's result (`_matrix.py`)
-                        raise Redirected(response.headers.get("location", ""))
-                    body = await _bounded_body(response, bounds.max_body_bytes)
-                finally:
-                    await response.aclose()
-        except (TimeoutError, httpx.TimeoutException):
+            async with client.request(
+                method,
+                outgoing.url,
+                headers=outgoing.headers,
+                body=outgoing.body,
+                timeouts=self._timeouts,
+                deadline_s=bounds.deadline_s,
+                encoded=True,
+            ) as answer:
+                if answer.status >= 400:
+                    raise await _error(answer, key)
+                if 300 <= answer.status < 400:  # Matrix v2's result (`_matrix.py`)
+                    raise Redirected(answer.header("location"))
+                body = await _bounded_body(answer, bounds.max_body_bytes)
+                encoding = answer.header("content-encoding")
+                status, location = answer.status, answer.header("location")
+        except (TimeoutError, TransportTimeout):
             raise UpstreamTimeoutError(
                 f"TomTom did not answer in time (no whole answer within {bounds.deadline_s:g} "
                 "s). The request may succeed if tried again later, or with a smaller area or "
                 "fewer waypoints."
             ) from None
-        except httpx.HTTPError as exc:
+        except TransportError as exc:
             reason = scrub(str(exc), key) or type(exc).__name__
             logger.warning("TomTom %s %s failed: %s", method, path, reason)
             raise UpstreamUnavailableError(
                 f"TomTom could not be reached ({type(exc).__name__}). Try again later."
             ) from None
-        encoding = "" if decoded else response.headers.get("content-encoding", "")
         try:
             return self._placement.settled(
                 RawBody.received(
                     body,
                     encoding,
                     bounds.max_decoded_bytes,
-                    status=response.status_code,
-                    location=response.headers.get("location", ""),
+                    status=status,
+                    location=location,
                 )
             )
         except BodyError as exc:
@@ -679,12 +643,15 @@ class TomTomClient:
         """The answer at a redirect's `location`: bounded like any answer, unpaced, never
         with the key. Only an absolute http(s) address is followed, and a request that went
         to TomTom is never sent to the offline upstream."""
-        url = httpx.URL(location)
-        if url.scheme not in ("http", "https") or not url.host:
+        try:
+            url = outbound.parse_url(location)
+        except InvalidURL:
+            url = None
+        if url is None or url.scheme not in ("http", "https") or not url.host:
             raise UpstreamUnavailableError(
                 "TomTom's matrix result redirected to an address this server does not follow."
             )
-        base = f"{url.scheme}://{url.netloc.decode()}"
+        base = f"{url.scheme}://{url.netloc}"
         if (base == OFFLINE_BASE_URL) != offline:
             raise UpstreamUnavailableError(
                 "TomTom's matrix result redirected to an address this server does not follow."
@@ -694,7 +661,9 @@ class TomTomClient:
             "accept-encoding": ACCEPT_ENCODING,
             "user-agent": user_agent(self._public_url, refetch=call_scope.refetching()),
         }
-        request = Outgoing("matrix/asyncDownload", "GET", base, url.path, url, None, None, headers)
+        request = Outgoing(
+            "matrix/asyncDownload", "GET", base, url.path, url.text, None, None, headers
+        )
         try:
             return await self._attempt(request)
         except Redirected:
@@ -703,39 +672,30 @@ class TomTomClient:
             ) from None
 
 
-async def _bounded_body(response: httpx.Response, limit: int) -> bytes:
+async def _bounded_body(answer: outbound.Answer, limit: int) -> bytes:
     """The answer's bytes as received, refused as soon as they pass `limit`."""
-    declared = response.headers.get("content-length", "")
+    declared = answer.header("content-length")
     if declared.isdigit() and int(declared) > limit:
         raise _too_large(limit)
-    if response.is_stream_consumed:  # read by the transport (tests' MockTransport)
-        body = response.content
-        if len(body) > limit:
-            raise _too_large(limit)
-        return body
-    body = await received(response.aiter_raw(), limit)
+    body = await answer.read(limit)
     if body is None:
         raise _too_large(limit)
     return body
 
 
-async def _error_answer(response: httpx.Response) -> httpx.Response:
-    """An error answer with the start of its body, decoded (`ERROR_BODY_BYTES` at most, as
-    received and once decoded), to quote: read as received, since an HTTP client decoding
-    it would inflate every layer of a stacked coding whole."""
-    if response.is_stream_consumed:
-        return response
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in response.aiter_raw():
-        chunks.append(chunk)
-        size += len(chunk)
-        if size >= ERROR_BODY_BYTES:
-            break
-    encoding = response.headers.get("content-encoding", "")
-    content = prefix(b"".join(chunks)[:ERROR_BODY_BYTES], encoding, ERROR_BODY_BYTES)
-    headers = [(k, v) for k, v in response.headers.items() if k.lower() != "content-encoding"]
-    return httpx.Response(response.status_code, headers=headers, content=content)
+async def _error(answer: outbound.Answer, key: str | None) -> TomTomError:
+    """The error for a failed answer, from the start of its body, decoded
+    (`ERROR_BODY_BYTES` at most, as received and once decoded), to quote: read as received,
+    since an HTTP client decoding it would inflate every layer of a stacked coding whole."""
+    start = await answer.read_start(ERROR_BODY_BYTES)
+    content = prefix(start, answer.header("content-encoding"), ERROR_BODY_BYTES)
+    return error_for(
+        answer.status,
+        content,
+        key,
+        retry_after=answer.header("retry-after"),
+        content_type=answer.header("content-type"),
+    )
 
 
 def _too_large(limit: int) -> AnswerTooLargeError:

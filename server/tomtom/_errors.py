@@ -8,6 +8,8 @@ message is scrubbed of the caller's key (`scrub`).
 from __future__ import annotations
 
 import base64
+import codecs
+import email.message
 import email.utils
 import math
 import re
@@ -15,7 +17,6 @@ import time
 from typing import Any
 from urllib.parse import quote, quote_plus
 
-import httpx
 import orjson
 
 from tomtom_mcp_apps.server.errors import (
@@ -72,19 +73,28 @@ def key_forms(key: str) -> set[str]:
     return {key, quote(key, safe=""), quote_plus(key)} | encoded | {e.rstrip("=") for e in encoded}
 
 
-def error_for(response: httpx.Response, key: str | None) -> TomTomError:
-    """The error for TomTom's failed answer, its status kept."""
-    error = _error_for(response, key)
-    error.status = response.status_code
+def error_for(
+    status: int,
+    content: bytes,
+    key: str | None,
+    *,
+    retry_after: str | None = None,
+    content_type: str | None = None,
+) -> TomTomError:
+    """The error for TomTom's failed answer (its status, the start of its body decoded, its
+    `Retry-After` and `Content-Type`), its status kept."""
+    error = _error_for(status, content, key, retry_after, content_type)
+    error.status = status
     return error
 
 
-def _error_for(response: httpx.Response, key: str | None) -> TomTomError:
-    status = response.status_code
-    detail = scrub(_description(response), key)
+def _error_for(
+    status: int, content: bytes, key: str | None, retry: str | None, content_type: str | None
+) -> TomTomError:
+    detail = scrub(_description(content, content_type), key)
     said = f" TomTom said: {detail}" if detail else ""
     if status == 429 or (status == 403 and _OVER_QPS.search(detail)):
-        retry_after = retry_after_s(response.headers.get("retry-after"))
+        retry_after = retry_after_s(retry)
         when = f"retry in {math.ceil(retry_after)} s" if retry_after is not None else "retry later"
         return RateLimitError(
             f"TomTom's rate limit for this API key was reached (HTTP {status}); {when}, "
@@ -125,12 +135,12 @@ def retry_after_s(value: str | None) -> float | None:
     return min(max(seconds, 0.0), MAX_RETRY_AFTER_S)
 
 
-def _description(response: httpx.Response) -> str:
+def _description(content: bytes, content_type: str | None) -> str:
     """TomTom's own error text: search, routing and traffic each nest it differently."""
     try:
-        body = orjson.loads(response.content)
+        body = orjson.loads(content)
     except orjson.JSONDecodeError:
-        text = _CONTROL.sub(" ", response.text)  # control bytes and binary are not quoted
+        text = _CONTROL.sub(" ", _text(content, content_type))  # control and binary: unquoted
         return re.sub(r"<[^>]+>", " ", text)[:_MAX_QUOTED].strip()
     if not isinstance(body, dict):
         return ""
@@ -145,6 +155,21 @@ def _description(response: httpx.Response) -> str:
         if isinstance(text, str) and text.strip():
             return text.strip()[:_MAX_QUOTED]
     return ""
+
+
+def _text(content: bytes, content_type: str | None) -> str:
+    """`content` as text in the charset its `Content-Type` names, else UTF-8, undecodable
+    bytes replaced."""
+    charset = None
+    if content_type:
+        header = email.message.Message()
+        header["content-type"] = content_type
+        charset = header.get_content_charset(failobj=None)
+    try:
+        codecs.lookup(charset or "utf-8")
+    except LookupError:
+        charset = None
+    return content.decode(charset or "utf-8", errors="replace")
 
 
 def _field(obj: Any, name: str) -> Any:

@@ -13,9 +13,19 @@ from mcp_types import CallToolResult
 
 from tomtom_mcp_apps.server.bodies import Dropped, integer, obj, required_list
 from tomtom_mcp_apps.server.jobs import collection, search_results
+from tomtom_mcp_apps.server.offline import OFFLINE_NOTE_FIELD
 from tomtom_mcp_apps.server.tomtom import coordinate
 from tomtom_mcp_apps.server.tools._caller import Caller
 from tomtom_mcp_apps.server.tools._delivery import deliver
+
+NO_RESULTS = "No results. Try a broader query, a larger radius or no country filter."
+
+
+def _offline_note(summary: dict[str, Any]) -> str | None:
+    """Why the offline upstream found nothing (a name not in its demo data, or nowhere to
+    search around), which TomTom-shaped answers have no field for (docs/upstream.md)."""
+    note = summary.get(OFFLINE_NOTE_FIELD)
+    return note if isinstance(note, str) and note else None
 
 
 def search_params(
@@ -54,12 +64,13 @@ async def deliver_places(
     with the results, and the `origin` searched around, if any, first on the map."""
     dropped = dropped or Dropped()
     items, features = search_results(required_list(body, "results"), dropped)
-    total = integer(obj(body.get("summary")).get("totalResults"))
+    summary = obj(body.get("summary"))
+    total = integer(summary.get("totalResults"))
     answer: dict[str, Any] = {**asked, "count": len(items), "results": items}
     if total is not None and total > len(items):
         answer["total_available"] = total
     if not items:
-        answer["note"] = "No results. Try a broader query, a larger radius or no country filter."
+        answer["note"] = (caller.offline and _offline_note(summary)) or NO_RESULTS
     if origin is not None:
         features.insert(0, origin)
     data = collection(features, summary={**asked, "count": len(items)})

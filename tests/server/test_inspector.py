@@ -17,12 +17,14 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+import platformdirs
 import pytest
 
 from tests.processes import ROOT
 from tests.server.harness import AMSTERDAM, MODEL_TOOLS, PLAIN_TOOLS, UTRECHT
 from tomtom_mcp_apps import fitting
 from tomtom_mcp_apps.server.jobs import APP_DATA_KEY
+from tomtom_mcp_apps.server.product import NAME
 
 pytestmark = pytest.mark.process
 
@@ -49,7 +51,20 @@ def inspect(home: Path, era: str, *options: str) -> subprocess.CompletedProcess[
     ]
     # The suite's Node (22) first on PATH for this one command; the machine's stays.
     env = {**os.environ, "HOME": str(home), "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}"}
+    share_kernel_cache(home)
     return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=RUN_S)
+
+
+def share_kernel_cache(home: Path) -> None:
+    """The server under `home` finds the kernels the test run compiled already in the
+    user's cache directory (docs/runtime.md, Kernel cache), as a host's server finds them
+    in its user's: a fresh home would compile them again within a call's timeout."""
+    ours = Path(platformdirs.user_cache_dir(NAME, appauthor=False))
+    ours.mkdir(parents=True, exist_ok=True)
+    (home / ".cache").mkdir(parents=True, exist_ok=True)
+    link = home / ".cache" / NAME
+    if not link.exists():
+        link.symlink_to(ours, target_is_directory=True)
 
 
 @pytest.mark.parametrize("era", ERAS)

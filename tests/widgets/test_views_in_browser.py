@@ -850,14 +850,16 @@ def test_at_320_pixels_wide_nothing_overflows_sideways(page: Page, preview_serve
 def test_a_fixed_host_height_is_used_and_never_more_than_500_pixels_inline(
     page: Page, preview_server: Service
 ) -> None:
-    frame, _ = open_view(page, preview_server.url, "tomtom-geocode", {"query": "Dam"}, height="300")
+    frame, _ = open_view(
+        page, preview_server.url, "tomtom-geocode", {"query": "Dam, Amsterdam"}, height="300"
+    )
     assert frame.evaluate("document.getElementById('frame').offsetHeight") == 300
     page.select_option("#height", "500")
     frame.wait_for_function("document.getElementById('frame').offsetHeight === 500")
 
 
 def test_scrolled_out_of_sight_the_view_pauses(page: Page, preview_server: Service) -> None:
-    frame, _ = open_view(page, preview_server.url, "tomtom-geocode", {"query": "Dam"})
+    frame, _ = open_view(page, preview_server.url, "tomtom-geocode", {"query": "Dam, Amsterdam"})
     page.evaluate(
         """() => { const s = document.createElement('div'); s.id = 'spacer';
         s.style.height = '4000px'; document.getElementById('stage').before(s); scrollTo(0, 0); }"""

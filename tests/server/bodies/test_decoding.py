@@ -6,7 +6,6 @@ import asyncio
 import gzip
 import tracemalloc
 import zlib
-from collections.abc import AsyncIterator
 
 import pytest
 from hypothesis import given, settings
@@ -21,7 +20,6 @@ from tomtom_mcp_apps.server.bodies import (
     coding_of,
     decode,
     prefix,
-    received,
 )
 from tomtom_mcp_apps.server.bodies._decoding import STEP
 from tomtom_mcp_apps.server.errors import BodyError
@@ -154,13 +152,3 @@ async def test_a_long_body_the_loop_needs_is_inflated_past_the_threshold_in_a_th
     assert len(threads) == 1, "a short body is inflated on the loop"
     with pytest.raises(BodyError, match="stacked"):
         await placement.decoded(RawBody(_stacked_bomb(), "gzip, gzip, gzip"))
-
-
-async def chunks(*parts: bytes) -> AsyncIterator[bytes]:
-    for part in parts:
-        yield part
-
-
-async def test_a_body_is_received_up_to_its_cap_and_no_further() -> None:
-    assert await received(chunks(b"ab", b"cd"), 4) == b"abcd"
-    assert await received(chunks(b"ab", b"cd", b"e"), 4) is None

@@ -2,11 +2,14 @@
 from this checkout, and from the built wheel run with `uvx` in a fresh environment (the
 views inside, no Node). Every tool is listed, a route is calculated and its app data
 decoded; with `FIT_INLINE_POINTS=0` the fitting workers make the results, so a byte they
-wrote to stdout would break the protocol."""
+wrote to stdout would break the protocol. The kernels compile once into the user's cache
+directory, and a host that closes the server's stdin sees it gone at once, workers and
+all, warming or not."""
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import selectors
 import signal
@@ -32,13 +35,47 @@ START_S = 120
 """A first start compiles the fitting kernels in each worker."""
 WHEEL_START_S = 420
 """`uvx` also builds a fresh environment (packages from its cache, else from PyPI)."""
+EXIT_S = 5.0
+"""How soon a server whose stdin closed must be gone. The SDK's client waits 2 s before it
+kills the server; this is generous beside that, and far below a worker's warm-up on an
+empty kernel cache (tens of seconds), which the server used to wait for."""
 VIEWS = {f"tomtom_mcp_apps/widgets/dist/{name}.html" for name in ("map", "traffic", "data-viz")}
+LEAKED = "leaked semaphore"
 
 
-async def speak_mcp(command: str, args: list[str], timeout_s: float) -> None:
+def cache_env(cache_home: Path) -> dict[str, str]:
+    """The environment with `cache_home` as the user's cache directory (uv's own cache
+    kept where it is: no download) and no kernel cache set by the operator."""
+    env = {**os.environ, "XDG_CACHE_HOME": str(cache_home)}
+    env.pop("NUMBA_CACHE_DIR", None)
+    env.pop("NUMBA_CACHE_LOCATOR_CLASSES", None)
+    uv = Path(sys.executable).with_name("uv")
+    env["UV_CACHE_DIR"] = (
+        os.environ.get("UV_CACHE_DIR")
+        or subprocess.run(
+            [str(uv), "cache", "dir"], capture_output=True, text=True, check=True, timeout=60
+        ).stdout.strip()
+    )
+    return env
+
+
+def kernel_cache(cache_home: Path) -> dict[str, tuple[int, int]]:
+    """Every file of the kernel cache under `cache_home`, with its size and mtime."""
+    root = cache_home / "tomtom-mcp-apps" / VERSION / "numba"
+    return {
+        str(path.relative_to(root)): (path.stat().st_size, path.stat().st_mtime_ns)
+        for path in root.rglob("*")
+        if path.is_file()
+    }
+
+
+async def speak_mcp(
+    command: str, args: list[str], timeout_s: float, env: dict[str, str] | None = None
+) -> None:
     """Start the server with `command args`, list its tools, route and decode the map data,
     and search (made in a fitting worker), within `timeout_s`."""
-    env = {**os.environ, "FIT_INLINE_POINTS": "0", "TOMTOM_API_KEY": "", "LOG_LEVEL": "INFO"}
+    env = {**(env or os.environ), "FIT_INLINE_POINTS": "0", "TOMTOM_API_KEY": ""}
+    env["LOG_LEVEL"] = "INFO"
     params = StdioServerParameters(command=command, args=args, env=env)
     with anyio.fail_after(timeout_s):
         async with Client(params, mode="legacy") as client:
@@ -134,10 +171,84 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_the_wheel_carries_the_views_and_the_basemap(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
-    assert names >= VIEWS | {"tomtom_mcp_apps/server/jobs/basemap.json"}
+    assert names >= VIEWS | {
+        "tomtom_mcp_apps/server/jobs/basemap.json",
+        "tomtom_mcp_apps/server/offline/places.json",
+    }
 
 
-async def test_the_wheel_runs_with_uvx_in_a_fresh_environment(wheel: Path) -> None:
+async def test_the_wheel_runs_with_uvx_in_a_fresh_environment_compiling_its_kernels_once(
+    wheel: Path, tmp_path: Path
+) -> None:
     uvx = str(Path(sys.executable).with_name("uvx"))
     args = ["--isolated", "--from", str(wheel), "tomtom-mcp-apps", "stdio", "--fit-workers", "1"]
-    await speak_mcp(uvx, args, WHEEL_START_S)
+    env = cache_env(tmp_path)
+    await speak_mcp(uvx, args, WHEEL_START_S, env)
+    compiled = kernel_cache(tmp_path)
+    assert any(name.endswith(".nbi") for name in compiled), "the kernels are in the user's cache"
+    await speak_mcp(uvx, args, WHEEL_START_S, env)
+    assert kernel_cache(tmp_path) == compiled, "the second start compiled nothing"
+
+
+def test_a_server_whose_stdin_closes_while_its_workers_warm_is_gone_at_once(
+    tmp_path: Path,
+) -> None:
+    """As a host ends a server, or gives up on one still starting: stdin closed right after
+    the handshake, on an empty kernel cache, so both workers are compiling. The server
+    exits on its own (a host would kill it after its grace, leaking its queues' semaphores),
+    and its workers go with it."""
+    env = {**os.environ, "TOMTOM_API_KEY": "", "LOG_LEVEL": "INFO"}
+    env["NUMBA_CACHE_DIR"] = str(tmp_path / "numba")  # empty: the workers compile
+    env.pop("NUMBA_CACHE_LOCATOR_CLASSES", None)
+    stderr = tmp_path / "stderr.log"
+    with stderr.open("wb") as errors:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "tomtom_mcp_apps", "stdio", "--fit-workers", "2"],
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=errors,
+        )
+    assert proc.stdin is not None and proc.stdout is not None
+    children: list[int] = []
+    try:
+        hello = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t"}}
+        proc.stdin.write(
+            json.dumps(
+                {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}
+            ).encode()
+            + b"\n"
+        )
+        proc.stdin.flush()
+        assert b'"id":1' in proc.stdout.readline()
+        children_file = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
+        children = [int(pid) for pid in children_file.read_text().split()]
+        assert children, "the fitting workers are starting"
+        proc.stdin.close()
+        try:
+            returncode = proc.wait(timeout=EXIT_S)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"the server was still running {EXIT_S} s after its stdin closed")
+        assert proc.stdout.read() == b"", "every writer of its stdout is gone"
+        # Its workers killed, and its resource tracker, which would report what leaked, done.
+        deadline = time.monotonic() + EXIT_S
+        while any(_alive(pid) for pid in children) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert [pid for pid in children if _alive(pid)] == [], "a child is left"
+        logged = stderr.read_text(errors="replace")
+        assert returncode == 0, logged[-2000:]
+        assert LEAKED not in logged
+    finally:
+        proc.kill()
+        proc.wait()
+        for pid in children:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)  # only left over when the test fails
+
+
+def _alive(pid: int) -> bool:
+    """`pid` runs (neither gone nor a zombie awaiting its parent's wait)."""
+    try:
+        return not Path(f"/proc/{pid}/stat").read_text().split(") ", 1)[1].startswith("Z")
+    except OSError:
+        return False

@@ -6,12 +6,12 @@ import gzip
 import ipaddress
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-import httpx
 import pytest
 
+from tomtom_mcp_apps.server import outbound
 from tomtom_mcp_apps.server.config import Settings
 from tomtom_mcp_apps.server.downloads import _data_url as data_url
 from tomtom_mcp_apps.server.downloads import address_refusal, download
@@ -124,9 +124,10 @@ def site() -> Iterator[Site]:
 
 
 @pytest.fixture
-async def client() -> Iterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient(follow_redirects=False) as http:
-        yield http
+async def client() -> AsyncIterator[outbound.Client]:
+    http = outbound.data_urls(timeout_s=10, user_agent="tomtom-mcp-apps/tests")
+    yield http
+    await http.aclose()
 
 
 @pytest.mark.parametrize(
@@ -172,14 +173,14 @@ def test_public_addresses_are_allowed(address: str) -> None:
     ],
 )
 async def test_private_targets_are_refused_before_any_connection(
-    client: httpx.AsyncClient, url: str
+    client: outbound.Client, url: str
 ) -> None:
     with pytest.raises(DataUrlError, match="is refused"):
         await download(client, url, STRICT, INLINE)
 
 
 async def test_a_name_is_refused_when_any_of_its_addresses_is_private(
-    client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
+    client: outbound.Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     async def resolve(host: str, port: int) -> list:
         return [ipaddress.ip_address("93.184.216.34"), ipaddress.ip_address("10.0.0.5")]
@@ -190,7 +191,7 @@ async def test_a_name_is_refused_when_any_of_its_addresses_is_private(
 
 
 async def test_the_connection_goes_to_the_checked_address_with_the_original_host_header(
-    client: httpx.AsyncClient, site: Site, monkeypatch: pytest.MonkeyPatch
+    client: outbound.Client, site: Site, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The name exists nowhere: only the pinned address can have reached the site.
     async def resolve(host: str, port: int) -> list:
@@ -203,12 +204,12 @@ async def test_the_connection_goes_to_the_checked_address_with_the_original_host
     assert site.hosts[-1] == f"data.example.test:{site.port}"
 
 
-async def test_a_gzipped_download_arrives_decoded(client: httpx.AsyncClient, site: Site) -> None:
+async def test_a_gzipped_download_arrives_decoded(client: outbound.Client, site: Site) -> None:
     assert await download(client, f"{site.url}/gzip", ALLOW, INLINE) == GEOJSON
 
 
 async def test_private_targets_are_fetched_when_configuration_allows_them(
-    client: httpx.AsyncClient, site: Site
+    client: outbound.Client, site: Site
 ) -> None:
     assert await download(client, f"{site.url}/ok.geojson", ALLOW, INLINE) == GEOJSON
     assert await download(client, f"{site.url}/plain.geojson", ALLOW, INLINE) == GEOJSON
@@ -229,7 +230,7 @@ async def test_private_targets_are_fetched_when_configuration_allows_them(
     ],
 )
 async def test_bad_downloads_get_a_specific_error(
-    client: httpx.AsyncClient, site: Site, path: str, message: str
+    client: outbound.Client, site: Site, path: str, message: str
 ) -> None:
     with pytest.raises(DataUrlError, match=message):
         await download(client, site.url + path, IMPATIENT if path == "/slow" else ALLOW, INLINE)
@@ -245,7 +246,7 @@ async def test_bad_downloads_get_a_specific_error(
     ],
 )
 async def test_urls_that_are_not_plain_http_are_refused(
-    client: httpx.AsyncClient, url: str, message: str
+    client: outbound.Client, url: str, message: str
 ) -> None:
     with pytest.raises(DataUrlError, match=message):
         await download(client, url, ALLOW, INLINE)

@@ -15,7 +15,7 @@ from tests.server.auth.support import Issuer, SigningKey, claims
 from tests.server.harness import app_client
 from tomtom_mcp_apps.server.auth import build_sign_in, user_id_in
 from tomtom_mcp_apps.server.config import Settings
-from tomtom_mcp_apps.server.http import DoorLimits, FrontDoor, SignedInShares
+from tomtom_mcp_apps.server.http import DoorLimits, FrontDoor, RateLimiter, SignedInShares
 from tomtom_mcp_apps.server.ops import metrics
 
 HEADERS = {
@@ -30,7 +30,15 @@ def refusals(reason: str) -> float:
     return metrics.REGISTRY.get_sample_value("tomtom_mcp_refusals_total", {"reason": reason}) or 0
 
 
-async def test_a_client_past_its_rate_gets_429_with_retry_after_and_a_json_rpc_error() -> None:
+def assert_plain_refusal(answer: httpx.Response, status: int, text: str) -> None:
+    """A refusal before the request was read: the status and a line of text, never a
+    JSON-RPC error with `"id": null`, which the MCP schema rejects (no id was read)."""
+    assert answer.status_code == status
+    assert answer.headers["content-type"] == "text/plain; charset=utf-8"
+    assert answer.text == text + "\n"
+
+
+async def test_a_client_past_its_rate_gets_429_with_retry_after_in_plain_text() -> None:
     before = refusals("client_rate")
     async with app_client(client_rate_per_s=0.5, client_burst=3) as client:
         answers = [await client.post("/mcp", content=LIST, headers=HEADERS) for _ in range(4)]
@@ -38,10 +46,21 @@ async def test_a_client_past_its_rate_gets_429_with_retry_after_and_a_json_rpc_e
         metrics_page = await client.get("/metrics")
     assert [a.status_code for a in answers] == [200, 200, 200, 429]
     assert answers[3].headers["retry-after"] == "2"
-    error = answers[3].json()["error"]
-    assert error["message"] == "Too many requests from this client; retry in 2 s."
+    assert_plain_refusal(answers[3], 429, "too many requests from this client; retry in 2 s")
     assert health.status_code != 429 and metrics_page.status_code == 200, "probes never"
     assert refusals("client_rate") == before + 1
+
+
+CONFORMANCE_REQUESTS = 234
+"""What the pinned conformance suite sends for both revisions, one run after the other
+(205 `POST /mcp`, 29 `GET /mcp`; docs/front-door.md), all from one address."""
+
+
+def test_the_default_burst_holds_a_strict_clients_conformance_run_of_both_revisions() -> None:
+    limits = DoorLimits.of(Settings())
+    bucket = RateLimiter(limits.client_rate_per_s, limits.client_burst, clock=lambda: 0.0)
+    refused = [bucket.take("127.0.0.1") for _ in range(CONFORMANCE_REQUESTS)]
+    assert refused.count(None) == CONFORMANCE_REQUESTS, "all at once: not one refused"
 
 
 async def test_clients_behind_a_trusted_proxy_each_have_their_own_rate() -> None:
@@ -110,7 +129,7 @@ async def test_past_the_ceiling_of_calls_in_flight_a_call_gets_503_at_once() -> 
         after = await client.post("/mcp", content=b"{}")
     assert busy.status_code == 503 and busy.headers["retry-after"] == "1"
     assert busy.headers["connection"] == "close", "its unread body cannot follow"
-    assert "busy" in busy.json()["error"]["message"]
+    assert_plain_refusal(busy, 503, "this server is busy (too many calls in flight); retry in 1 s")
     assert tiles.status_code == 200
     assert [d.status_code for d in done] == [200, 200] and after.status_code == 200
 
@@ -138,7 +157,7 @@ async def test_one_client_past_its_share_of_calls_in_flight_gets_429_and_others_
         after = await client.post("/mcp", content=b"{}", headers=one)
     assert third.status_code == 429 and third.headers["retry-after"] == "1"
     assert third.headers["connection"] == "close"
-    assert "from this client" in third.json()["error"]["message"]
+    assert_plain_refusal(third, 429, "too many calls in flight from this client; retry in 1 s")
     assert [d.status_code for d in done] == [200, 200, 200], "another client is served"
     assert after.status_code == 200, "a client's share comes back with its calls"
     assert refusals("client_in_flight") == before + 1
@@ -170,7 +189,7 @@ async def test_a_body_over_its_size_is_refused_at_its_length_or_as_it_passes_it(
         streamed = await client.post("/mcp", content=chunks())
     for refused in (declared, streamed):
         assert refused.status_code == 413 and refused.headers["connection"] == "close"
-        assert refused.json()["error"]["message"] == "The request body is over 1,000 bytes."
+        assert_plain_refusal(refused, 413, "the request body is over 1,000 bytes")
     assert held.entered == 0
 
 
@@ -233,6 +252,6 @@ async def test_with_sign_in_each_user_behind_one_address_has_their_own_rate() ->
         bob = await client.post("/mcp", content=b"{}", headers=as_user("bob"))
         nobody = await client.post("/mcp", content=b"{}")
     assert [a.status_code for a in alice] == [200, 429], "a user past their rate"
-    assert "from this client" in alice[1].json()["error"]["message"]
+    assert_plain_refusal(alice[1], 429, "too many requests from this client; retry in 2 s")
     assert bob.status_code == 200, "another user from the same address is served"
     assert nobody.status_code == 401, "no token: the gate's challenge, not a rate"

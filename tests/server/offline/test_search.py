@@ -1,17 +1,20 @@
-"""Search API: result shapes, positions and distances that agree, deterministic names."""
+"""Search API: result shapes, positions and distances that agree, deterministic names, and
+places found only by name among Natural Earth's populated places."""
 
 from __future__ import annotations
 
 import gzip
 
 import httpx
-import numpy as np
 import orjson
 import pytest
 
 from tomtom_mcp_apps.fitting.geo import haversine_m
 from tomtom_mcp_apps.server.offline import build_upstream_app
-from tomtom_mcp_apps.server.offline._geo import CITIES, countries_of
+from tomtom_mcp_apps.server.offline._geo import gazetteer
+from tomtom_mcp_apps.server.offline._search import NOTE_FIELD
+
+NOT_KNOWN = "is not in the offline demo data"
 
 
 async def _get(client: httpx.AsyncClient, path: str, params: dict | None = None) -> dict:
@@ -29,7 +32,7 @@ def _assert_result_shape(result: dict) -> None:
     assert {"topLeftPoint", "btmRightPoint"} == set(result["viewport"])
 
 
-async def test_geocoding_a_gazetteer_city_answers_that_city(client: httpx.AsyncClient):
+async def test_geocoding_a_place_answers_that_natural_earth_place(client: httpx.AsyncClient):
     body = await _get(client, "/search/2/geocode/Lisbon.json")
     assert body["summary"]["numResults"] == body["summary"]["totalResults"] == 1
     [result] = body["results"]
@@ -37,7 +40,20 @@ async def test_geocoding_a_gazetteer_city_answers_that_city(client: httpx.AsyncC
     assert result["type"] == "Geography"
     assert result["address"]["municipality"] == "Lisbon"
     assert result["address"]["countryCodeISO3"] == "PRT"
-    assert result["position"] == {"lat": 38.7223, "lon": -9.1393}
+    assert result["position"] == {"lat": 38.7247, "lon": -9.1468}  # Natural Earth's
+
+
+async def test_utrecht_lands_in_utrecht_and_utrecht_centraal_beside_it(
+    client: httpx.AsyncClient,
+):
+    [city] = (await _get(client, "/search/2/geocode/Utrecht.json"))["results"]
+    assert city["address"]["municipality"] == "Utrecht"
+    assert city["address"]["countryCodeISO3"] == "NLD"
+    assert city["position"] == {"lat": 52.1003, "lon": 5.12}
+    [station] = (await _get(client, "/search/2/geocode/Utrecht Centraal.json"))["results"]
+    assert station["address"]["municipality"] == "Utrecht"
+    p = station["position"]
+    assert haversine_m(5.12, 52.1003, p["lon"], p["lat"]) < 5_000
 
 
 async def test_an_address_in_a_known_city_geocodes_near_that_city(client: httpx.AsyncClient):
@@ -47,33 +63,52 @@ async def test_an_address_in_a_known_city_geocodes_near_that_city(client: httpx.
     assert result["address"]["streetName"] == "Damrak"
     assert result["address"]["streetNumber"] == "1"
     p = result["position"]
-    assert haversine_m(4.9041, 52.3676, p["lon"], p["lat"]) < 5_000
+    assert haversine_m(4.9147, 52.3519, p["lon"], p["lat"]) < 5_000
 
 
-async def test_unknown_places_geocode_to_the_same_european_position_every_time(
-    client: httpx.AsyncClient,
+@pytest.mark.parametrize("query", ["Nowhereville", "NOWHEREVILLE", "Utrechtse Heuvelrug 7"])
+async def test_a_name_the_offline_data_does_not_know_finds_nothing_and_says_why(
+    client: httpx.AsyncClient, query: str
 ):
-    first = await _get(client, "/search/2/geocode/Nowhereville.json")
-    again = await _get(client, "/search/2/geocode/NOWHEREVILLE.json")
-    p = first["results"][0]["position"]
-    assert p == again["results"][0]["position"]
-    assert -10 <= p["lon"] <= 31 and 36 <= p["lat"] <= 61
-    elsewhere = await _get(client, "/search/2/geocode/Somewhere Else.json")
-    assert elsewhere["results"][0]["position"] != p
+    body = await _get(client, f"/search/2/geocode/{query}.json", {"lat": 52.1, "lon": 5.1})
+    assert body["results"] == [] and body["summary"]["numResults"] == 0
+    note = body["summary"][NOTE_FIELD]
+    assert f"{query!r} {NOT_KNOWN}" in note and "Natural Earth" in note
 
 
 async def test_country_set_restricts_geocoding(client: httpx.AsyncClient):
-    assert (await _get(client, "/search/2/geocode/Paris.json", {"countrySet": "DE"}))[
+    paris_in_germany = await _get(client, "/search/2/geocode/Paris.json", {"countrySet": "DE"})
+    assert paris_in_germany["results"] == []
+    assert f"'Paris' {NOT_KNOWN} in DE" in paris_in_germany["summary"][NOTE_FIELD]
+    [ontario] = (await _get(client, "/search/2/geocode/London.json", {"countrySet": "CA"}))[
         "results"
-    ] == []
-    inside = await _get(client, "/search/2/geocode/Nowhereville.json", {"countrySet": "PL"})
-    assert inside["results"][0]["address"]["countryCode"] == "PL"
+    ]
+    assert ontario["address"]["countryCode"] == "CA"
 
 
-def test_every_gazetteer_city_lies_in_its_own_country():
-    lon = np.array([c.lon for c in CITIES])
-    lat = np.array([c.lat for c in CITIES])
-    assert countries_of(lon, lat).tolist() == [c.iso3 for c in CITIES]
+async def test_a_name_many_places_share_is_the_most_prominent_or_the_nearest_the_bias(
+    client: httpx.AsyncClient,
+):
+    [england] = (await _get(client, "/search/2/geocode/London.json"))["results"]
+    assert england["address"]["countryCodeISO3"] == "GBR"
+    ontario = await _get(client, "/search/2/geocode/London.json", {"lat": 43.0, "lon": -81.2})
+    assert ontario["results"][0]["address"]["countryCodeISO3"] == "CAN"
+
+
+async def test_places_outside_europe_and_other_spellings_are_known(client: httpx.AsyncClient):
+    [tokyo] = (await _get(client, "/search/2/geocode/Tokyo.json"))["results"]
+    assert tokyo["address"]["countryCodeISO3"] == "JPN"
+    [copenhagen] = (await _get(client, "/search/2/geocode/Copenhagen.json"))["results"]
+    assert copenhagen["address"]["municipality"] == "København"
+    [krakow] = (await _get(client, "/search/2/geocode/Krakow.json"))["results"]
+    assert krakow["address"]["municipality"] == "Kraków"
+
+
+def test_the_gazetteer_is_natural_earths_populated_places():
+    places = gazetteer().places
+    assert len(places) == 7343
+    assert places[0].name == "Tokyo"  # most prominent first
+    assert {p.iso3 for p in places if p.name == "Utrecht"} == {"NLD"}
 
 
 async def test_reverse_geocoding_answers_an_address_with_a_lat_lon_string(
@@ -107,6 +142,18 @@ async def test_fuzzy_search_with_a_bias_sorts_by_a_true_distance(client: httpx.A
 async def test_a_bare_city_name_fuzzy_searches_to_the_city(client: httpx.AsyncClient):
     body = await _get(client, "/search/2/search/Berlin.json")
     assert body["results"][0]["type"] == "Geography"
+
+
+async def test_a_search_with_no_known_place_and_no_position_has_nowhere_to_look(
+    client: httpx.AsyncClient,
+):
+    body = await _get(client, "/search/2/search/cafe.json")
+    assert body["results"] == []
+    assert NOT_KNOWN in body["summary"][NOTE_FIELD]
+    in_lyon = await _get(client, "/search/2/search/bar in Lyon.json", {"limit": 3})
+    for r in in_lyon["results"]:
+        p = r["position"]
+        assert haversine_m(4.8281, 45.772, p["lon"], p["lat"]) < 5_000, "Lyon, not Bar"
 
 
 async def test_poi_search_names_brands_and_uses_the_category_set(client: httpx.AsyncClient):

@@ -34,10 +34,10 @@ from tomtom_mcp_apps.server.errors import (
 )
 from tomtom_mcp_apps.server.offline._app import _bomb, _stacked_bomb
 from tomtom_mcp_apps.server.ops import call_scope, metrics
+from tomtom_mcp_apps.server.outbound import Network
 from tomtom_mcp_apps.server.pool import POOL_BYTES
 from tomtom_mcp_apps.server.quotas import Budgets, Window
 from tomtom_mcp_apps.server.tomtom import (
-    AiohttpTransport,
     Bounds,
     Pacer,
     TomTomClient,
@@ -436,7 +436,7 @@ async def test_a_static_map_in_a_refused_coding_is_an_upstream_error() -> None:
 @pytest.fixture
 async def over_http(upstream: Service) -> TomTomClient:
     bounds = Bounds(deadline_s=1.5, max_decoded_bytes=16 * 1024 * 1024)
-    tomtom = TomTomClient(AiohttpTransport(4), upstream.url, default_key=None, bounds=bounds)
+    tomtom = TomTomClient(Network(4), upstream.url, default_key=None, bounds=bounds)
     yield tomtom
     await tomtom.aclose()
 

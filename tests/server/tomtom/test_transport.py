@@ -1,4 +1,4 @@
-"""The transport to TomTom (aiohttp behind httpx's interface) over real sockets: what is
+"""The TomTom client over the network (`server.outbound.Network`) on real sockets: what is
 sent is what the client built, bodies come as received, and every way a connection can
 fail is an error the model can act on, never an internal one."""
 
@@ -13,7 +13,8 @@ import pytest
 
 from tests.tls import trusting
 from tomtom_mcp_apps.server.errors import UpstreamTimeoutError, UpstreamUnavailableError
-from tomtom_mcp_apps.server.tomtom import AiohttpTransport, Bounds, TomTomClient
+from tomtom_mcp_apps.server.outbound import Network
+from tomtom_mcp_apps.server.tomtom import Bounds, TomTomClient
 
 KEY = "k3y+with/odd=chars"
 Answer = Callable[[bytes], bytes | None]
@@ -71,7 +72,7 @@ async def sockets() -> AsyncIterator[Callable[..., Upstream]]:
 
 async def client_of(up: Upstream, deadline_s: float = 5.0) -> TomTomClient:
     up.server = await asyncio.start_server(up.serve, "127.0.0.1", 0)
-    return TomTomClient(AiohttpTransport(4), up.url, KEY, bounds=Bounds(deadline_s=deadline_s))
+    return TomTomClient(Network(4), up.url, KEY, bounds=Bounds(deadline_s=deadline_s))
 
 
 def answer(body: bytes, *, status: str = "200 OK", gzipped: bool = False) -> bytes:
@@ -152,7 +153,7 @@ async def test_a_refused_connection_is_unreachable_not_slow() -> None:
     port = server.sockets[0].getsockname()[1]
     server.close()
     await server.wait_closed()
-    tomtom = TomTomClient(AiohttpTransport(2), f"http://127.0.0.1:{port}", KEY)
+    tomtom = TomTomClient(Network(2), f"http://127.0.0.1:{port}", KEY)
     try:
         with pytest.raises(
             UpstreamUnavailableError, match=r"could not be reached \(ConnectError\)"
@@ -168,7 +169,7 @@ async def test_an_upstream_that_never_answers_ends_at_the_deadline() -> None:
 
     server = await asyncio.start_server(silent, "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
-    tomtom = TomTomClient(AiohttpTransport(2), f"http://127.0.0.1:{port}", KEY, bounds=Bounds(1.0))
+    tomtom = TomTomClient(Network(2), f"http://127.0.0.1:{port}", KEY, bounds=Bounds(1.0))
     try:
         with pytest.raises(UpstreamTimeoutError, match="no whole answer within 1 s"):
             await asyncio.wait_for(tomtom.geocode("Amsterdam", key=None), 10)
@@ -185,7 +186,7 @@ async def test_tls_trusts_the_certificate_authorities_httpx_trusts(
     up = sockets(lambda head: answer(b'{"results": []}'))
     up.server = await asyncio.start_server(up.serve, "127.0.0.1", 0, ssl=tls)
     port = up.server.sockets[0].getsockname()[1]
-    tomtom = TomTomClient(AiohttpTransport(2), f"https://127.0.0.1:{port}", KEY)
+    tomtom = TomTomClient(Network(2), f"https://127.0.0.1:{port}", KEY)
     try:
         if trusted:
             assert await tomtom.geocode("Amsterdam", key=None) == {"results": []}

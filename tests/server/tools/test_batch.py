@@ -31,18 +31,21 @@ def upstream(seconds: float = 0.0) -> httpx.ASGITransport:
 async def test_a_small_batch_answers_every_row_in_order_with_what_needs_a_person() -> None:
     async with tool_client() as tools:
         outcome = await tools.call(TOOL, {"addresses": MIXED})
+        in_nl = await tools.call(TOOL, {"addresses": ["Hoofdstraat 12"], "countrySet": "NL"})
     answer = assert_model_text(outcome, TOOL)
-    assert (answer["rows"], answer["matched"], answer["low_confidence"]) == (6, 2, 1)
-    assert (answer["ambiguous"], answer["unmatched"], answer["empty"]) == (1, 1, 1)
+    assert (answer["rows"], answer["matched"], answer["low_confidence"]) == (6, 2, 0)
+    assert (answer["ambiguous"], answer["unmatched"], answer["empty"]) == (1, 2, 1)
     said = {row["row"]: row for row in answer["need_attention"]}
     assert said[2] == {"row": 2, "input": "??", "status": "unmatched", "why": "no match"}
     assert said[3]["status"] == "ambiguous" and len(said[3]["candidates"]) == 3
-    assert said[4]["status"] == "low confidence" and said[4]["input"] == "Hoofdstraat 12"
+    assert said[4]["status"] == "unmatched", "a street with no town is nowhere offline"
     assert said[5]["why"] == "the row is empty"
     assert "job" not in answer, "a synchronous batch needs no job"
     batch = outcome.envelope["data"]["batch"]
-    assert batch["q"] == "MUALEM" and len(batch["details"]) == 6
+    assert batch["q"] == "MUAUEM" and len(batch["details"]) == 6
     assert answer["data_source"].startswith("offline demo data")
+    guessed = assert_model_text(in_nl, TOOL)["need_attention"][0]
+    assert guessed["status"] == "low confidence" and guessed["input"] == "Hoofdstraat 12"
 
 
 async def test_a_long_batch_answers_with_its_job_whose_pages_hold_every_row() -> None:
@@ -198,7 +201,11 @@ def files_url() -> Iterator[str]:
 
 
 async def test_a_csv_file_is_geocoded_by_the_columns_named_joined(files_url: str) -> None:
-    arguments = {"data_url": f"{files_url}/people.csv", "column": ["address", "city"]}
+    arguments = {
+        "data_url": f"{files_url}/people.csv",
+        "column": ["address", "city"],
+        "countrySet": "NL",
+    }
     async with tool_client(data_viz_allow_private=True) as tools:
         outcome = await tools.call(TOOL, arguments)
         text = await tools.call(TOOL, {"data_url": f"{files_url}/lines.txt"})

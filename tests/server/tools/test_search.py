@@ -104,3 +104,19 @@ async def test_a_refused_key_reaches_the_model_as_an_actionable_error() -> None:
     assert outcome.is_error and retry.is_error
     assert "refused the API key (HTTP 403)" in outcome.text
     assert "offline-403" not in outcome.text
+
+
+async def test_a_place_the_offline_data_does_not_know_is_no_result_and_the_text_says_why() -> None:
+    async with tool_client() as tools:
+        outcome = await tools.call("tomtom-geocode", {"query": "Utrechtse Heuvelrug 7"})
+    answer = assert_model_text(outcome, "tomtom-geocode")
+    assert answer["count"] == 0 and answer["results"] == []
+    assert "'Utrechtse Heuvelrug 7' is not in the offline demo data" in answer["note"]
+    assert features_of(outcome.envelope, "result") == [], "no made-up pin on the map"
+
+
+async def test_only_the_offline_upstreams_answers_may_explain_an_empty_result() -> None:
+    async with tool_client(key="a-key") as tools:  # the offline app stands in for TomTom
+        outcome = await tools.call("tomtom-geocode", {"query": "Utrechtse Heuvelrug 7"})
+    answer = assert_model_text(outcome, "tomtom-geocode")
+    assert answer["note"].startswith("No results.")
