@@ -68,9 +68,9 @@ KNOWN = (
 def geocode(text: str, q: Query) -> dict[str, Any]:
     """A place name resolves to that Natural Earth place; an address in a known place to
     a street made up near it; anything else to no result and a note saying why. As TomTom
-    answers, some queries are not clear: a name that places of like size share (three
-    Springfields) has several candidates, and a street with no town, in a search limited to
-    countries, is found with low confidence."""
+    answers, some queries are not clear: a name that places of like size share
+    ("Springfield") has several candidates, and a street with no town, in a search limited
+    to countries, is found with low confidence."""
     _require_query(text)
     limit = q.integer("limit", low=1, high=_MAX_LIMIT, default=10)
     bias = _bias(q)

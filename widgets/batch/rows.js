@@ -1,6 +1,6 @@
 /**
  * A batch's geocoded rows as the view holds them: read from the result's app
- * data or a page of rows (docs/result.md, batch geocoding), merged as pages
+ * data or a page of rows (docs/result.md, Batch rows and long jobs), merged as pages
  * arrive, the rows that need a person picked out, and written as CSV.
  *
  * The data is columnar: `batch.q` has a quality letter per row (M matched,
