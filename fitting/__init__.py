@@ -7,7 +7,16 @@ Every input and output pickles, so the server runs `fit` in a process pool
 from __future__ import annotations
 
 from . import geo
-from ._codec import DECIMAL_VERSION, VERSION, Member, decode, envelope, pack, to_geojson
+from ._codec import (
+    DECIMAL_VERSION,
+    VERSION,
+    Member,
+    decode,
+    envelope,
+    pack,
+    point_run,
+    to_geojson,
+)
 from ._decimals import NOT_SENT
 from ._decimals import encode as decimal_section
 from ._exceptions import DoesNotFit, FittingError, InvalidGeometry
@@ -41,6 +50,7 @@ __all__ = [
     "pack",
     "plain_text",
     "point_count",
+    "point_run",
     "scan_geojson",
     "scanned_values",
     "to_geojson",

@@ -213,3 +213,18 @@ def _positions(e5: Any, depth: int) -> list[Any]:
         return [_positions(part, depth - 1) for part in e5]
     flat = np.asarray(e5, dtype=np.int64).reshape(-1, 2)
     return np.round(np.cumsum(flat, axis=0) / 1e5, 5).tolist()
+
+
+def point_run(lonlat: np.ndarray) -> tuple[dict[str, Any], np.ndarray]:
+    """Points ((n, 2) degrees, n >= 2) as one v2 line part, every point kept and none
+    merged: `({"type": "LineString", "e5v": [0, end]}, section)`. Readers of v2 give the
+    points back, in order, at 1e-5 degrees: a compact way to send many positions (a
+    batch's geocoded rows) that are not a line, and must never be simplified."""
+    e5 = np.round(np.asarray(lonlat, dtype=np.float64) * 1e5).astype(np.int64)
+    if e5.ndim != 2 or e5.shape[0] < 2 or e5.shape[1] != 2:
+        raise FittingError("a point run needs two or more [lon, lat] pairs")
+    if not (np.abs(e5[:, 0]) <= 18_000_000).all() or not (np.abs(e5[:, 1]) <= 9_000_000).all():
+        raise FittingError("a point run's positions must lie within [-180, 180] x [-90, 90]")
+    n = e5.shape[0]
+    section, _ = _varint.encode(e5, np.arange(n, dtype=np.int64), np.array([0, n], np.int64))
+    return {"type": "LineString", "e5v": [0, int(section.shape[0])]}, section

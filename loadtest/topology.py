@@ -225,12 +225,15 @@ def run_topology(
     workdir: Path | None = None,
     ready_timeout: float = READY_TIMEOUT_S,
     upstream_nice: int = 0,
+    upstream_command: Sequence[str] | None = None,
 ) -> Iterator[Topology]:
     """Start the services, wait until every replica's pool is warm, stop them all on exit.
 
     `upstream_nice` lowers the offline upstream's CPU priority: it stands in for TomTom,
     which runs on other machines, so a latency benchmark should not let it take the
-    replica's cores."""
+    replica's cores. `upstream_command` runs another upstream in its place (the stand-in,
+    `tests.standin`, with TomTom's batch processing time): a command that takes `--host`
+    and `--port`."""
     with contextlib.ExitStack() as stack:
         if workdir is None:
             workdir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="topology-")))
@@ -239,7 +242,11 @@ def run_topology(
         stack.callback(lambda: stop(topology.services()))
         if with_upstream:
             port = free_port()
-            command = cli(["upstream"], port)
+            command = (
+                [*upstream_command, "--host", "127.0.0.1", "--port", str(port)]
+                if upstream_command
+                else cli(["upstream"], port)
+            )
             topology.upstream = start("upstream", command, port, workdir, dict(os.environ))
             if upstream_nice:
                 lower_priority(topology.upstream.process.pid, upstream_nice)

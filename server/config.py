@@ -59,6 +59,7 @@ API_FAMILIES = frozenset(
         "traffic",
         "map_display",
         "tiles",
+        "snap_to_roads",
         "other",
     }
 )

@@ -21,6 +21,9 @@ EV_SEARCH = "tomtom-ev-search"
 EV_ROUTING = "tomtom-ev-routing"
 AREA_SEARCH = "tomtom-area-search"
 POI_CATEGORIES = "tomtom-poi-categories"
+BATCH_GEOCODE = "tomtom-batch-geocode"
+SNAP_TO_ROADS = "tomtom-snap-to-roads"
+JOB_RESULT = "tomtom-job-result"
 MATRIX = "tomtom-matrix"
 PLAN_ROUTES = "tomtom-plan-routes"
 
@@ -28,6 +31,7 @@ GET_APP_DATA = "tomtom-get-app-data"
 REPORT_APP_STATUS = "tomtom-report-app-status"
 GET_MAP_CONFIG = "tomtom-get-map-config"
 REFETCH_APP_DATA = "tomtom-refetch-app-data"
+RESUME_JOB = "tomtom-resume-job"
 
 MODEL_TOOLS = (
     GEOCODE,
@@ -45,12 +49,22 @@ MODEL_TOOLS = (
     EV_ROUTING,
     AREA_SEARCH,
     POI_CATEGORIES,
+    BATCH_GEOCODE,
+    SNAP_TO_ROADS,
+    JOB_RESULT,
     MATRIX,
     PLAN_ROUTES,
 )
 """The tools the model sees; all but `POI_CATEGORIES` have a view, whose status reports
 are counted per tool."""
 
-REFETCHABLE = tuple(name for name in MODEL_TOOLS if name not in (DATA_VIZ, POI_CATEGORIES))
-"""The TomTom tools with a view: what `REFETCH_APP_DATA` may run again (with
-`VIEW_REFETCH=on`); data-viz has its own `GET_APP_DATA`."""
+REFETCHABLE = tuple(
+    name
+    for name in MODEL_TOOLS
+    if name
+    not in (DATA_VIZ, POI_CATEGORIES, BATCH_GEOCODE, SNAP_TO_ROADS, JOB_RESULT, MATRIX, PLAN_ROUTES)
+)
+"""The TomTom tools with a view that `REFETCH_APP_DATA` may run again (with
+`VIEW_REFETCH=on`): data-viz has its own `GET_APP_DATA`; what TomTom bills by the many (a
+batch per query, a trace per part, a matrix by its cells, a plan's matrix and routes) and a
+job's result (its view resumes the job) are never run again."""

@@ -7,7 +7,9 @@ request ran again for a view (VIEW_REFETCH marks its User-Agent):
 `GET /_recorded` lists them, `DELETE /_recorded` forgets them. `record(url)` and
 `forget(url)` do that over HTTP. `--clock` fixes the moment it answers as of: its clocked
 answers (routes, traffic) then never change, so a benchmark's every call after the first
-is answered from its cache.
+is answered from its cache, in about a millisecond. `--batch-base-s` and
+`--batch-items-per-s` play TomTom's processing time of an asynchronous batch (a start-up
+delay, then so many queries a second), which the offline upstream alone skips.
 """
 
 from __future__ import annotations
@@ -74,11 +76,23 @@ def main() -> None:
     parser.add_argument(
         "--clock", type=datetime.fromisoformat, help="answer as of this ISO 8601 moment, always"
     )
+    parser.add_argument("--batch-base-s", type=float, default=0.0, help="a batch's start-up delay")
+    parser.add_argument(
+        "--batch-items-per-s",
+        type=float,
+        default=0.0,
+        help="queries a batch does a second (0: at once)",
+    )
     args = parser.parse_args()
     fixed: datetime | None = args.clock
     clock: Callable[[], datetime] = (lambda: fixed) if fixed else (lambda: datetime.now(UTC))
+    base, rate = args.batch_base_s, args.batch_items_per_s
+
+    def seconds(items: int) -> float:
+        return base + (items / rate if rate else 0.0)
+
     uvicorn.run(
-        Recording(build_upstream_app(slow_answer_s=2.0, clock=clock)),
+        Recording(build_upstream_app(slow_answer_s=2.0, clock=clock, batch_seconds=seconds)),
         host=args.host,
         port=args.port,
         access_log=False,

@@ -13,6 +13,7 @@ import re
 from tomtom_mcp_apps.widgets._document import MissingBuild, View, built, pinned_versions
 
 __all__ = [
+    "BATCH_URI",
     "DATA_VIZ_URI",
     "FLEET_URI",
     "MAP_URI",
@@ -38,10 +39,14 @@ _VIEWS = (
     ("fleet", "tomtom-fleet", "TomTom fleet",
      "Travel-time tables between many places, and plans of many stops for a fleet.",
      "fleet.html"),
+    ("batch", "tomtom-batch", "TomTom batch map",
+     "Many geocoded addresses, clustered, and GPS traces snapped to roads.", "batch.html"),
 )
 # fmt: on
 _DOCUMENTS = {stem: document for stem, _, _, _, document in _VIEWS}
-_EARLIER = re.compile(r"ui://tomtom/(?P<stem>map|data-viz|traffic|fleet)(-[0-9a-f]{4,32})?\.html")
+_EARLIER = re.compile(
+    r"ui://tomtom/(?P<stem>map|data-viz|traffic|fleet|batch)(-[0-9a-f]{4,32})?\.html"
+)
 
 
 def _versioned_uri(stem: str) -> str:
@@ -53,13 +58,15 @@ MAP_URI = _versioned_uri("map")
 DATA_VIZ_URI = _versioned_uri("data-viz")
 TRAFFIC_URI = _versioned_uri("traffic")
 FLEET_URI = _versioned_uri("fleet")
+BATCH_URI = _versioned_uri("batch")
 
 
 def views(tiles_origin: str | None = None) -> list[View]:
-    """The map, data-viz, traffic and fleet views; each CSP lets them fetch from `tiles_origin` only
-    (the server's public origin, where the tile route is), or from nowhere when the server
-    serves no tiles. They load no image, script, style or font by URL: tiles are fetched
-    and decoded, the rest is inline, so no resource domain is declared."""
+    """The map, data-viz, traffic, fleet and batch views; each CSP lets them fetch from
+    `tiles_origin` only (the server's public origin, where the tile route is), or from
+    nowhere when the server serves no tiles. They load no image, script, style or font by
+    URL: tiles are fetched and decoded, the rest is inline, so no resource domain is
+    declared."""
     origins = (tiles_origin,) if tiles_origin else ()
     return [
         View(

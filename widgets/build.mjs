@@ -36,6 +36,7 @@ const PAGES = [
   { file: "data-viz.html", title: "TomTom data map", view: "data-viz", script: "data_viz/main.js", style: "core/view.css" },
   { file: "traffic.html", title: "TomTom traffic", view: "traffic", script: "traffic/main.js", style: "core/view.css" },
   { file: "fleet.html", title: "TomTom fleet", view: "fleet", script: "fleet/main.js", style: "core/view.css" },
+  { file: "batch.html", title: "TomTom batch map", view: "batch", script: "batch/main.js", style: "batch/view.css" },
   { file: "preview.html", title: "tomtom-mcp-apps preview host", script: "preview/preview.js", style: "preview/preview.css", template: "preview/preview.html" },
   { file: "preview-sandbox.html", title: "preview sandbox", script: "preview/sandbox.js", template: "preview/sandbox.html" },
 ];

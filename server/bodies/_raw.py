@@ -48,12 +48,26 @@ class RawBody:
     floor: int = 0
     """Bytes it holds at least once decoded, whatever its gzip trailer claims: the loop
     inflated that much of it before handing it on (`settled`)."""
+    status: int = 200
+    """The HTTP status it came with: a success, or an asynchronous job's "not yet" (202)
+    or "look there" (303) for the asynchronous flows (docs/upstream.md)."""
+    location: str = ""
+    """The answer's `Location` header, as sent: where an asynchronous job's result is."""
 
     @classmethod
-    def received(cls, content: bytes, header: str, limit: int = MAX_DECODED_BYTES) -> RawBody:
-        """A body as read off the wire with its `Content-Encoding` header; `BodyError` for a
-        coding this server does not decode (stacked, or unknown)."""
-        return cls(content, coding_of(header), limit)
+    def received(
+        cls,
+        content: bytes,
+        header: str,
+        limit: int = MAX_DECODED_BYTES,
+        *,
+        status: int = 200,
+        location: str = "",
+    ) -> RawBody:
+        """A body as read off the wire with its `Content-Encoding` header (and, for the
+        asynchronous flows, its status and `Location`); `BodyError` for a coding this
+        server does not decode (stacked, or unknown)."""
+        return cls(content, coding_of(header), limit, status=status, location=location)
 
     @property
     def gzipped(self) -> bool:
@@ -80,7 +94,7 @@ class RawBody:
             return self
         inflation = Inflation(self.content, self.limit, TOMTOM)
         if inflation.run(budget=budget) and inflation.size < budget:
-            return RawBody(inflation.result(), IDENTITY, self.limit)
+            return replace(self, content=inflation.result(), encoding=IDENTITY)
         return replace(self, floor=max(inflation.size, budget))
 
 

@@ -41,6 +41,13 @@ _CONTENT_TYPES = frozenset(
         # the JSON parse that follows decides.
         "text/plain",
         "application/octet-stream",
+        # Batch geocoding's address files and snapping's GPX traces (their readers decide).
+        "text/csv",
+        "application/csv",
+        "text/tab-separated-values",
+        "application/gpx+xml",
+        "application/xml",
+        "text/xml",
     }
 )
 _NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
@@ -176,8 +183,8 @@ async def _fetch(
         media = content_type.split(";")[0].strip().lower()
         if media and media not in _CONTENT_TYPES and not media.endswith("+json"):
             raise DataUrlError(
-                f"data_url content type {media!r} is not JSON: expected application/geo+json "
-                "or application/json."
+                f"data_url content type {media!r} is not a data file: expected GeoJSON or "
+                "JSON (application/geo+json, application/json), CSV or text, or GPX."
             )
         declared = response.header("content-length")
         if declared and declared.isdigit() and int(declared) > limit:

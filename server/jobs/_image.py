@@ -76,8 +76,8 @@ def basemap_frame(positions: Iterable[Sequence[float]], width: int, height: int)
 
 
 def render_map(data: dict[str, Any], request: ImageRequest, *, scale: float = 1.0) -> Rendered:
-    """The PNG of `data` (a FeatureCollection of docs/result.md, coordinates not yet
-    encoded) at `scale` times the requested size."""
+    """The PNG of `data` (the FeatureCollection of docs/result.md, before its coordinates
+    are encoded) at `scale` times the requested size."""
     width = max(64, round(request.width * scale))
     height = max(64, round(request.height * scale))
     bbox = data.get("bbox") or [-10.0, 35.0, 30.0, 60.0]

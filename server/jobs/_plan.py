@@ -3,7 +3,7 @@
 Pure and picklable: `solve_plan` runs in a fitting worker (`Placement.for_solve`), never on
 the event loop. Times are whole seconds from the plan's start; `durations` and `lengths`
 are TomTom's matrix (seconds, metres) between locations, `None` where TomTom found no
-route. PyVRP solves it, chosen by measurement (docs/tools.md, Planning many stops); every
+route. PyVRP solves it, chosen by measurement (docs/many-places.md, Fleet plans); every
 arrival the plan reports is computed here from the matrix, not read from the solver, and
 `_plan_check.py` checks a plan without the solver.
 """

@@ -27,6 +27,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from tomtom_mcp_apps.server.errors import OfflineBadRequest
 from tomtom_mcp_apps.server.offline import (
+    _batch,
     _categories,
     _ev,
     _image,
@@ -34,6 +35,7 @@ from tomtom_mcp_apps.server.offline import (
     _range,
     _routing,
     _search,
+    _snap,
     _tiles,
     _traffic,
 )
@@ -68,13 +70,17 @@ STACKED = b"gzip, gzip, gzip"
 
 
 def build_upstream_app(*, cache_bytes: int = 64 * 1024 * 1024, slow_answer_s: float = 30.0,
-                       clock: Callable[[], datetime] = lambda: datetime.now(UTC)
+                       clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+                       batch_seconds: Callable[[int], float] = lambda items: 0.0,
                        ) -> Starlette:  # fmt: skip
     """The offline TomTom upstream. `slow_answer_s` is how long `key=offline-timeout` waits
     (unless the client leaves first) before answering 504; `clock` is "now" for departures
-    and incident times (answers are the same within a minute, then move with it)."""
+    and incident times (answers are the same within a minute, then move with it);
+    `batch_seconds(items)` is how long an asynchronous batch of that many queries takes
+    to be done (none by default: TomTom's latency is played by a stand-in)."""
     cache: ResponseCache[_Answer] = ResponseCache(cache_bytes)
     inflight: dict[Hashable, asyncio.Task[_Answer]] = {}
+    batches = _Batches(_batch.JobStore(batch_seconds))
 
     def route(path: str, service: Service, handler: Handler, *, heavy: bool = False,
               methods: tuple[str, ...] = ("GET",), clocked: bool = False,
@@ -106,6 +112,13 @@ def build_upstream_app(*, cache_bytes: int = 64 * 1024 * 1024, slow_answer_s: fl
               lambda p, q, b: _search.geometry_search(p["query"], q, b), methods=("POST",)),
         route("/search/2/poiCategories.json", "search",
               lambda p, q, b: _categories.poi_categories(q)),
+        route("/search/2/batch/sync.json", "search",
+              lambda p, q, b: _batch.answer(_batch.items_of(b, _batch.SYNC_MAX_ITEMS)),
+              heavy=True, methods=("POST",)),
+        Route("/search/2/batch.json", batches.submit, methods=["POST"]),
+        Route("/search/2/batch/{batch_id}", batches.download, methods=["GET"]),
+        route("/snapToRoads/1", "gateway", lambda p, q, b: _snap.snap_to_roads(q, b),
+              heavy=True, methods=("GET", "POST")),
         route("/search/2/evsearch.json", "search", lambda p, q, b: _ev.ev_search(q)),
         route("/search/2/chargingAvailability.json", "search",
               lambda p, q, b: _ev.charging_availability(q)),
@@ -264,6 +277,78 @@ async def _request_body(request: Request) -> bytes:
     if not inflate.eof:
         raise OfflineBadRequest("The request body is truncated gzip.")
     return decoded
+
+
+class _Batches:
+    """The asynchronous Batch Search endpoints over one `JobStore` (`_batch.py`)."""
+
+    def __init__(self, jobs: _batch.JobStore) -> None:
+        self.jobs = jobs
+        self._working: set[asyncio.Task[None]] = set()
+
+    async def submit(self, request: Request) -> Response:
+        """`POST /search/2/batch.json`: 303 (`redirectMode=auto`, TomTom's default) or 202
+        (`manual`), the download's `Location` either way; the batch is answered off the
+        event loop meanwhile."""
+        query = Query(request.query_params.multi_items())
+        try:
+            mode = query.choice("redirectMode", ("auto", "manual"), "auto")
+            _wait_of(query)
+            queries = _batch.items_of(await _request_body(request), _batch.ASYNC_MAX_ITEMS)
+        except OfflineBadRequest as exc:
+            return _bad_request("search", exc)
+        batch_id, job = self.jobs.add(len(queries))
+        task = asyncio.ensure_future(self._work(job, queries))
+        self._working.add(task)
+        task.add_done_callback(self._working.discard)
+        headers = {"location": _download_url(request, batch_id)}
+        return Response(b"", 303 if mode == "auto" else 202, headers=headers)
+
+    async def _work(self, job: _batch.Job, queries: list[str]) -> None:
+        answer = await run_in_threadpool(lambda: _Answer.of(orjson.dumps(_batch.answer(queries))))
+        job.body = answer.raw
+        job.gzip = answer.gzip
+        job.done.set()
+
+    async def download(self, request: Request) -> Response:
+        """`GET /search/2/batch/{batchId}`: the long poll. 200 with the answer once the
+        batch is done, else 202 with the `Location` after `waitTimeSeconds`; 404 for a
+        batch this upstream does not hold (unknown, forgotten, or past 14 days)."""
+        batch_id = request.path_params["batch_id"]
+        try:
+            wait = _wait_of(Query(request.query_params.multi_items()))
+        except OfflineBadRequest as exc:
+            return _bad_request("search", exc)
+        job = self.jobs.get(batch_id)
+        if job is None:
+            body = error_body(
+                "search", 404, f"Batch {batch_id[:60]!r} was not found.", code="NotFound"
+            )
+            return Response(body, 404, media_type=JSON)
+        waited = 0.0
+        while not (job.done.is_set() and self.jobs.left(job) == 0.0) and waited < wait:
+            step = min(0.25, wait - waited)
+            await asyncio.sleep(step)
+            waited += step
+            if await request.is_disconnected():
+                return Response(b"", 499)
+        if not (job.done.is_set() and self.jobs.left(job) == 0.0):
+            return Response(b"", 202, headers={"location": _download_url(request, batch_id)})
+        if job.gzip is not None and "gzip" in request.headers.get("accept-encoding", ""):
+            headers = {"content-encoding": "gzip", "vary": "accept-encoding"}
+            return Response(job.gzip, headers=headers, media_type=JSON)
+        return Response(job.body, media_type=JSON)
+
+
+def _wait_of(query: Query) -> int:
+    """`waitTimeSeconds`: how long a download may be held, 120 s unless asked otherwise."""
+    wait = query.integer("waitTimeSeconds", low=1, high=120, default=_batch.DEFAULT_WAIT_S)
+    assert wait is not None
+    return wait
+
+
+def _download_url(request: Request, batch_id: str) -> str:
+    return f"{str(request.base_url).rstrip('/')}/search/2/batch/{batch_id}"
 
 
 def _bad_request(service: Service, exc: OfflineBadRequest) -> Response:

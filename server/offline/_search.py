@@ -67,26 +67,85 @@ KNOWN = (
 
 def geocode(text: str, q: Query) -> dict[str, Any]:
     """A place name resolves to that Natural Earth place; an address in a known place to
-    a street made up near it; anything else to no result and a note saying why."""
+    a street made up near it; anything else to no result and a note saying why. As TomTom
+    answers, some queries are not clear: a name that places of like size share
+    ("Springfield") has several candidates, and a street with no town, in a search limited
+    to countries, is found with low confidence."""
     _require_query(text)
     limit = q.integer("limit", low=1, high=_MAX_LIMIT, default=10)
     bias = _bias(q)
     countries = q.countries()
     q.language()
+    rng = _geo.rng_for("geocode", _geo.fold(text))
     named = _geo.place_named_in(text, countries, bias)
     if named is None:
-        return _not_known(text, countries)
-    place, rest = named
-    rng = _geo.rng_for("geocode", _geo.fold(text))
-    country = _geo.country_named(place.iso3, place.iso2, place.country)
-    if not rest:
-        results = [_geography(place.name, place.lon, place.lat, country, rng, place.region)]
+        guessed = _street_without_town(text, countries, rng)
+        if guessed is None:
+            return _not_known(text, countries)
+        results = [guessed]
     else:
-        lon, lat = _geo.offset(place.lon, place.lat, *rng.uniform(-3000, 3000, size=2))
-        results = [_street_result(rest, lon, lat, country, rng, place.name)]
+        place, rest = named
+        country = _geo.country_named(place.iso3, place.iso2, place.country)
+        if not rest:
+            results = [_geography(place.name, place.lon, place.lat, country, rng, place.region)]
+            others = _namesakes(place, countries, rng) if bias is None else []
+            if others:  # a name found in several places: none is sure
+                results[0]["matchConfidence"] = {"score": 0.62}
+                freeform = f"{place.name}, {place.region}, {country.name}"
+                results[0]["address"]["freeformAddress"] = freeform
+                results += others
+        else:
+            lon, lat = _geo.offset(place.lon, place.lat, *rng.uniform(-3000, 3000, size=2))
+            results = [_street_result(rest, lon, lat, country, rng, place.name)]
     results = results[:limit]
     _add_dist(results, bias)
     return _search_answer(text, results, bias, "NON_NEAR")
+
+
+def _namesakes(
+    place: _geo.Place, countries: list[str], rng: np.random.Generator
+) -> list[dict[str, Any]]:
+    """Other places of the same name at least a quarter as populous, each about as likely
+    as the first, whose confidence drops with theirs: an ambiguous query. "London" has
+    none (London, Ontario is a twenty-fifth of it); "Springfield" has four."""
+    key = " ".join(_geo.fold(w) for w in _geo.words_of(place.name))
+    wanted = {c.upper() for c in countries}
+    others = [
+        p
+        for p in _geo.gazetteer().by_name.get(key, ())
+        if p is not place
+        and p.population * 4 >= place.population
+        and (not wanted or p.iso3 in wanted or p.iso2 in wanted)
+    ]
+    found = []
+    for k, other in enumerate(others, start=2):
+        country = _geo.country_named(other.iso3, other.iso2, other.country)
+        result = _geography(other.name, other.lon, other.lat, country, rng, other.region)
+        result["address"]["freeformAddress"] = f"{other.name}, {other.region}, {country.name}"
+        result["score"] = round(max(10.0 - 0.4 * k, 6.0), 2)
+        result["matchConfidence"] = {"score": round(max(0.6 - 0.04 * k, 0.3), 2)}
+        found.append(result)
+    return found
+
+
+def _street_without_town(
+    text: str, countries: list[str], rng: np.random.Generator
+) -> dict[str, Any] | None:
+    """A street and number with no town it knows, in a search limited to countries: put
+    in the first country's most prominent place with low confidence, as TomTom answers
+    such a guess; None where nothing says where to look."""
+    if not any(ch.isdigit() for ch in text) or sum(ch.isalpha() for ch in text) < 2:
+        return None
+    wanted = {c.upper() for c in countries}
+    place = next((p for p in _geo.gazetteer().places if p.iso3 in wanted or p.iso2 in wanted), None)
+    if place is None:
+        return None
+    country = _geo.country_named(place.iso3, place.iso2, place.country)
+    lon, lat = _geo.offset(place.lon, place.lat, *rng.uniform(-3000, 3000, size=2))
+    result = _street_result(text.strip(), lon, lat, country, rng, place.name)
+    result["score"] = 6.0
+    result["matchConfidence"] = {"score": 0.6}
+    return result
 
 
 def _not_known(text: str, countries: list[str]) -> dict[str, Any]:

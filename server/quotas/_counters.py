@@ -1,10 +1,12 @@
 """Where a budget's counts live: this replica's memory, or a Redis every replica shares.
 
-Either way the requests (one, or the units TomTom bills a matrix) are taken from every
-window at once, or from none and the first window without room for them is named.
-`MemoryCounts` is exact for one replica; `RedisCounts` runs the same rule as one Lua
-script, exact across replicas, under keys that hold a user's id (never the token) and
-expire with their window.
+Both take requests against every window at once, atomically: either every window has
+room for them and each count grows by as many, or none grows and the first window without
+room is named (a batch of TomTom queries is billed per query: docs/upstream.md).
+`MemoryCounts` is exact for one replica (N replicas give N times the budget);
+`RedisCounts` runs the same rule as one Lua script on Redis, so it is exact across
+replicas. Keys hold a user's id (a hash, never the token or the subject) and expire
+with their window.
 """
 
 from __future__ import annotations
@@ -18,22 +20,23 @@ from tomtom_mcp_apps.server.quotas._windows import Window
 
 KEY_PREFIX = "tomtom-mcp:quota"
 _TAKE = """
-local units = tonumber(ARGV[2 * #KEYS + 1])
+local count = tonumber(ARGV[2 * #KEYS + 1])
+local room = count + tonumber(ARGV[2 * #KEYS + 2])
 for i = 1, #KEYS do
-  if tonumber(redis.call('GET', KEYS[i]) or '0') + units > tonumber(ARGV[i]) then
+  if tonumber(redis.call('GET', KEYS[i]) or '0') + room > tonumber(ARGV[i]) then
     return i
   end
 end
 for i = 1, #KEYS do
-  if redis.call('INCRBY', KEYS[i], units) == units then
+  if redis.call('INCRBY', KEYS[i], count) == count then
     redis.call('EXPIRE', KEYS[i], ARGV[#KEYS + i])
   end
 end
 return 0
 """
 """KEYS: one counter per window; ARGV: each window's limit, then each counter's lifetime,
-then the units to take. Returns 0 when taken, else the (1-based) index of the first window
-without room for them."""
+then how many requests to take, then how many more must still fit after them. Returns 0
+when taken, else the (1-based) index of the first window without room."""
 
 
 class MemoryCounts:
@@ -45,17 +48,18 @@ class MemoryCounts:
         self._counts: OrderedDict[str, list[tuple[int, int]]] = OrderedDict()
 
     def take(
-        self, user: str, windows: Sequence[Window], now: float, units: int = 1
+        self, user: str, windows: Sequence[Window], now: float, count: int = 1, keep: int = 0
     ) -> Window | None:
-        """None when `units` requests are taken in every window; else the first window
-        without room for them."""
+        """None when `count` requests are taken in every window (with room left for `keep`
+        more); else the first window without room for them."""
         indices = [window.index(now) for window in windows]
         held = self._counts.pop(user, None) or [(index, 0) for index in indices]
         pairs = zip(held, indices, strict=True)
-        counts = [count if seen == index else 0 for (seen, count), index in pairs]
-        full = next((w for w, c in zip(windows, counts, strict=True) if c + units > w.limit), None)
+        counts = [used if seen == index else 0 for (seen, used), index in pairs]
+        room = count + keep
+        full = next((w for w, c in zip(windows, counts, strict=True) if c + room > w.limit), None)
         if full is None:
-            counts = [count + units for count in counts]
+            counts = [c + count for c in counts]
         self._counts[user] = list(zip(indices, counts, strict=True))
         if len(self._counts) > self._max_users:
             self._counts.popitem(last=False)
@@ -84,13 +88,13 @@ class RedisCounts:
         self._take = self._redis.register_script(_TAKE)
 
     async def take(
-        self, user: str, windows: Sequence[Window], now: float, units: int = 1
+        self, user: str, windows: Sequence[Window], now: float, count: int = 1, keep: int = 0
     ) -> Window | None:
         keys = [f"{KEY_PREFIX}:{{{user}}}:{w.name}:{w.index(now)}" for w in windows]
         limits = [w.limit for w in windows]
         lifetimes = [math.ceil(w.left(now)) + 5 for w in windows]  # a little past its end
         try:
-            full = int(await self._take(keys=keys, args=[*limits, *lifetimes, units]))
+            full = int(await self._take(keys=keys, args=[*limits, *lifetimes, count, keep]))
         except self._errors as exc:
             raise QuotaStoreError(type(exc).__name__) from None
         return windows[full - 1] if full else None

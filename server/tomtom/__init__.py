@@ -5,6 +5,8 @@
   `request_url`, a TomTom URL with its query encoded once (tiles' too);
 - `error_for` and `scrub` (`_errors.py`): TomTom's failed answers as `TomTomError`s
   (`server.errors`), scrubbed of the key;
+- `Submitted`, `SYNC_MAX_ITEMS`, `ASYNC_MAX_ITEMS`, `wait_seconds` (`_batches.py`): what
+  TomTom's asynchronous Batch Search answers mean, and its limits;
 - `family_of` (`_families.py`): the API family, and so the rate limit, of a request;
 - `billed_cells` (`_matrix.py`): what TomTom bills a Matrix v2 request;
 - `Pacer` (`_pacing.py`): TomTom's rate limits kept per key and family, fair between calls;
@@ -16,6 +18,14 @@ Fitting workers never import this package: what they need of a TomTom answer is
 
 from __future__ import annotations
 
+from tomtom_mcp_apps.server.tomtom._batches import (
+    ASYNC_MAX_ITEMS,
+    SYNC_MAX_ITEMS,
+    WAIT_SECONDS,
+    Submitted,
+    batch_id_in,
+    wait_seconds,
+)
 from tomtom_mcp_apps.server.tomtom._client import (
     Bounds,
     Params,
@@ -29,16 +39,22 @@ from tomtom_mcp_apps.server.tomtom._matrix import billed_cells
 from tomtom_mcp_apps.server.tomtom._pacing import Pacer
 
 __all__ = [
+    "ASYNC_MAX_ITEMS",
     "FAMILIES",
+    "SYNC_MAX_ITEMS",
+    "WAIT_SECONDS",
     "Bounds",
     "Family",
     "Pacer",
     "Params",
+    "Submitted",
     "TomTomClient",
+    "batch_id_in",
     "billed_cells",
     "coordinate",
     "family_of",
     "request_url",
     "retry_after_s",
     "scrub",
+    "wait_seconds",
 ]

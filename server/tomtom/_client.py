@@ -47,6 +47,7 @@ from tomtom_mcp_apps.server.ops import call_scope, metrics, tracing
 from tomtom_mcp_apps.server.pool import INLINE, Placement
 from tomtom_mcp_apps.server.product import user_agent
 from tomtom_mcp_apps.server.quotas import Budgets
+from tomtom_mcp_apps.server.tomtom import _batches
 from tomtom_mcp_apps.server.tomtom._errors import OUTCOMES, error_for, scrub
 from tomtom_mcp_apps.server.tomtom._families import Family, family_of
 from tomtom_mcp_apps.server.tomtom._matrix import ASYNC_PATH, SYNC_PATH, billed_cells
@@ -511,6 +512,7 @@ class TomTomClient:
                     raise Redirected(answer.header("location"))
                 body = await _bounded_body(answer, bounds.max_body_bytes)
                 encoding = answer.header("content-encoding")
+                status, location = answer.status, answer.header("location")
         except (TimeoutError, TransportTimeout):
             raise UpstreamTimeoutError(
                 f"TomTom did not answer in time (no whole answer within {bounds.deadline_s:g} "
@@ -525,10 +527,79 @@ class TomTomClient:
             ) from None
         try:
             return self._placement.settled(
-                RawBody.received(body, encoding, bounds.max_decoded_bytes)
+                RawBody.received(
+                    body,
+                    encoding,
+                    bounds.max_decoded_bytes,
+                    status=status,
+                    location=location,
+                )
             )
         except BodyError as exc:
             raise UpstreamUnavailableError(str(exc)) from None
+
+    # --- many places at once: Batch Search and Snap to Roads (docs/upstream.md) -----------
+
+    async def batch_search_raw(self, queries: list[str], *, key: str | None) -> RawBody:
+        """`POST /search/2/batch/sync.json`: up to 100 Search queries (each a path under
+        `/search/2` with its query, e.g. `/geocode/Damrak%201.json?limit=3`) answered in one
+        body, as received: `batchItems` in the queries' order, each with its own
+        `statusCode`. TomTom bills each query, and so do the key's quota and the user's
+        budget (`_charge`)."""
+        path = "/search/2/batch/sync.json"
+        await self._charge(path, key, len(queries))
+        body = _batches.batch_body(queries)
+        return await self._fetch("search/batchSync", "POST", path, (), key, body)
+
+    async def batch_submit(self, queries: list[str], *, key: str | None) -> _batches.Submitted:
+        """`POST /search/2/batch.json?redirectMode=manual`: up to 10,000 queries as an
+        asynchronous batch, kept by TomTom for 14 days. TomTom answers 202 (303 in its
+        default mode) with the download's `Location`, whose batch id this returns; billed,
+        and counted, per query."""
+        path = "/search/2/batch.json"
+        await self._charge(path, key, len(queries))
+        body = _batches.batch_body(queries)
+        query: Params = [("redirectMode", "manual")]
+        try:
+            raw = await self._fetch("search/batchSubmit", "POST", path, query, key, body)
+        except Redirected as redirect:  # TomTom's default mode: 303 to the download
+            raw = RawBody(b"", status=303, location=redirect.location)
+        return _batches.submitted(raw)
+
+    async def batch_download(
+        self, batch_id: str, *, key: str | None, wait_s: int
+    ) -> RawBody | None:
+        """`GET /search/2/batch/{batchId}?waitTimeSeconds=`: TomTom's long poll of an
+        asynchronous batch: its results as received (200) once done, or None when TomTom
+        is still at work after `wait_s` seconds (202). A batch past its 14 days, or of
+        another key, is TomTom's 404 (`BadRequestError`)."""
+        path = f"/search/2/batch/{_batches.checked_batch_id(batch_id)}"
+        query: Params = [("waitTimeSeconds", wait_s)]
+        raw = await self._fetch("search/batchDownload", "GET", path, query, key)
+        return raw if raw.status == 200 else None
+
+    async def snap_to_roads_raw(
+        self, points: RawBody, *, key: str | None, params: Params = ()
+    ) -> RawBody:
+        """`POST /snapToRoads/1` with `{"points": [...]}` (GeoJSON Point features, with
+        `timestamp` and `heading` properties where known): one trace of at most 5,000
+        points and 100 km of road matched to the roads driven, as received; `fields` in
+        `params` says what the answer holds."""
+        return await self._fetch("snap/snapToRoads", "POST", "/snapToRoads/1", params, key, points)
+
+    async def _charge(self, path: str, key: str | None, billed: int) -> None:
+        """Before a request TomTom bills as `billed` requests (a batch: each query; a matrix:
+        `_matrix.billed_cells`), count the `billed - 1` beyond the one `_fetch` counts,
+        against the signed-in user's budget and the key's quota; refused, nothing is sent.
+        Offline answers cost nothing."""
+        if billed <= 1 or self.serves_offline(key):
+            return
+        scope = call_scope.current(self._bounds.call_deadline_s)
+        if scope.user is not None and self._budgets is not None:
+            await self._budgets.spend(scope.user, billed - 1, keep=1)
+        used = self.key_for(key)
+        if used is not None:
+            self._pacer.charge(used, family_of(path), billed - 1)
 
     # Matrix Routing v2: thin methods over `_fetch` and `_request`, with what TomTom bills
     # (`_matrix.py`; docs/upstream.md, Matrix Routing v2).
@@ -538,7 +609,7 @@ class TomTomClient:
     ) -> dict[str, Any]:
         """`POST /routing/matrix/2`: the whole matrix in the answer (TomTom's synchronous
         limits apply), billed by its cells."""
-        await self._bill(key, SYNC_PATH, billed_cells(origins, destinations))
+        await self._charge(SYNC_PATH, key, billed_cells(origins, destinations))
         return await self._request("matrix/sync", "POST", SYNC_PATH, (), key, body)
 
     async def matrix_submit(
@@ -546,7 +617,7 @@ class TomTomClient:
     ) -> dict[str, Any]:
         """`POST /routing/matrix/2/async`: TomTom's 202 `{"jobId", "state"}`, billed by the
         matrix's cells."""
-        await self._bill(key, ASYNC_PATH, billed_cells(origins, destinations))
+        await self._charge(ASYNC_PATH, key, billed_cells(origins, destinations))
         return await self._request("matrix/asyncSubmit", "POST", ASYNC_PATH, (), key, body)
 
     async def matrix_status(self, job_id: str, *, key: str | None) -> dict[str, Any]:
@@ -567,19 +638,6 @@ class TomTomClient:
             return await self._placement.run(loads, raw, size=self._placement.for_bodies([raw]))
         except BodyError as exc:
             raise UpstreamUnavailableError(str(exc)) from None
-
-    async def _bill(self, key: str | None, path: str, units: int) -> None:
-        """Spend what TomTom bills for a request beyond the one unit `_fetch` spends: the
-        signed-in user's budget and the key's quota. Offline answers cost nothing."""
-        extra = units - 1
-        if extra <= 0 or self.serves_offline(key):
-            return
-        scope = call_scope.current(self._bounds.call_deadline_s)
-        if scope.user is not None and self._budgets is not None:
-            await self._budgets.spend(scope.user, extra)
-        keyed = self.key_for(key)
-        if keyed is not None:
-            self._pacer.charge(keyed, family_of(path), extra)
 
     async def _follow(self, location: str, *, offline: bool) -> RawBody:
         """The answer at a redirect's `location`: bounded like any answer, unpaced, never

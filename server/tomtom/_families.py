@@ -29,6 +29,7 @@ EV_ROUTING = Family("ev_routing", 10)
 TRAFFIC = Family("traffic", 10)
 MAP_DISPLAY = Family("map_display", 10)
 TILES = Family("tiles", 1000)
+SNAP_TO_ROADS = Family("snap_to_roads", 5)
 OTHER = Family("other", 5)
 
 FAMILIES = (
@@ -43,6 +44,7 @@ FAMILIES = (
     TRAFFIC,
     MAP_DISPLAY,
     TILES,
+    SNAP_TO_ROADS,
     OTHER,
 )
 
@@ -61,6 +63,7 @@ _RULES: tuple[tuple[str, Family], ...] = (
     ("/traffic/", TRAFFIC),
     ("/map/1/tile/", TILES),
     ("/map/", MAP_DISPLAY),
+    ("/snapToRoads/", SNAP_TO_ROADS),
 )
 
 

@@ -155,27 +155,37 @@ class Pacer:
             self._used.setdefault(who, deque()).append(time.monotonic())
         return waited
 
-    def charge(self, key: str, family: Family, units: int) -> None:
-        """Count `units` more of the key's quota for a request TomTom bills as several (a
-        matrix: `_matrix.billed_cells`), before it is admitted; `QuotaError` when they do
-        not fit. Spacing stays per request: TomTom's rate limits count requests."""
-        if not self._quota or units <= 0:
+    def charge(self, key: str, family: Family, count: int) -> None:
+        """Count `count` requests more against the key's quota, for a request TomTom bills
+        as `count + 1` (a batch, billed per query; a matrix, billed by its cells:
+        docs/upstream.md), before it is admitted: `QuotaError` unless the quota has room for
+        all of them. Pacing is not charged: it spaces the requests sent, which TomTom's rate
+        limits count."""
+        if not self._quota or count <= 0:
             return
         now = time.monotonic()
         who = key_id(key)
+        if count + 1 > self._quota:
+            metrics.RATE_LIMIT_REFUSALS.labels(family.name, "quota").inc()
+            raise QuotaError(
+                f"This request counts {count + 1:,} TomTom requests (TomTom bills each batch "
+                f"query and a matrix by its cells), more than this API key's {self._quota:,} "
+                f"per minute on this server (an operator's quota); ask for fewer at a time."
+            )
         used = self._used.setdefault(who, deque())
         while used and used[0] <= now - QUOTA_WINDOW_S:
             used.popleft()
-        if len(used) + units + 1 > self._quota:
-            retry_in = math.ceil(used[0] + QUOTA_WINDOW_S - now) if used else 60
+        if len(used) + count + 1 > self._quota:
+            retry_in = math.ceil(used[0] + QUOTA_WINDOW_S - now) if used else 1
             metrics.RATE_LIMIT_REFUSALS.labels(family.name, "quota").inc()
             raise QuotaError(
-                f"This request would be billed as {units + 1} TomTom transactions, more than "
-                f"this API key has left of its {self._quota} per minute on this server (an "
-                f"operator's quota); retry in {retry_in} s, or ask for fewer cells.",
+                f"This API key's quota of {self._quota:,} TomTom requests per minute on this "
+                f"server has less room left than this request's {count + 1:,} billed requests "
+                f"(TomTom bills a batch per query, a matrix by its cells); retry in {retry_in} "
+                "s, or ask for fewer at a time.",
                 retry_after=retry_in,
             )
-        used.extend([now] * units)
+        used.extend([now] * count)
 
     def hold(self, key: str, family: Family, seconds: float) -> None:
         """TomTom refused this key's `family` for `seconds`: nothing goes until then."""

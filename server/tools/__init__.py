@@ -18,6 +18,7 @@ from mcp_types import CallToolResult, ToolAnnotations
 from tomtom_mcp_apps.server.jobs import MAX_RESULT_CHARS, MAX_RESULT_CHARS_KEY
 from tomtom_mcp_apps.server.tool_names import (
     AREA_SEARCH,
+    BATCH_GEOCODE,
     DATA_VIZ,
     DYNAMIC_MAP,
     EV_ROUTING,
@@ -26,6 +27,7 @@ from tomtom_mcp_apps.server.tool_names import (
     GEOCODE,
     GET_APP_DATA,
     GET_MAP_CONFIG,
+    JOB_RESULT,
     MATRIX,
     NEARBY,
     PLAN_ROUTES,
@@ -34,29 +36,34 @@ from tomtom_mcp_apps.server.tool_names import (
     REACHABLE_RANGE,
     REFETCH_APP_DATA,
     REPORT_APP_STATUS,
+    RESUME_JOB,
     REVERSE_GEOCODE,
     ROUTING,
     SEARCH_ALONG_ROUTE,
+    SNAP_TO_ROADS,
     TRAFFIC,
 )
 from tomtom_mcp_apps.server.tools import (
     along_route,
     app_only,
     area_search,
+    batch,
     data_viz,
     dynamic_map,
     ev,
+    long_jobs,
     matrix,
     plan_routes,
     poi_categories,
     reachable_range,
     routing,
     search,
+    snap,
     traffic,
 )
 from tomtom_mcp_apps.server.tools._arguments import explain_arguments
 from tomtom_mcp_apps.server.tools._views import register_earlier_views, register_views
-from tomtom_mcp_apps.widgets import DATA_VIZ_URI, FLEET_URI, MAP_URI, TRAFFIC_URI
+from tomtom_mcp_apps.widgets import BATCH_URI, DATA_VIZ_URI, FLEET_URI, MAP_URI, TRAFFIC_URI
 
 __all__ = [
     "TOOLS",
@@ -286,6 +293,44 @@ TOOLS: tuple[ToolSpec, ...] = (
         ),
     ),
     ToolSpec(
+        BATCH_GEOCODE,
+        batch.batch_geocode,
+        BATCH_URI,
+        title="Geocode many addresses",
+        description=(
+            "Geocode up to 10,000 addresses at once (TomTom Batch Search): a list "
+            "(addresses) or a CSV or text file (data_url, with column and header). Every row "
+            "comes back in input order as matched, low confidence, ambiguous (with its "
+            "candidates) or not found (with why); the answer gives the counts and the rows "
+            "that need a person, the map every located row. Large batches may outlast the "
+            "call: the answer then has state running and a job to pass to tomtom-job-result."
+        ),
+    ),
+    ToolSpec(
+        SNAP_TO_ROADS,
+        snap.snap_to_roads,
+        BATCH_URI,
+        title="Snap a GPS trace to roads",
+        description=(
+            "Match a GPS trace to the roads driven (TomTom Snap to Roads): points "
+            "[{position: [lon, lat], timestamp?, heading?}] in recorded order, or a GPX or "
+            "GeoJSON trace (data_url, gpx, geojson). Returns the distance driven, the share of "
+            "points on roads, the roads taken and, with timestamps, the time spent over the "
+            "speed limit and where. Long traces are split into several TomTom requests."
+        ),
+    ),
+    ToolSpec(
+        JOB_RESULT,
+        long_jobs.job_result,
+        BATCH_URI,
+        title="Result of a long TomTom job",
+        description=(
+            "The result of a TomTom job that outlasted its tool call (a large "
+            "tomtom-batch-geocode): pass the job value that answer gave, exactly. Waits a "
+            "while for TomTom; if it is still working, says so: call again later."
+        ),
+    ),
+    ToolSpec(
         GET_APP_DATA,
         app_only.get_app_data,
         DATA_VIZ_URI,
@@ -322,6 +367,16 @@ TOOLS: tuple[ToolSpec, ...] = (
             "turned VIEW_REFETCH on (tomtom-get-map-config says refetch): run the tool again "
             "from its tool input, billed again and capped per user. Refuses data-viz and "
             "every other tool."
+        ),
+    ),
+    ToolSpec(
+        RESUME_JOB,
+        long_jobs.resume_job,
+        BATCH_URI,
+        visibility="app",
+        description=(
+            "For the batch view: the state of a long TomTom job (its result once done), or "
+            "one page of a finished batch's rows (page), from the job handle."
         ),
     ),
     ToolSpec(

@@ -521,6 +521,114 @@ class PageRange(BaseModel):
     digest: Annotated[str, Field(max_length=64, description="The plan's digest of the data")]
 
 
+# --- many places: batch geocoding, traces, long jobs ---------------------------------------
+
+MAX_BATCH_ROWS = 10_000
+"""Rows one batch takes: TomTom's asynchronous Batch Search limit."""
+
+Addresses = Annotated[
+    list[Annotated[str, Field(max_length=500)]] | None,
+    Field(
+        max_length=MAX_BATCH_ROWS,
+        description=(
+            "The addresses to geocode, one per row, in order (at most 10,000). Not together "
+            "with data_url."
+        ),
+    ),
+]
+RowsUrl = Annotated[
+    str | None,
+    Field(
+        max_length=2048,
+        description=(
+            "Public http(s) URL of a CSV or text file of addresses (one per line, or a "
+            "column: see column and header). Not together with addresses."
+        ),
+    ),
+]
+ColumnName = Annotated[str | int, Field(description="A column's header name, or its number from 1")]
+Column = Annotated[
+    ColumnName | list[ColumnName] | None,
+    Field(
+        description=(
+            "With a CSV data_url: the column holding the address (header name, or number "
+            "from 1), or several to join with ', ' (e.g. ['street', 'city', 'postcode']). "
+            "Default: the column whose header says address, else one address per line."
+        ),
+    ),
+]
+Header = Annotated[
+    bool | None,
+    Field(
+        description=(
+            "With data_url: whether the first line names the columns. Default: true when "
+            "column is a name, else false."
+        )
+    ),
+]
+
+TraceVehicle = Literal["PassengerCar", "Truck", "Bus", "Van", "Motorcycle", "Taxi"]
+
+
+class TracePoint(BaseModel):
+    """One GPS fix of a trace."""
+
+    model_config = ConfigDict(extra="forbid")
+    position: Position
+    timestamp: Annotated[
+        str | float | None,
+        Field(description="When it was recorded: ISO 8601 (2024-05-01T08:30:00Z) or unix seconds"),
+    ] = None
+    heading: Annotated[
+        float | None, Field(ge=0, le=360, description="Direction of travel, degrees from north")
+    ] = None
+
+
+TracePoints = Annotated[
+    list[TracePoint] | None,
+    Field(
+        min_length=2,
+        description=(
+            "The trace, in the order recorded: [{position: [lon, lat], timestamp?, heading?}]. "
+            "Or give data_url, gpx or geojson instead."
+        ),
+    ),
+]
+TraceUrl = Annotated[
+    str | None,
+    Field(max_length=2048, description="Public http(s) URL of a GPX or GeoJSON trace"),
+]
+Gpx = Annotated[
+    str | None,
+    Field(max_length=4_000_000, description="Inline GPX text (trkpt with time and course)"),
+]
+TraceGeoJson = Annotated[
+    dict[str, Any] | str | None,
+    Field(
+        description=(
+            "Inline GeoJSON: Point features in order (time/timestamp, heading properties) or a "
+            "LineString (coordTimes)"
+        )
+    ),
+]
+JobHandle = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=1500,
+        description="The job a tool answered with (its 'job' value), exactly as given",
+    ),
+]
+
+
+class RowsPage(BaseModel):
+    """Rows `from` + 1 to `to` of a finished batch, as its page plan gave them."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    start: Annotated[int, Field(alias="from", ge=0, description="Rows before the page")]
+    stop: Annotated[int, Field(alias="to", ge=1, description="The page's last row")]
+
+
 # --- plans of many stops ----------------------------------------------------------------------
 
 

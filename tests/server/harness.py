@@ -29,7 +29,7 @@ from tomtom_mcp_apps.server.config import OFFLINE_BASE_URL, Settings
 from tomtom_mcp_apps.server.jobs import APP_DATA_KEY
 from tomtom_mcp_apps.server.offline import build_upstream_app
 from tomtom_mcp_apps.server.runtime import Runtime, build_runtime
-from tomtom_mcp_apps.widgets import DATA_VIZ_URI, FLEET_URI, MAP_URI, TRAFFIC_URI
+from tomtom_mcp_apps.widgets import BATCH_URI, DATA_VIZ_URI, FLEET_URI, MAP_URI, TRAFFIC_URI
 
 MODEL_TOOLS = {  # what the tests expect, written out independently of server.tool_names
     "tomtom-geocode": MAP_URI,
@@ -46,6 +46,9 @@ MODEL_TOOLS = {  # what the tests expect, written out independently of server.to
     "tomtom-ev-search": MAP_URI,
     "tomtom-ev-routing": MAP_URI,
     "tomtom-area-search": MAP_URI,
+    "tomtom-batch-geocode": BATCH_URI,
+    "tomtom-snap-to-roads": BATCH_URI,
+    "tomtom-job-result": BATCH_URI,
     "tomtom-matrix": FLEET_URI,
     "tomtom-plan-routes": FLEET_URI,
 }
@@ -56,6 +59,7 @@ APP_TOOLS = {
     "tomtom-report-app-status",
     "tomtom-get-map-config",
     "tomtom-refetch-app-data",
+    "tomtom-resume-job",
 }
 AMSTERDAM = [4.8897, 52.3740]
 UTRECHT = [5.1214, 52.0907]

@@ -8,7 +8,9 @@ from mcp import Client
 from prometheus_client.parser import text_string_to_metric_families
 
 from tests.server.harness import APP_TOOLS, MODEL_TOOLS
-from tomtom_mcp_apps.widgets import DATA_VIZ_URI, FLEET_URI, MAP_URI, TRAFFIC_URI
+from tomtom_mcp_apps.widgets import BATCH_URI, DATA_VIZ_URI, FLEET_URI, MAP_URI, TRAFFIC_URI
+
+VIEW_URIS = (MAP_URI, DATA_VIZ_URI, TRAFFIC_URI, FLEET_URI, BATCH_URI)
 
 INIT = {
     "jsonrpc": "2.0",
@@ -68,13 +70,13 @@ async def test_both_protocol_eras_see_every_tool_linked_to_its_view(
     for name in MODEL_TOOLS:
         meta = tools[name].meta or {}
         uri = meta["ui"]["resourceUri"]
-        assert uri in {MAP_URI, DATA_VIZ_URI, TRAFFIC_URI, FLEET_URI}, name
+        assert uri in VIEW_URIS, name
         assert meta["openai/outputTemplate"] == uri
         assert "visibility" not in meta["ui"] or "model" in meta["ui"]["visibility"]
         assert "show_ui" in tools[name].input_schema["properties"], name
     for name in APP_TOOLS:
         assert tools[name].meta["ui"]["visibility"] == ["app"], name
-    for uri in (MAP_URI, DATA_VIZ_URI, TRAFFIC_URI, FLEET_URI):
+    for uri in VIEW_URIS:
         assert resources[uri].mime_type == "text/html;profile=mcp-app"
 
 
@@ -82,7 +84,7 @@ async def test_each_view_is_one_self_contained_document_with_its_csp(
     mcp_url: str, server_url: str
 ) -> None:
     async with Client(mcp_url, mode="legacy") as client:
-        for uri in (MAP_URI, DATA_VIZ_URI, TRAFFIC_URI, FLEET_URI):
+        for uri in VIEW_URIS:
             content = (await client.read_resource(uri)).contents[0]
             assert content.mime_type == "text/html;profile=mcp-app"
             html = content.text

@@ -16,15 +16,16 @@ from tomtom_mcp_apps.widgets import _document
 WIDGETS = ROOT / "widgets"
 
 
-def test_there_are_four_views_with_the_uris_the_tools_link_to() -> None:
+def test_there_are_five_views_with_the_uris_the_tools_link_to() -> None:
     views = widgets.views()
     assert [v.uri for v in views] == [
         widgets.MAP_URI,
         widgets.DATA_VIZ_URI,
         widgets.TRAFFIC_URI,
         widgets.FLEET_URI,
+        widgets.BATCH_URI,
     ]
-    assert len({v.name for v in views}) == 4
+    assert len({v.name for v in views}) == 5
     assert all(v.title and v.description for v in views)
 
 

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import subprocess
+import sys
 import time
 import urllib.parse
 from collections.abc import Iterator
@@ -30,7 +32,7 @@ from playwright.sync_api import (
 )
 
 from loadtest.geojson_site import serve_geojson
-from loadtest.topology import Service
+from loadtest.topology import Service, free_port, serving
 from tests.browser import (
     ARTIFACTS,
     CHROMIUM,
@@ -989,6 +991,11 @@ PROFILE_VIEWS = [
     ("traffic", "tomtom-traffic", {"bbox": [4.82, 52.33, 4.96, 52.41]}),
     ("data-viz", "tomtom-data-viz", {"geojson": CANAL_WALK}),
     ("fleet", "tomtom-matrix", {"origins": [AMSTERDAM, [5.1214, 52.0907], [4.4777, 51.9244]]}),
+    (
+        "batch",
+        "tomtom-batch-geocode",
+        {"addresses": ["Damrak 1, Amsterdam", "Coolsingel 40, Rotterdam"]},
+    ),
 ]
 
 
@@ -1510,3 +1517,90 @@ def test_a_plan_draws_each_vehicles_route_and_lists_its_stops_with_arrivals(
     popup.wait_for()
     assert "Arrival" in popup.inner_text() and "Window" in popup.inner_text()
     shoot(page, "fleet-plan")
+
+
+MIXED_ADDRESSES = ["Damrak 1, Amsterdam", "??", "Springfield", "Hoofdstraat 12", "", "Lisbon"]
+
+
+def test_batch_geocoding_draws_every_located_row_and_offers_the_rows_as_csv(
+    page: Page, preview_server: Service
+) -> None:
+    frame, drawn = open_view(
+        page, preview_server.url, "tomtom-batch-geocode", {"addresses": MIXED_ADDRESSES}
+    )
+    assert drawn["status"] == "ok" and drawn["reason"] == "drawn", drawn
+    assert (drawn["rows"], drawn["located"], drawn["attention"]) == ("6", "4", "4")
+    assert drawn["items"] == "4", "the rows to check are listed"
+    assert "6 rows" in frame.inner_text("#title")
+    assert frame.evaluate(INK) > 0.0005, "the rows should put ink on the canvas"
+    assert drawn["csvOffered"] == "1", "the preview host takes downloads"
+    frame.click("#download")
+    page.wait_for_function("previewHost.downloads.length === 1")
+    csv = page.evaluate("previewHost.downloads[0]")
+    assert csv["mimeType"] == "text/csv" and csv["uri"].endswith(".csv")
+    lines = csv["text"].strip().split("\r\n")
+    assert lines[0].startswith("row,input,status") and len(lines) == 7
+    assert lines[2].startswith("2,??,unmatched") and lines[5].startswith("5,,empty")
+    shoot(page, "batch-geocode")
+
+
+@pytest.fixture(scope="module")
+def slow_batches() -> Iterator[Service]:
+    """A stand-in TomTom whose asynchronous batches take 6 s before they are done."""
+    port = free_port()
+    command = [sys.executable, "-m", "tests.standin", "--port", str(port), "--batch-base-s", "6"]
+    with serving("slow-standin", command, port) as process:
+        yield process
+
+
+@pytest.fixture(scope="module")
+def short_calls_preview_server(slow_batches: Service) -> Iterator[Service]:
+    """A keyed replica on the slow stand-in whose calls last 8 s: a batch outlasts them."""
+    env = {
+        "TOMTOM_API_KEY": KEY,
+        "TOMTOM_API_BASE_URL": slow_batches.url,
+        "TILE_TOKEN_SECRET": TILE_SECRET,
+        "TOOL_CALL_DEADLINE_S": "8",
+    }
+    with running(["serve", "--preview", "--fit-workers", "1"], env) as process:
+        yield process
+
+
+def test_a_batch_tomtom_is_still_working_on_shows_progress_then_draws_when_done(
+    page: Page, short_calls_preview_server: Service
+) -> None:
+    rows = [f"Kerkstraat {i}, Amsterdam" for i in range(150)]
+    started = time.perf_counter()
+    _, drawn = open_view(
+        page, short_calls_preview_server.url, "tomtom-batch-geocode", {"addresses": rows}
+    )
+    answer = json.loads(page.evaluate("previewHost.result.content[0].text"))
+    assert answer["state"] == "running" and answer["job"], "the call itself ended before TomTom"
+    assert drawn["status"] == "ok", drawn
+    assert drawn["jobState"] == "done" and int(drawn["jobPolls"]) >= 1
+    assert (drawn["rows"], drawn["located"]) == ("150", "150")
+    assert "tomtom-resume-job" in page.evaluate("previewHost.viewCalls")
+    assert time.perf_counter() - started >= 5, "drawn once TomTom was done, not before"
+    shoot(page, "batch-geocode-resumed")
+
+
+def test_a_snapped_trace_is_drawn_by_speed_limit_over_the_recorded_trace(
+    page: Page, preview_server: Service
+) -> None:
+    fixes = [
+        {
+            "position": [4.85 + i * 0.0006, 52.36 + math.sin(i / 15) * 0.002],
+            "timestamp": 1_714_552_200 + i * 3,
+        }
+        for i in range(300)
+    ]
+    frame, drawn = open_view(page, preview_server.url, "tomtom-snap-to-roads", {"points": fixes})
+    assert drawn["status"] == "ok" and drawn["reason"] == "drawn", drawn
+    assert drawn["parts"] == "1"
+    legend = frame.inner_text("#legend")
+    assert "GPS trace" in legend and "Limit" in legend
+    assert "driven" in frame.inner_text("#title") and "of the points on roads" in frame.inner_text(
+        "#title"
+    )
+    assert frame.evaluate(INK) > 0.002, "the road should put ink on the canvas"
+    shoot(page, "snap-to-roads")

@@ -13,7 +13,7 @@ import { createRequire } from "node:module";
 import { quantize } from "topojson-client";
 import { filter, filterWeight, presimplify, simplify } from "topojson-simplify";
 
-const MIN_AREA = 0.05;
+const MIN_AREA = 0.06;
 const ISLAND_AREA = 0.02;
 const QUANTIZE = 1e4;
 const require = createRequire(import.meta.url);

@@ -237,8 +237,9 @@ export function createScene(map, addMarker = htmlMarker) {
   }
   return {
     map,
-    source(id, features) {
-      map.addSource(id, { type: "geojson", data: { type: "FeatureCollection", features } });
+    /** A GeoJSON source of `features`; `options` are MapLibre's (clustering). */
+    source(id, features, options = {}) {
+      map.addSource(id, { type: "geojson", data: { type: "FeatureCollection", features }, ...options });
       sources.push(id);
       data.set(id, features);
     },

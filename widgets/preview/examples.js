@@ -18,6 +18,10 @@ export const EXAMPLES = {
     ],
     polygons: [{ center: [4.8897, 52.374], radius: 4000, label: "Centre zone" }],
   },
+  "tomtom-batch-geocode": { addresses: ["Damrak 1, Amsterdam", "Springfield", "Hoofdstraat 12", "??", "Lisbon"] },
+  "tomtom-snap-to-roads": {
+    points: Array.from({ length: 120 }, (_, i) => ({ position: [4.85 + i * 0.0006, 52.36 + Math.sin(i / 15) * 0.002], timestamp: 1714552200 + i * 3 })),
+  },
   "tomtom-data-viz": {
     title: "Parks and a canal walk",
     geojson: {

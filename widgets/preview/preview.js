@@ -5,7 +5,7 @@
  * srcdoc iframe) under the view's declared CSP, and drives it through
  * ext-apps' AppBridge: host context, partial and complete tool input, the
  * tool result; the view's tool calls go to the server, its model-context
- * updates and link requests are shown and recorded, never acted on blindly.
+ * updates, link and download requests are shown and recorded, never acted on blindly.
  *
  * Host profiles (`?profile=`), each acting as hosts others wrote do:
  * - `preview`: the whole tool result, as the MCP Apps specification says;
@@ -59,6 +59,7 @@ const state = (window.previewHost = {
   viewCalls: [],
   modelContext: [],
   openedLinks: [],
+  downloads: [],
   hostContext: null,
   error: null,
   release: () => releaseHeld?.(),
@@ -371,7 +372,7 @@ async function mountView(tool, uri, openai = null) {
   bridge = new AppBridge(
     client,
     { name: profile.host, version: "1.0.0" },
-    { openLinks: {}, serverTools: {}, serverResources: {}, logging: {}, updateModelContext: { text: {} } },
+    { openLinks: {}, serverTools: {}, serverResources: {}, logging: {}, updateModelContext: { text: {} }, downloadFile: {} },
     { hostContext: context },
   );
   const initialized = new Promise((resolve) => (bridge.oninitialized = resolve));
@@ -399,6 +400,13 @@ async function mountView(tool, uri, openai = null) {
     a.rel = "noopener noreferrer";
     a.target = "_blank";
     $("links").replaceChildren(a);
+    return {};
+  };
+  bridge.ondownloadfile = async ({ contents }) => {
+    const files = (contents || []).map((c) => ({ uri: c.resource?.uri, mimeType: c.resource?.mimeType, text: c.resource?.text }));
+    state.downloads.push(...files);
+    log("view asked to download", files.map((f) => `${f.uri} (${f.text?.length ?? 0} characters)`).join(", "));
+    $("links").textContent = files.map((f) => `download offered: ${f.uri}`).join("\n");
     return {};
   };
   bridge.onupdatemodelcontext = async (params) => {

@@ -219,7 +219,7 @@ async def test_private_targets_are_fetched_when_configuration_allows_them(
     ("path", "message"),
     [
         ("/redirect", r"redirect \(HTTP 302\).*not followed"),
-        ("/page.html", "content type 'text/html' is not JSON"),
+        ("/page.html", "content type 'text/html' is not a data file"),
         ("/missing", "HTTP 404"),
         ("/big", r"larger than the 10,000-byte limit \(12,003 bytes\)"),
         ("/big-unannounced", "larger than the 10,000-byte limit"),

@@ -203,3 +203,27 @@ async def test_with_refuse_a_replica_refuses_while_redis_is_down_and_uses_it_aga
             assert await spend(budgets, ALICE, 1) == [None]
     finally:
         await budgets.aclose()
+
+
+@pytest.mark.process
+async def test_a_batch_is_taken_whole_or_not_at_all_across_replicas(redis: Service) -> None:
+    # A batch of 5 queries takes 4 up front and keeps room for its own request's 1, spent
+    # as it is sent: of six sent at once through two replicas, two fit a budget of 10; the
+    # 8 they took leave room for 2 single requests, and nothing of a refused one counted.
+    clock = Clock(NOON + 1)
+    user = "d" * 31 + "2"
+    one, two = replicas(redis_url(redis), 10, clock)
+    try:
+        batches = await asyncio.gather(
+            *(budgets.spend(user, 4, keep=1) for _ in range(3) for budgets in (one, two)),
+            return_exceptions=True,
+        )
+        singles = await asyncio.gather(
+            *(budgets.spend(user) for budgets in (one, two, one)), return_exceptions=True
+        )
+    finally:
+        await asyncio.gather(one.aclose(), two.aclose())
+    assert sum(o is None for o in batches) == 2
+    refused = [o for o in batches if o is not None]
+    assert all("less room left than this request's 5 billed requests" in str(o) for o in refused)
+    assert [o is None for o in singles] == [True, True, False]

@@ -160,7 +160,7 @@ async def test_a_matrix_spends_the_keys_quota_by_what_tomtom_bills_and_is_refuse
         await client.matrix_sync(BODY, origins=1, destinations=1, key=None)
     assert len(seen) == 1
     fresh, unsent = counted_client(pacer=Pacer({}, max_wait_s=1.0, quota_per_minute=50))
-    with pytest.raises(QuotaError, match="55 TomTom transactions"):
+    with pytest.raises(QuotaError, match="counts 55 TomTom requests"):
         await fresh.matrix_sync(BODY, origins=11, destinations=11, key=None)
     assert unsent == []
 

@@ -129,6 +129,20 @@ BAD_ARGUMENTS = [
         {"tool": "tomtom-routing"},
         "arguments: required, but not given",
     ),
+    ("tomtom-batch-geocode", {"addresses": "Damrak 1"}, "addresses: expected a list"),
+    ("tomtom-batch-geocode", {}, "give exactly one of addresses (a list) or data_url"),
+    (
+        "tomtom-snap-to-roads",
+        {"points": [{"position": AMSTERDAM}]},
+        "points: give at least 2 items, got 1",
+    ),
+    (
+        "tomtom-snap-to-roads",
+        {"points": [{"position": AMSTERDAM, "heading": 400}, {"position": UTRECHT}]},
+        "points.0.heading: must be less than or equal to 360",
+    ),
+    ("tomtom-job-result", {"job": ""}, "job: give at least 1 character, got 0"),
+    ("tomtom-resume-job", {"job": "x", "page": {"from": -1, "to": 5}}, "page.from: must be"),
 ]
 PYDANTIC = re.compile(
     r"validation error|input_value|input_type|type=|pydantic|https?://|Arguments\b|Value error"

@@ -27,6 +27,7 @@ async def test_views_are_listed_under_uris_that_carry_a_hash_of_the_built_docume
         widgets.DATA_VIZ_URI,
         widgets.TRAFFIC_URI,
         widgets.FLEET_URI,
+        widgets.BATCH_URI,
     }
     for view in widgets.views():
         digest = hashlib.sha256(view.html.encode()).hexdigest()[:12]
