@@ -4,6 +4,11 @@ request forgery: public addresses only, pinned, no redirects, bounded in size an
 
 from __future__ import annotations
 
-from tomtom_mcp_apps.server.downloads._data_url import address_refusal, download
+from tomtom_mcp_apps.server.downloads._data_url import (
+    Part,
+    address_refusal,
+    download,
+    download_span,
+)
 
-__all__ = ["address_refusal", "download"]
+__all__ = ["Part", "address_refusal", "download", "download_span"]

@@ -25,6 +25,7 @@ from tomtom_mcp_apps.server.jobs._data_viz import (
     answer_and_data,
     data_viz,
     data_viz_features,
+    data_viz_part_features,
     data_viz_plan,
 )
 from tomtom_mcp_apps.server.jobs._ev import availability_id, ev_route, matches, stations
@@ -50,7 +51,7 @@ from tomtom_mcp_apps.server.jobs._image import (
     render_map,
 )
 from tomtom_mcp_apps.server.jobs._matrix import Matrix, matrix_result, read_matrix
-from tomtom_mcp_apps.server.jobs._pages import PAGE_KEY, PAGES_KEY
+from tomtom_mcp_apps.server.jobs._pages import PAGE_KEY, PAGES_KEY, file_length
 from tomtom_mcp_apps.server.jobs._plan import (
     Plan,
     PlannedRoute,
@@ -141,9 +142,11 @@ __all__ = [
     "collection",
     "data_viz",
     "data_viz_features",
+    "data_viz_part_features",
     "data_viz_plan",
     "dynamic_map",
     "ev_route",
+    "file_length",
     "incident_collection",
     "incidents_of",
     "matches",

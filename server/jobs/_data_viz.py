@@ -13,6 +13,7 @@ bytes and sends the finished result. Pure and picklable; no MCP server code.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -26,7 +27,16 @@ from tomtom_mcp_apps.server.jobs._geojson import (
     check_features,
     validate_geojson,
 )
-from tomtom_mcp_apps.server.jobs._pages import PAGES_KEY, Features, digest, page_result, plan, room
+from tomtom_mcp_apps.server.jobs._pages import (
+    PAGES_KEY,
+    Features,
+    byte_spans,
+    checksum,
+    digest,
+    page_result,
+    plan,
+    room,
+)
 from tomtom_mcp_apps.server.jobs._result import (
     OMITTED_KEY,
     Prepared,
@@ -86,14 +96,14 @@ def data_viz(
             return inline
         with collector_paused():
             features = Features(_as_features(data["geojson"]), None, None, None)
-            return _paged(answer, features, data["layers"], title, page_chars, geojson)
+            return _paged(source, answer, features, data["layers"], title, page_chars, geojson)
     with collector_paused():  # the read and the plan make an object per feature, or more
         summary, features = _read(source, geojson)
         layers = layers or _default_layers(summary)
         answer = _answer(source, summary, layers, title)
         if not show_ui:
             return prepare(DATA_VIZ, answer, None, show_ui, budget)
-        return _paged(answer, features, layers, title, page_chars, geojson)
+        return _paged(source, answer, features, layers, title, page_chars, geojson)
 
 
 def data_viz_plan(
@@ -108,7 +118,7 @@ def data_viz_plan(
     with collector_paused():
         summary, features = _read(source, geojson)
         layers = layers or _default_layers(summary)
-        pages = _plan(features, layers, title, summary.bbox, page_chars, geojson)
+        pages = _plan(source, features, layers, title, summary.bbox, page_chars, geojson)
     count = len(pages["bounds"]) - 1
     text = {"tool": DATA_VIZ, "features": len(features), "pages": count}
     meta = {"tool": DATA_VIZ, PAGES_KEY: pages}
@@ -127,18 +137,49 @@ def data_viz_features(
             f"{said} changed since the map's pages were planned (digest {found}, not "
             f"{expected}): run tomtom-data-viz again for the map of the new data."
         )
-    if not 0 <= start < stop:
-        raise JobError(f"a page runs from a feature to a later one, not {start} to {stop}")
+    _check_range(start, stop)
     with collector_paused():
         features = _page(source, geojson, start, stop)
-        with tracing.span("encode", attributes={"page.features": stop - start}):
-            text = features.member(start, stop).text()
-    said, meta = page_result(text, start, stop, found)
+    return _page_prepared(features, start, stop, found, page_chars)
+
+
+def data_viz_part_features(
+    part: bytes, low: int, crc32: str, start: int, stop: int, expected: str, page_chars: int
+) -> Prepared:
+    """The page of features `start` to `stop` from `part`, bytes `low` onwards of the file at
+    `data_url` (its span in the plan of data with digest `expected`, checksum `crc32`):
+    refused when they do not checksum, or do not hold exactly the page's features."""
+    high = low + len(part)
+    found = checksum(part)
+    if found != crc32:
+        raise JobError(
+            f"the file at data_url changed since the map's pages were planned (bytes {low:,} "
+            f"to {high:,} have checksum {found}, not {crc32}): run tomtom-data-viz again for "
+            "the map of the new data."
+        )
+    _check_range(start, stop)
+    with collector_paused():
+        features = _part(part, low, start, stop)
+    return _page_prepared(features, start, stop, expected, page_chars)
+
+
+def _check_range(start: int, stop: int) -> None:
+    if not 0 <= start < stop:
+        raise JobError(f"a page runs from a feature to a later one, not {start} to {stop}")
+
+
+def _page_prepared(
+    features: Features, start: int, stop: int, data_digest: str, page_chars: int
+) -> Prepared:
+    """The result carrying features `start` to `stop`, encoded as a v3 member."""
+    with collector_paused(), tracing.span("encode", attributes={"page.features": stop - start}):
+        text = features.member(start, stop).text()
+    said, meta = page_result(text, start, stop, data_digest)
     return Prepared(
         said,
         meta,
         "page",
-        budget=room(page_chars, stop, found),
+        budget=room(page_chars, stop, data_digest),
         detail=f"features {start:,} to {stop:,}",
     )
 
@@ -183,6 +224,38 @@ def _page(source: str, geojson: bytes, start: int, stop: int) -> Features:
     return whole
 
 
+_PART_HEAD = b'{"type":"FeatureCollection","features":['
+_PART_TAIL = b"]}"
+
+
+def _part(part: bytes, low: int, start: int, stop: int) -> Features:
+    """Features `start` to `stop` from `part`, the bytes of exactly those features (with the
+    commas between them) as the file holds them: read as a collection of its own."""
+    wanted = stop - start
+    whole = _PART_HEAD + part + _PART_TAIL
+    doc = read_features(whole, 0, wanted)
+    checked = check_features(doc) if doc is not None else None
+    if doc is not None and checked is not None:
+        scan = doc.scan
+        starts, ends = scan.feature_starts[:wanted], scan.feature_ends[:wanted]
+        if starts[0] == len(_PART_HEAD) and ends[-1] == len(_PART_HEAD) + len(part):
+            spans = np.column_stack((starts, ends))
+            return Features(doc.document, doc, spans, checked.geometries, start)
+    try:
+        _, read = _read("data_url", whole)
+    except JobError as exc:
+        raise JobError(
+            f"bytes {low:,} to {low + len(part):,} of data_url are not features {start:,} to "
+            f"{stop:,} of the plan ({exc}): run tomtom-data-viz again."
+        ) from None
+    if len(read) != wanted:
+        raise JobError(
+            f"bytes {low:,} to {low + len(part):,} of data_url hold {len(read):,} features, "
+            f"not the page's {wanted:,} ({start:,} to {stop:,}): run tomtom-data-viz again."
+        )
+    return dataclasses.replace(read, first=start)
+
+
 def _loads(source: str, geojson: bytes) -> Any:
     try:
         with tracing.span("decode", attributes={"job.decoded_bytes": len(geojson)}):
@@ -223,6 +296,7 @@ def _answer(
 
 
 def _plan(
+    source: str,
     features: Features,
     layers: list[dict[str, Any]],
     title: str | None,
@@ -231,11 +305,11 @@ def _plan(
     geojson: bytes,
 ) -> dict[str, Any]:
     """The page plan the view fetches by (`PAGES_KEY`), with the data's extent (its camera
-    before the pages are in)."""
+    before the pages are in) and, for a `data_url`, each page's bytes in the file."""
     found = digest(geojson)
     with tracing.span("plan", attributes={"plan.features": len(features)}):
         bounds = plan(features, room(page_chars, len(features), found))
-    return {
+    pages: dict[str, Any] = {
         "features": len(features),
         "bounds": bounds,
         "digest": found,
@@ -243,9 +317,14 @@ def _plan(
         "title": title or "",
         "bbox": bbox,
     }
+    spans = byte_spans(features, bounds) if source == "data_url" else None
+    if spans is not None:
+        pages["spans"] = spans
+    return pages
 
 
 def _paged(
+    source: str,
     answer: dict[str, Any],
     features: Features,
     layers: list[dict[str, Any]],
@@ -254,7 +333,7 @@ def _paged(
     geojson: bytes,
 ) -> Prepared:
     """The result of data too large for it: the answer, and the plan the view pages by."""
-    pages = _plan(features, layers, title, answer["bbox"], page_chars, geojson)
+    pages = _plan(source, features, layers, title, answer["bbox"], page_chars, geojson)
     count = len(pages["bounds"]) - 1
     detail = f"{len(features):,} features in {count} pages of at most {page_chars:,} characters"
     text = {

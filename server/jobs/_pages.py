@@ -8,6 +8,7 @@ feature, refusing data whose digest is not the plan's. A page is an envelope v3
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -22,7 +23,8 @@ from tomtom_mcp_apps.server.jobs._result import APP_DATA_KEY, call_tool_result, 
 from tomtom_mcp_apps.server.tool_names import DATA_VIZ
 
 PAGES_KEY = "com.tomtom/app-data-pages"
-"""`_meta` key of the page plan: {"features", "bounds", "digest", "layers", "title", "bbox"}."""
+"""`_meta` key of the page plan: {"features", "bounds", "digest", "layers", "title", "bbox"},
+and for a `data_url` whose features the scan placed, "spans" (`byte_spans`)."""
 PAGE_KEY = "com.tomtom/app-data-page"
 """`_meta` key of a page's place in the plan: {"from", "to", "digest"}."""
 _FILL = 0.9
@@ -36,6 +38,17 @@ _TRIES = 6
 def digest(raw: bytes) -> str:
     """What identifies the caller's bytes in a plan: their CRC-32 and length."""
     return f"{isal_zlib.crc32(raw):08x}-{len(raw)}"
+
+
+def checksum(part: bytes) -> str:
+    """What identifies a page's bytes in a plan's span: their CRC-32."""
+    return f"{isal_zlib.crc32(part):08x}"
+
+
+def file_length(data_digest: str) -> int | None:
+    """The byte length a plan's `digest` names, or None when it names none."""
+    _, _, length = data_digest.partition("-")
+    return int(length) if length.isdigit() else None
 
 
 def room(page_chars: int, features: int, data_digest: str) -> int:
@@ -78,9 +91,9 @@ class Features:
         )
         if self.doc is None:
             return fitting.pack(head, np.empty(0, dtype=np.uint8))
-        return self._with_decimals(head, *self._span(start, stop))
+        return self._with_decimals(head, *self.byte_span(start, stop))
 
-    def _span(self, start: int, stop: int) -> tuple[int, int]:
+    def byte_span(self, start: int, stop: int) -> tuple[int, int]:
         """The bytes of dataset features `start` to `stop` in `doc.raw`."""
         if self.spans is None:
             return 0, len(self.doc.raw)
@@ -153,6 +166,20 @@ def plan(features: Features, space: int) -> list[int]:
                 end = max(start + 1, min(_aim(before, start, space * _AIM / per_byte), end - 1))
         bounds.append(fits if fits is not None else end)
     return bounds
+
+
+def byte_spans(features: Features, bounds: list[int]) -> list[dict[str, Any]] | None:
+    """Where each page's features lie in the caller's bytes, `[from, to)` with the bytes'
+    checksum, so that a page can ask for those bytes alone (docs/result.md, Data-viz
+    pages); None when the features were not read with their places."""
+    if features.spans is None or features.doc is None or features.first != 0:
+        return None
+    raw = features.doc.raw
+    spans = []
+    for start, stop in itertools.pairwise(bounds):
+        low, high = features.byte_span(start, stop)
+        spans.append({"from": low, "to": high, "crc32": checksum(raw[low:high])})
+    return spans
 
 
 def _aim(before: np.ndarray, start: int, size: float) -> int:

@@ -14,11 +14,11 @@ import orjson
 from mcp_types import CallToolResult
 
 from tomtom_mcp_apps.server import jobs
-from tomtom_mcp_apps.server.downloads import download
+from tomtom_mcp_apps.server.downloads import Part, download, download_span
 from tomtom_mcp_apps.server.runtime import Runtime
 from tomtom_mcp_apps.server.tool_names import DATA_VIZ
 from tomtom_mcp_apps.server.tools._delivery import Job, deliver_job
-from tomtom_mcp_apps.server.tools._inputs import DataVizArgs
+from tomtom_mcp_apps.server.tools._inputs import ByteSpan, DataVizArgs
 
 
 async def _geojson_text(runtime: Runtime, args: DataVizArgs) -> tuple[str, bytes]:
@@ -60,15 +60,44 @@ async def deliver_data_viz_plan(runtime: Runtime, args: DataVizArgs) -> CallTool
 
 
 async def deliver_data_viz_features(
-    runtime: Runtime, args: DataVizArgs, start: int, stop: int, digest: str
+    runtime: Runtime,
+    args: DataVizArgs,
+    start: int,
+    stop: int,
+    digest: str,
+    span: ByteSpan | None = None,
 ) -> CallToolResult:
     """Features `start` to `stop` of the data-viz for `args`, as planned for data of `digest`
-    (the view's `tomtom-get-app-data` with `page`): `jobs.data_viz_features`."""
-    source, text = await _geojson_text(runtime, args)
+    (the view's `tomtom-get-app-data` with `page`): `jobs.data_viz_part_features` from the
+    page's bytes alone when `span` names them and the host answers `Range`, else
+    `jobs.data_viz_features` from the whole file."""
+    page_chars = runtime.settings.page_chars
+    total = jobs.file_length(digest)
+    if args.data_url is not None and span is not None and total is not None:
+        got = await download_span(
+            runtime.downloads,
+            args.data_url,
+            runtime.settings,
+            runtime.placement,
+            (span.start, span.stop),
+            total,
+        )
+        if isinstance(got, Part):
+            job = Job(
+                tool=DATA_VIZ,
+                func=jobs.data_viz_part_features,
+                args=(got.body, got.start, span.crc32, start, stop, digest, page_chars),
+                size=runtime.placement.for_bytes(len(got.body)),
+                offline=False,
+            )
+            return await deliver_job(runtime, job)
+        source, text = "data_url", got
+    else:
+        source, text = await _geojson_text(runtime, args)
     job = Job(
         tool=DATA_VIZ,
         func=jobs.data_viz_features,
-        args=(source, text, start, stop, digest, runtime.settings.page_chars),
+        args=(source, text, start, stop, digest, page_chars),
         size=runtime.placement.for_bytes(len(text)),
         offline=False,
     )

@@ -521,6 +521,18 @@ class PageRange(BaseModel):
     digest: Annotated[str, Field(max_length=64, description="The plan's digest of the data")]
 
 
+class ByteSpan(BaseModel):
+    """Where a page's features lie in the file at `data_url`, as the plan gave it: bytes
+    `from` to `to` (excluded) and their CRC-32; fields a later release adds are ignored."""
+
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+    start: Annotated[int, Field(alias="from", ge=0, description="The page's first byte")]
+    stop: Annotated[int, Field(alias="to", ge=1, description="The byte after the page")]
+    crc32: Annotated[
+        str, Field(pattern=r"^[0-9a-f]{8}$", description="The CRC-32 of those bytes, in hex")
+    ]
+
+
 # --- many places: batch geocoding, traces, long jobs ---------------------------------------
 
 MAX_BATCH_ROWS = 10_000

@@ -1,7 +1,8 @@
 """Tools only the widgets call (`_meta.ui.visibility: ["app"]`).
 
 - `tomtom-get-app-data` runs data-viz again from the widget's own tool input and
-  answers with the page plan or one page of features; it refuses every other tool,
+  answers with the page plan or one page of features (with `span`, from the page's bytes
+  of the `data_url` alone, where its host honours `Range`); it refuses every other tool,
   because TomTom requests are billed and are never repeated for a widget
   (docs/architecture.md).
 - `tomtom-report-app-status` logs what a widget showed, and in which host, so an
@@ -47,7 +48,7 @@ from tomtom_mcp_apps.server.tools._data_viz import (
     deliver_data_viz_features,
     deliver_data_viz_plan,
 )
-from tomtom_mcp_apps.server.tools._inputs import DataVizArgs, PageRange
+from tomtom_mcp_apps.server.tools._inputs import ByteSpan, DataVizArgs, PageRange
 from tomtom_mcp_apps.server.tools._reports import HostInfo, host_label, platform_label, reason_label
 
 logger = logging.getLogger(__name__)
@@ -69,6 +70,10 @@ async def get_app_data(
     page: Annotated[
         PageRange | None, Field(description="The page of features to answer with, from the plan")
     ] = None,
+    span: Annotated[
+        ByteSpan | None,
+        Field(description="The page's bytes in the file at data_url, from the plan's spans"),
+    ] = None,
 ) -> CallToolResult:
     if tool != DATA_VIZ:
         logger.warning("get-app-data refused for tool %r", tool[:64])
@@ -82,7 +87,7 @@ async def get_app_data(
         raise ToolError(explain_arguments(exc, under="arguments")) from None
     if page is not None:
         return await deliver_data_viz_features(
-            runtime_of(ctx), args, page.start, page.stop, page.digest
+            runtime_of(ctx), args, page.start, page.stop, page.digest, span
         )
     if plan:
         return await deliver_data_viz_plan(runtime_of(ctx), args)
