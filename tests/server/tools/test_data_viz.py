@@ -11,11 +11,11 @@ from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-import numpy as np
 import orjson
 import pytest
 
 from tests.server.harness import assert_model_text, tool_client, wire_size
+from tests.server.tools.data_viz_data import BIG, BIG_BUDGET, BIG_SETTINGS
 from tomtom_mcp_apps import fitting
 from tomtom_mcp_apps.server.errors import GeoJsonError
 from tomtom_mcp_apps.server.jobs import (
@@ -47,27 +47,6 @@ PLACES = {
 }
 
 
-def big_collection(points: int) -> dict[str, Any]:
-    """Seeded random points: incompressible enough to need several pages."""
-    rng = np.random.default_rng(5)
-    coords = np.column_stack((rng.uniform(3, 7, points), rng.uniform(50, 54, points)))
-    return {
-        "type": "FeatureCollection",
-        "features": [
-            {
-                "type": "Feature",
-                "properties": {"i": i},
-                "geometry": {"type": "Point", "coordinates": [x, y]},
-            }
-            for i, (x, y) in enumerate(coords.tolist())
-        ],
-    }
-
-
-BIG = big_collection(5_000)
-BIG_BUDGET = 30_000
-"""A quarter of the default budget for a quarter of the points, and pages as small: several
-pages of features."""
 FILES = {"/places.geojson": orjson.dumps(PLACES), "/big.geojson": orjson.dumps(BIG)}
 
 
@@ -269,10 +248,6 @@ async def test_bad_data_viz_inputs_get_a_specific_error(arguments: dict, message
         outcome = await tools.call("tomtom-data-viz", arguments)
     assert outcome.is_error
     assert message in outcome.text
-
-
-BIG_SETTINGS = {"data_viz_allow_private": True, "budget": BIG_BUDGET, "page_chars": BIG_BUDGET}
-"""Results and pages of `BIG_BUDGET`, a data_url on this machine allowed."""
 
 
 async def too_large(tools: Any, arguments: dict[str, Any]) -> tuple[Any, dict[str, Any]]:

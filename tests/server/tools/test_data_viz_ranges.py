@@ -17,7 +17,7 @@ import pytest
 from isal import isal_zlib
 
 from tests.server.harness import tool_client
-from tests.server.tools.test_data_viz import BIG, BIG_SETTINGS
+from tests.server.tools.data_viz_data import BIG, BIG_SETTINGS
 from tomtom_mcp_apps import fitting
 from tomtom_mcp_apps.server.jobs import APP_DATA_KEY, PAGE_KEY, PAGES_KEY
 
