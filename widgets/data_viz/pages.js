@@ -2,8 +2,9 @@
  * The data-viz view's data in pages of features (docs/result.md): the plan
  * comes in the tool result's `_meta` (or, from a host that dropped it, from
  * `tomtom-get-app-data` with `plan`), and the pages from `tomtom-get-app-data`
- * with `page`, `PARALLEL` at a time, so that several replicas make them at
- * once; each page is handed on as it arrives, to be drawn.
+ * with `page` (and the plan's `span` of the page's bytes, where it has one),
+ * `PARALLEL` at a time, so that several replicas make them at once; each page
+ * is handed on as it arrives, to be drawn.
  */
 import envelope from "../core/envelope.js";
 
@@ -51,9 +52,11 @@ export async function askPlan(callTool, input) {
   throw new ViewError("fetch_failed", "The server sent no plan of the data's pages.");
 }
 
-/** Page `[start, stop)` of `plan`, decoded and checked: its features. */
-async function fetchPage(callTool, input, plan, start, stop) {
-  const result = await call(callTool, { arguments: input, page: { from: start, to: stop, digest: plan.digest } });
+/** Page `[start, stop)` of `plan`, decoded and checked: its features. `span`, the page's bytes
+ * in the file (a plan of this release's replicas), goes with it as given. */
+async function fetchPage(callTool, input, plan, start, stop, span) {
+  const page = { from: start, to: stop, digest: plan.digest };
+  const result = await call(callTool, span ? { arguments: input, page, span } : { arguments: input, page });
   if (result.isError) throw new ViewError("fetch_failed", `Fetching the data failed: ${resultText(result).slice(0, 300)}`);
   const meta = result._meta || {};
   const place = meta[PAGE_KEY];
@@ -76,13 +79,14 @@ async function fetchPage(callTool, input, plan, start, stop) {
  */
 export async function fetchPages(callTool, input, plan, onPage = () => {}) {
   const ranges = plan.bounds.slice(1).map((stop, i) => [plan.bounds[i], stop]);
+  const spans = Array.isArray(plan.spans) && plan.spans.length === ranges.length ? plan.spans : [];
   const pages = new Array(ranges.length);
   let next = 0;
   async function worker() {
     while (next < ranges.length) {
       const k = next++;
       const [start, stop] = ranges[k];
-      pages[k] = await fetchPage(callTool, input, plan, start, stop);
+      pages[k] = await fetchPage(callTool, input, plan, start, stop, spans[k]);
       onPage(pages[k], start);
     }
   }

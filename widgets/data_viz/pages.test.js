@@ -59,6 +59,18 @@ test("every page is fetched a few at a time, handed on as it arrives, and the fe
   );
 });
 
+test("each page's span of the plan goes with its page; a plan without spans sends none", async () => {
+  const spans = [0, 1, 2, 3].map((k) => ({ from: 10 * k, to: 10 * k + 9, crc32: `0000000${k}` }));
+  const s = server();
+  assert.deepEqual(await fetchPages(s.callTool, { data_url: "u" }, { ...PLAN, spans }), FEATURES);
+  assert.deepEqual(s.asked.map(([, a]) => [a.page.from, a.span]), [0, 3, 6, 9].map((from, k) => [from, spans[k]]));
+  for (const plan of [PLAN, { ...PLAN, spans: spans.slice(1) }]) {
+    const without = server();
+    assert.deepEqual(await fetchPages(without.callTool, { data_url: "u" }, plan), FEATURES);
+    assert.ok(without.asked.every(([, a]) => !("span" in a)));
+  }
+});
+
 test("the plan is asked of the server when the result lost it", async () => {
   const s = server();
   assert.deepEqual(await askPlan(s.callTool, { geojson: {} }), PLAN);
