@@ -8,7 +8,9 @@ Seeded FeatureCollections in Europe, the shapes of typical caller datasets:
 - `/polygons/<count>x<vertices>.geojson`: `count` closed rings of `vertices`
   positions (wavy circles of a few km, 6 decimals) with `id`, `name` and `area`.
 
-`GET /downloads` answers `{path: downloads so far}` of the data paths. It runs on
+A single `Range: bytes=a-b` is honoured (206 with its `Content-Range`), as static
+file hosts do, unless `--ignore-range`. `GET /downloads` answers `{path: requests so
+far}` of the data paths, `GET /bytes` `{path: body bytes sent so far}`. It runs on
 127.0.0.1 (the replicas need DATA_VIZ_ALLOW_PRIVATE=1 to fetch from it).
 """
 
@@ -119,25 +121,44 @@ def dataset(path: str) -> Callable[[], bytes] | None:
 
 
 _downloads: collections.Counter[str] = collections.Counter()
+_sent: collections.Counter[str] = collections.Counter()
 _lock = threading.Lock()
+_ranges = [True]
+"""Whether `Range` is honoured (`--ignore-range`: a host that always answers 200)."""
+_RANGE = re.compile(r"bytes=(\d+)-(\d+)")
 
 
 class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
-        if self.path == "/downloads":
+        if self.path in ("/downloads", "/bytes"):
             with _lock:
-                self._send(orjson.dumps(dict(_downloads)), "application/json")
+                counts = _downloads if self.path == "/downloads" else _sent
+                self._send(orjson.dumps(dict(counts)), "application/json")
             return
         make = dataset(self.path)
         if make is None:
             self.send_error(404, "try /points/<n>.geojson or /lines/<count>x<vertices>.geojson")
             return
+        body = make()
+        match = _RANGE.fullmatch(self.headers.get("range", "")) if _ranges[0] else None
+        if match and int(match[1]) < len(body):
+            first, last = int(match[1]), min(int(match[2]), len(body) - 1)
+            body, whole = body[first : last + 1], len(body)
+            extra = {"content-range": f"bytes {first}-{last}/{whole}"}
+            status = 206
+        else:
+            extra, status = {}, 200
         with _lock:
             _downloads[self.path] += 1
-        self._send(make(), "application/geo+json")
+            _sent[self.path] += len(body)
+        self._send(body, "application/geo+json", status, extra)
 
-    def _send(self, body: bytes, content_type: str) -> None:
-        self.send_response(200)
+    def _send(
+        self, body: bytes, content_type: str, status: int = 200, extra: dict | None = None
+    ) -> None:
+        self.send_response(status)
+        for name, value in (extra or {}).items():
+            self.send_header(name, value)
         self.send_header("content-type", content_type)
         self.send_header("content-length", str(len(body)))
         self.end_headers()
@@ -148,7 +169,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 @contextlib.contextmanager
-def serve_geojson(timeout: float = 30.0) -> Iterator[str]:
+def serve_geojson(timeout: float = 30.0, ranges: bool = True) -> Iterator[str]:
     """Serve from a child process on a free 127.0.0.1 port; yields the base URL.
 
     A process of its own, so the replay's busy event loop (decoding app data)
@@ -156,6 +177,7 @@ def serve_geojson(timeout: float = 30.0) -> Iterator[str]:
     """
     port = free_port()
     command = [sys.executable, "-m", "loadtest.geojson_site", "--port", str(port)]
+    command += [] if ranges else ["--ignore-range"]
     with serving("geojson-site", command, port, ready=wait_listening, timeout=timeout) as site:
         yield site.url
 
@@ -163,7 +185,9 @@ def serve_geojson(timeout: float = 30.0) -> Iterator[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m loadtest.geojson_site", description=__doc__)
     parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--ignore-range", action="store_true", help="answer 200 to every Range")
     args = parser.parse_args(argv)
+    _ranges[0] = not args.ignore_range
     server = ThreadingHTTPServer(("127.0.0.1", args.port), _Handler)
     server.daemon_threads = True
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))

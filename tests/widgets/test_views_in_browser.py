@@ -31,7 +31,7 @@ from playwright.sync_api import (
     sync_playwright,
 )
 
-from loadtest.geojson_site import serve_geojson
+from loadtest.geojson_site import lines_geojson, serve_geojson
 from loadtest.topology import Service, free_port, serving
 from tests.browser import (
     ARTIFACTS,
@@ -620,12 +620,16 @@ def downloads(site: str, path: str) -> int:
     return httpx.get(f"{site}/downloads", timeout=10).json().get(path, 0)
 
 
+def bytes_sent(site: str, path: str) -> int:
+    return httpx.get(f"{site}/bytes", timeout=10).json().get(path, 0)
+
+
 def test_a_large_dataset_is_drawn_whole_from_pages_fetched_a_few_at_a_time(
     page: Page, data_url_preview_server: Service, geojson_site: str
 ) -> None:
     # The reference file: 3,700 GPS-like traces of 250 vertices, 20 MB of GeoJSON.
     path = "/lines/3700x250.geojson"
-    before = downloads(geojson_site, path)
+    before, sent_before = downloads(geojson_site, path), bytes_sent(geojson_site, path)
     args = {"data_url": f"{geojson_site}{path}", "title": "Traces"}
     started = time.perf_counter()
     frame, drawn = open_view(page, data_url_preview_server.url, "tomtom-data-viz", args)
@@ -636,6 +640,9 @@ def test_a_large_dataset_is_drawn_whole_from_pages_fetched_a_few_at_a_time(
     calls = page.evaluate("previewHost.viewCalls")
     assert calls.count("tomtom-get-app-data") == pages > 1, "the plan came in the result's _meta"
     assert downloads(geojson_site, path) - before == 1 + pages <= 12
+    # the tool's download, then each page's own bytes (the site honours Range)
+    size = len(lines_geojson(3700, 250))
+    assert size < bytes_sent(geojson_site, path) - sent_before < 2 * size
     assert frame.inner_text("#title").startswith("Traces")
     assert "3,700 features" in frame.inner_text("#title")
     assert int(drawn["items"]) == 300
