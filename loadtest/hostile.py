@@ -331,31 +331,34 @@ async def body_too_large(t: Target) -> str:
     return f"declared: {answers[0]}; streamed: {answers[1]}"
 
 
+async def _held_body(t: Target, headers: str = "") -> tuple[str, float]:
+    """A `POST /mcp` whose body never comes (it declares 1,000 bytes, sends one): the
+    status the replica answers with (or "closed", "never answered") and when."""
+    host, port = t.replica.url.removeprefix("http://").rsplit(":", 1)
+    start = (
+        f"POST /mcp HTTP/1.1\r\nhost: {host}\r\n{headers}content-type: application/json\r\n"
+        "content-length: 1000\r\n\r\n{"
+    ).encode()
+    begun = time.monotonic()
+    reader, writer = await asyncio.open_connection(host, int(port))
+    try:
+        writer.write(start)
+        async with asyncio.timeout(SLOW_CLIENT_GIVE_UP_S):
+            line = await reader.readline()
+        status = line.decode("latin-1").split(" ")[1] if line else "closed"
+    except TimeoutError:
+        status = "never answered"
+    finally:
+        writer.close()
+    return status, time.monotonic() - begun
+
+
 async def one_client_holds_calls(t: Target) -> str:
     """One client opens 200 calls whose bodies never finish: it holds its share of the
     replica's calls in flight (until the body deadline), the rest are refused at once,
     and other clients (the probe) are served meanwhile."""
-    host, port = t.replica.url.removeprefix("http://").rsplit(":", 1)
-    start = (
-        f"POST /mcp HTTP/1.1\r\nhost: {host}\r\nx-forwarded-for: {HOLDER}\r\n"
-        "content-type: application/json\r\ncontent-length: 1000\r\n\r\n{"
-    ).encode()
-
-    async def held() -> tuple[str, float]:
-        begun = time.monotonic()
-        reader, writer = await asyncio.open_connection(host, int(port))
-        try:
-            writer.write(start)
-            async with asyncio.timeout(SLOW_CLIENT_GIVE_UP_S):
-                line = await reader.readline()
-            status = line.decode("latin-1").split(" ")[1] if line else "closed"
-        except TimeoutError:
-            status = "never answered"
-        finally:
-            writer.close()
-        return status, time.monotonic() - begun
-
-    answers = await asyncio.gather(*(held() for _ in range(200)))
+    headers = f"x-forwarded-for: {HOLDER}\r\n"
+    answers = await asyncio.gather(*(_held_body(t, headers) for _ in range(200)))
     by_status: dict[str, list[float]] = {}
     for status, took in answers:
         by_status.setdefault(status, []).append(took)
@@ -462,29 +465,9 @@ async def anonymous_flood(t: Target) -> str:
 async def slow_bodies_without_a_token(t: Target) -> str:
     """64 calls without a token whose bodies never come: answered from their headers at
     once, none held until the body deadline; a signed-in call is served meanwhile."""
-    host, port = t.replica.url.removeprefix("http://").rsplit(":", 1)
-    start = (
-        f"POST /mcp HTTP/1.1\r\nhost: {host}\r\ncontent-type: application/json\r\n"
-        "content-length: 1000\r\n\r\n{"
-    ).encode()
-
-    async def held() -> tuple[str, float]:
-        begun = time.monotonic()
-        reader, writer = await asyncio.open_connection(host, int(port))
-        try:
-            writer.write(start)
-            async with asyncio.timeout(SLOW_CLIENT_GIVE_UP_S):
-                line = await reader.readline()
-            status = line.decode("latin-1").split(" ")[1] if line else "closed"
-        except TimeoutError:
-            status = "never answered"
-        finally:
-            writer.close()
-        return status, time.monotonic() - begun
-
     user = _signed(t).bearer("patient-user")
     await t.call(*PROBE_CALL, headers=user)  # the conversation's token, verified once
-    answers = await asyncio.gather(*(held() for _ in range(64)))
+    answers = await asyncio.gather(*(_held_body(t) for _ in range(64)))
     served = await t.call(*PROBE_CALL, headers=user)
     statuses = sorted({status for status, _ in answers})
     longest = max(took for _, took in answers)
