@@ -29,6 +29,7 @@ import orjson
 from tomtom_mcp_apps import fitting
 from tomtom_mcp_apps.server.bodies import RawBody, loads, number, obj, text
 from tomtom_mcp_apps.server.errors import BadAnswer
+from tomtom_mcp_apps.server.jobs._pages import page_bounds
 from tomtom_mcp_apps.server.jobs._result import (
     APP_DATA_KEY,
     OMITTED_KEY,
@@ -369,32 +370,13 @@ def _paged(stop: int, rows: int) -> str:
 def plan_pages(rows: Rows, page_chars: int) -> list[int]:
     """Row boundaries (0, ..., rows) of pages of rows with details, each page's app data
     within `page_chars` (a page of one row travels even if larger)."""
-    n = len(rows.quality)
     room = page_chars - 2_000  # the page's text and `_meta` keys beside its app data
-    bounds = [0]
-    per_row = 120.0  # characters a row takes, until a page measures it
-    while bounds[-1] < n:
-        start = bounds[-1]
-        stop = min(n, start + max(1, int(room * 0.95 / per_row)))
-        fits: int | None = None
-        for _ in range(6):  # each try aimed by the size the last one measured
-            chars = _rows_member(rows, start, stop, True, {}).chars()
-            per_row = chars / (stop - start)
-            if chars <= room:
-                fits = stop
-                grown = min(n, start + int(room * 0.95 / per_row))
-                if stop == n or chars >= 0.9 * room or grown <= stop:
-                    break
-                stop = grown
-            elif stop - start == 1:
-                fits = stop  # one row larger than a page travels alone
-                break
-            elif fits is not None:
-                break  # grown too far: the last size that fitted
-            else:
-                stop = start + max(1, int((stop - start) * room * 0.95 / chars))
-        bounds.append(fits if fits is not None else stop)
-    return bounds
+    return page_bounds(
+        np.ones(len(rows.quality), dtype=np.int64),
+        lambda start, stop: _rows_member(rows, start, stop, True, {}).chars(),
+        room,
+        120.0,  # characters a row takes, until a page measures it
+    )
 
 
 def batch_page(raw: RawBody, plan: RowsPlan, start: int, stop: int) -> Prepared:

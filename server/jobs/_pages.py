@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -140,30 +141,41 @@ _STAND_IN = re.compile(rb'"coordinates":"\\u0000(\d+)"')
 def plan(features: Features, space: int) -> list[int]:
     """Page boundaries over `features` (0, ..., len): each page's member at most `space`
     characters, unless it is a single feature larger than that."""
-    before = np.concatenate(([0], np.cumsum(features.sizes())))
+    return page_bounds(
+        features.sizes(), lambda start, end: features.member(start, end).chars(), space, 0.5
+    )
+
+
+def page_bounds(
+    sizes: np.ndarray, chars: Callable[[int, int], int], space: int, per_unit: float
+) -> list[int]:
+    """Boundaries (0, ..., len(sizes)) of runs of items whose page, as `chars(start, end)`
+    measures it, holds at most `space` characters, unless it is one item larger than that.
+    Each run is aimed by the characters per unit of `sizes` measured so far (`per_unit`
+    until the first page is measured), so a few encodes per page find it."""
+    before = np.concatenate(([0], np.cumsum(sizes)))
     bounds = [0]
-    per_byte = 0.5  # characters per byte of the caller's JSON, until a page measures it
-    count = len(features)
+    count = len(sizes)
     while bounds[-1] < count:
         start = bounds[-1]
-        end = _aim(before, start, space * _AIM / per_byte)
+        end = _aim(before, start, space * _AIM / per_unit)
         fits = None
         for _ in range(_TRIES):
-            chars = features.member(start, end).chars()
-            per_byte = chars / max(1, before[end] - before[start])
-            if chars <= space:
+            measured = chars(start, end)
+            per_unit = measured / max(1, before[end] - before[start])
+            if measured <= space:
                 fits = end
-                grown = _aim(before, start, space * _AIM / per_byte)
-                if end == count or chars >= _FILL * space or grown <= end:
+                grown = _aim(before, start, space * _AIM / per_unit)
+                if end == count or measured >= _FILL * space or grown <= end:
                     break
                 end = grown
             elif end - start == 1:
-                fits = end  # one feature larger than a page travels alone
+                fits = end  # one item larger than a page travels alone
                 break
             elif fits is not None:
                 break  # grown too far: the last size that fitted
             else:
-                end = max(start + 1, min(_aim(before, start, space * _AIM / per_byte), end - 1))
+                end = max(start + 1, min(_aim(before, start, space * _AIM / per_unit), end - 1))
         bounds.append(fits if fits is not None else end)
     return bounds
 

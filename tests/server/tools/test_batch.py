@@ -5,14 +5,13 @@ on another replica, pages of rows for the view, and refusals in plain words."""
 from __future__ import annotations
 
 import itertools
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx
 import pytest
 
 from tests.server.harness import ISSUER, TILE_SECRET, assert_model_text, signed_in_as, tool_client
+from tests.server.tools.files_host import files_served
 from tomtom_mcp_apps import fitting
 from tomtom_mcp_apps.server.jobs import APP_DATA_KEY, BATCH_PAGE_KEY, JOB_KEY
 from tomtom_mcp_apps.server.offline import build_upstream_app
@@ -177,27 +176,8 @@ FILES = {
 
 @pytest.fixture(scope="module")
 def files_url() -> Iterator[str]:
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *args: object) -> None:
-            pass
-
-        def do_GET(self) -> None:
-            body = FILES[self.path]
-            self.send_response(200)
-            self.send_header(
-                "content-type", "text/csv" if self.path.endswith("csv") else "text/plain"
-            )
-            self.send_header("content-length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
-    thread.join(timeout=5)
+    with files_served(FILES, {"csv": "text/csv", "txt": "text/plain"}) as url:
+        yield url
 
 
 async def test_a_csv_file_is_geocoded_by_the_columns_named_joined(files_url: str) -> None:

@@ -6,9 +6,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import itertools
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import orjson
@@ -16,6 +14,7 @@ import pytest
 
 from tests.server.harness import assert_model_text, tool_client, wire_size
 from tests.server.tools.data_viz_data import BIG, BIG_BUDGET, BIG_SETTINGS
+from tests.server.tools.files_host import files_served
 from tomtom_mcp_apps import fitting
 from tomtom_mcp_apps.server.errors import GeoJsonError
 from tomtom_mcp_apps.server.jobs import (
@@ -52,25 +51,8 @@ FILES = {"/places.geojson": orjson.dumps(PLACES), "/big.geojson": orjson.dumps(B
 
 @pytest.fixture(scope="module")
 def files_url() -> Iterator[str]:
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *args: object) -> None:
-            pass
-
-        def do_GET(self) -> None:
-            body = FILES[self.path]
-            self.send_response(200)
-            self.send_header("content-type", "application/geo+json")
-            self.send_header("content-length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
-    thread.join(timeout=5)
+    with files_served(FILES, {"geojson": "application/geo+json"}) as url:
+        yield url
 
 
 # --- GeoJSON checks -------------------------------------------------------------------------

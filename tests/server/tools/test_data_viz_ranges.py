@@ -76,10 +76,10 @@ def _serve(ranges: bool) -> Iterator[Host]:
             self.send_header("content-type", "application/geo+json")
             self.send_header("content-length", str(len(part)))
             self.end_headers()
-            self.wfile.write(part)
-            with lock:
+            with lock:  # counted before the bytes go out: the caller may read them at once
                 state.sent += len(part)
                 state.asked.append(asked)
+            self.wfile.write(part)
 
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
