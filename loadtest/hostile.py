@@ -488,10 +488,11 @@ async def made_up_opaque_tokens(t: Target) -> str:
 
 
 def _fuzzed_authorization(signed: SignIn) -> str:
+    """A made-up `Authorization` value a client can send (h11 refuses trailing blanks)."""
     good = signed.token("fuzz")
     header, payload, signature = good.split(".")
     choices = [
-        lambda: "Bearer " + "".join(random.choices(string.printable[:94], k=random.randint(0, 64))),
+        lambda: "Bearer " + "".join(random.choices(string.printable[:94], k=random.randint(1, 64))),
         lambda: "Bearer " + "A" * random.randint(16_000, 20_000),
         lambda: "Bearer " + ".".join(random.choices([header, payload, signature, "e30", ""], k=3)),
         lambda: f"Bearer {header}.{payload[::-1]}.{signature}",
