@@ -16,6 +16,7 @@ import sys
 import time
 import urllib.parse
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -107,33 +108,32 @@ def watched(context: BrowserContext, p: Page) -> Iterator[Page]:
 KEY = "Pr3viewKeyOfTheServer0123456789ab"
 
 
+@contextmanager
+def keyed_preview(base_url: str, **settings: str) -> Iterator[Service]:
+    """A preview replica with the tests' key and TomTom at `base_url` (tiles through its
+    own route), one fitting worker, and `settings` besides."""
+    env = {"TOMTOM_API_KEY": KEY, "TOMTOM_API_BASE_URL": base_url, "TILE_TOKEN_SECRET": TILE_SECRET}
+    with running(["serve", "--preview", "--fit-workers", "1"], {**env, **settings}) as process:
+        yield process
+
+
 @pytest.fixture(scope="module")
 def keyed_preview_server(upstream: Service) -> Iterator[Service]:
     """A replica with a TomTom key, TomTom played by the offline upstream (tiles included),
     serving tiles through its own route, and the smallest app-data budget and pages, so
     that data-viz pages its data."""
-    env = {
-        "TOMTOM_API_KEY": KEY,
-        "TOMTOM_API_BASE_URL": upstream.url,
-        "TILE_TOKEN_SECRET": TILE_SECRET,
-        "APP_DATA_BUDGET": "10000",
-        "APP_DATA_PAGE_CHARS": "10000",
-    }
-    with running(["serve", "--preview", "--fit-workers", "1"], env) as process:
+    with keyed_preview(
+        upstream.url,
+        APP_DATA_BUDGET="10000",
+        APP_DATA_PAGE_CHARS="10000",
+    ) as process:
         yield process
 
 
 @pytest.fixture(scope="module")
 def throttled_preview_server(upstream: Service) -> Iterator[Service]:
     """As `keyed_preview_server`, but a tile token may load one tile, then waits minutes."""
-    env = {
-        "TOMTOM_API_KEY": KEY,
-        "TOMTOM_API_BASE_URL": upstream.url,
-        "TILE_TOKEN_SECRET": TILE_SECRET,
-        "TILE_BURST": "1",
-        "TILE_RATE_PER_S": "0.01",
-    }
-    with running(["serve", "--preview", "--fit-workers", "1"], env) as process:
+    with keyed_preview(upstream.url, TILE_BURST="1", TILE_RATE_PER_S="0.01") as process:
         yield process
 
 
@@ -1238,13 +1238,7 @@ def test_a_host_page_on_another_origin_speaks_mcp_through_cors_and_its_view_draw
 def refetching_preview_server(standin: Service) -> Iterator[Service]:
     """A replica with a key, TomTom played by the recording stand-in, that runs a TomTom tool
     again for a view whose host dropped `_meta` (VIEW_REFETCH=on)."""
-    env = {
-        "TOMTOM_API_KEY": KEY,
-        "TOMTOM_API_BASE_URL": standin.url,
-        "TILE_TOKEN_SECRET": TILE_SECRET,
-        "VIEW_REFETCH": "on",
-    }
-    with running(["serve", "--preview", "--fit-workers", "1"], env) as process:
+    with keyed_preview(standin.url, VIEW_REFETCH="on") as process:
         yield process
 
 
@@ -1563,13 +1557,7 @@ def slow_batches() -> Iterator[Service]:
 @pytest.fixture(scope="module")
 def short_calls_preview_server(slow_batches: Service) -> Iterator[Service]:
     """A keyed replica on the slow stand-in whose calls last 8 s: a batch outlasts them."""
-    env = {
-        "TOMTOM_API_KEY": KEY,
-        "TOMTOM_API_BASE_URL": slow_batches.url,
-        "TILE_TOKEN_SECRET": TILE_SECRET,
-        "TOOL_CALL_DEADLINE_S": "8",
-    }
-    with running(["serve", "--preview", "--fit-workers", "1"], env) as process:
+    with keyed_preview(slow_batches.url, TOOL_CALL_DEADLINE_S="8") as process:
         yield process
 
 
