@@ -205,9 +205,5 @@ startView({
   links,
   session,
   onResult,
-  onSelect(item, ctx, via) {
-    if (!session.opened) return;
-    highlight(session.opened.scene, item);
-    session.show(ctx, item, via);
-  },
+  onSelect: session.selecting(highlight),
 });

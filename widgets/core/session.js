@@ -75,6 +75,14 @@ export function mapSession(tileNames, layers, createMap = mapInFrame) {
       if (via !== "restore") mapCore.flyTo(opened.map, item);
       mapCore.showPopup(opened.map, item, { t: ctx.t, onLink: (kind, it) => ctx.openLink(links[kind]?.(it, ctx)), status: ctx.status });
     },
+    /** The view's `onSelect` with `highlight(scene, item)`: highlight the item, then show it. */
+    selecting(highlight) {
+      return (item, ctx, via) => {
+        if (!opened) return;
+        highlight(opened.scene, item);
+        session.show(ctx, item, via);
+      };
+    },
     /** A stored camera, hidden layers and selection put back; false when there was no camera to restore. */
     restore(ctx, stored) {
       if (!opened || !stored) return false;

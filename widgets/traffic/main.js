@@ -92,10 +92,6 @@ startView({
   session,
   onPartial,
   onResult,
-  onSelect(item, ctx, via) {
-    if (!session.opened) return;
-    highlight(session.opened.scene, item);
-    session.show(ctx, item, via);
-  },
+  onSelect: session.selecting(highlight),
   onTeardown: () => clearInterval(refresh),
 });
