@@ -31,12 +31,18 @@ from tomtom_mcp_apps.server.auth._gate import Gate, bearer_token, gate, signed_i
 from tomtom_mcp_apps.server.auth._issuer import AuthorizationServer
 from tomtom_mcp_apps.server.auth._metadata import metadata_routes, metadata_url
 from tomtom_mcp_apps.server.auth._user import User, current_user, user_id_in, user_in
-from tomtom_mcp_apps.server.auth._verifier import IntrospectionCheck, JwtCheck, TokenCheck
+from tomtom_mcp_apps.server.auth._verifier import (
+    REFUSALS_PER_MIN,
+    IntrospectionCheck,
+    JwtCheck,
+    TokenCheck,
+)
 from tomtom_mcp_apps.server.config import Settings
 from tomtom_mcp_apps.server.errors import ConfigError
 from tomtom_mcp_apps.server.product import user_agent
 
 __all__ = [
+    "REFUSALS_PER_MIN",
     "Gate",
     "SignIn",
     "User",
