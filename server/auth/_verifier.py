@@ -125,9 +125,7 @@ class JwtCheck:
                 return _access_token(token, claims, self._audiences[0])
             del self._verified[digest]
         claims = await self._verify(token)
-        self._verified[digest] = (self._server.generation, claims)
-        if len(self._verified) > REMEMBERED_TOKENS:
-            self._verified.popitem(last=False)
+        _keep(self._verified, digest, (self._server.generation, claims), REMEMBERED_TOKENS)
         return _access_token(token, claims, self._audiences[0])
 
     async def _verify(self, token: str) -> dict[str, Any]:
@@ -214,16 +212,13 @@ class IntrospectionCheck:
         try:
             claims = self._checked(await self._introspect(token), now)
         except TokenRefused as exc:
-            self._refused[digest] = (now + REFUSED_KEPT_S, exc)
-            while len(self._refused) > self._max_cached:
-                self._refused.popitem(last=False)
+            _keep(self._refused, digest, (now + REFUSED_KEPT_S, exc), self._max_cached)
             if client is not None:
                 self._refusals.take(client)
             raise
         if self._cache_s > 0:
-            self._cache[digest] = (min(now + self._cache_s, float(claims["exp"])), claims)
-            while len(self._cache) > self._max_cached:
-                self._cache.popitem(last=False)
+            until = min(now + self._cache_s, float(claims["exp"]))
+            _keep(self._cache, digest, (until, claims), self._max_cached)
         return _access_token(token, claims, self._audiences[0])
 
     async def _introspect(self, token: str) -> dict[str, Any]:
@@ -311,6 +306,13 @@ class TokenCheck:
 
 _KEPT = ("iss", "sub", "exp", "scope", "scp", "client_id", "azp")
 """The claims an `AccessToken` is made of (all a remembered token keeps)."""
+
+
+def _keep(cache: OrderedDict[bytes, Any], key: bytes, value: Any, most: int) -> None:
+    """`value` kept under `key`, the oldest entries dropped past `most`."""
+    cache[key] = value
+    while len(cache) > most:
+        cache.popitem(last=False)
 
 
 def _spellings(audience: str) -> list[str]:

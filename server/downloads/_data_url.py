@@ -162,12 +162,9 @@ async def _guarded(
     pin = str(addresses[0])
     try:
         async with asyncio.timeout(settings.data_viz_timeout_s):
-            raw = None
-            if span is not None:
-                got = await _fetch_span(client, parsed, pin, settings, span)
-                if isinstance(got, Part):
-                    return got
-                raw = got
+            raw = await _fetch_span(client, parsed, pin, settings, span) if span else None
+            if isinstance(raw, Part):
+                return raw
             if raw is None:
                 raw = await _fetch(client, parsed, pin, settings)
             return await placement.decoded(raw, DATA_URL)
