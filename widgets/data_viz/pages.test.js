@@ -11,11 +11,11 @@ const page = (start, stop) =>
   zlib.gzipSync(Buffer.from(JSON.stringify({ v: 3, tool: "tomtom-data-viz", data: { features: FEATURES.slice(start, stop), from: start, to: stop }, fitted: null }))).toString("base64");
 
 /**
- * A server answering every page of PLAN, or `answer(args)`; the reply to page `held.from`
- * waits for `held.until` (a promise the test settles). Records what was asked and the most
+ * A server answering every page of PLAN, or `answer(args)`; the reply to the page from
+ * `from` waits for `holds[from]` (a promise the test settles). Records what was asked and the most
  * calls open at once.
  */
-function server({ held = null, answer = null } = {}) {
+function server({ holds = {}, answer = null } = {}) {
   const asked = [];
   let open = 0;
   let most = 0;
@@ -23,7 +23,7 @@ function server({ held = null, answer = null } = {}) {
     asked.push([name, args]);
     open++;
     most = Math.max(most, open);
-    if (held && args.page?.from === held.from) await held.until;
+    if (args.page && holds[args.page.from]) await holds[args.page.from];
     else await Promise.resolve();
     open--;
     if (answer) return answer(args);
@@ -43,12 +43,17 @@ test("a plan holds together or is none", () => {
 });
 
 test("every page is fetched a few at a time, handed on as it arrives, and the features come back in order", async () => {
-  let release;
-  const s = server({ held: { from: 0, until: new Promise((r) => (release = r)) } });
+  // Each page answers once the one before it in this order was handed on (decoding is
+  // asynchronous, so answers at once could be handed on in either order): 3, 6, 9, then
+  // the first page, which answers only once the others are in.
+  const release = {};
+  const holds = Object.fromEntries([6, 9, 0].map((from) => [from, new Promise((r) => (release[from] = r))]));
+  const next = { 3: 6, 6: 9, 9: 0 };
+  const s = server({ holds });
   const seen = [];
   const features = await fetchPages(s.callTool, { data_url: "u" }, PLAN, (f, start) => {
     seen.push([start, f.length]);
-    if (seen.length === 3) release(); // the first page answers only once the others are in
+    release[next[start]]?.();
   });
   assert.deepEqual(features, FEATURES);
   assert.equal(s.most(), PARALLEL);
